@@ -1,0 +1,71 @@
+"""The three dispatch modes of the widget, written once against the device interface.
+
+    EagerExecutor    launch, then synchronize, for every kernel. This is *blocking* dispatch
+                     (as with CUDA_LAUNCH_BLOCKING=1); PyTorch's own eager mode is asynchronous,
+                     which is StreamsExecutor.
+    StreamsExecutor  every launch asynchronous on one stream, one synchronize at the end.
+    GraphExecutor    warm up, capture once, replay from then on (see graph_executor.py).
+
+`run(x)` performs one step on input buffer x, ends with the host synchronized, and returns
+the output buffer. `last` describes what the step did (path taken, graph validity).
+"""
+from __future__ import annotations
+
+from .workload import ChainWorkload
+
+
+class Executor:
+    """Common parts: the workload, the device and the extra host tax paid before each launch."""
+
+    mode = "base"
+
+    def __init__(self, dev, workload: ChainWorkload, extra_tax_us: float = 0.0):
+        self.dev = dev
+        self.workload = workload
+        self.extra_tax_us = extra_tax_us
+        self.last: dict = {}
+
+    def _spin(self) -> None:
+        self.dev.host_spin(self.extra_tax_us)
+
+    def run(self, x):
+        raise NotImplementedError
+
+
+class EagerExecutor(Executor):
+    """Blocking dispatch: N × (launch, synchronize)."""
+
+    mode = "eager"
+
+    def run(self, x):
+        for _ in range(self.workload.n):
+            self._spin()
+            self.dev.launch_chain_kernel(x)
+            self.dev.synchronize()
+        self.last = {"path": "eager", "graph_valid": True}
+        return x
+
+
+class StreamsExecutor(Executor):
+    """Asynchronous dispatch on the current stream: N launches, then one synchronize."""
+
+    mode = "streams"
+
+    def run(self, x):
+        self.workload.launch(self.dev, x, before_each=self._spin)
+        self.dev.synchronize()
+        self.last = {"path": "streams", "graph_valid": True}
+        return x
+
+
+def make_executor(mode: str, dev, workload: ChainWorkload, extra_tax_us: float = 0.0,
+                  policy: str = "fallback", **graph_options) -> Executor:
+    """Build the executor for `mode` ("eager", "streams", "graph")."""
+    if mode == "eager":
+        return EagerExecutor(dev, workload, extra_tax_us)
+    if mode == "streams":
+        return StreamsExecutor(dev, workload, extra_tax_us)
+    if mode == "graph":
+        from .graph_executor import GraphExecutor
+        return GraphExecutor(dev, workload, extra_tax_us, policy=policy, **graph_options)
+    raise ValueError(f"mode must be eager, streams or graph, got {mode!r}")

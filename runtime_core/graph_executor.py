@@ -1,0 +1,181 @@
+"""CUDA-graph dispatch: a shape guard, a bounded cache of captured graphs, and three miss policies.
+
+A graph is a recording: it replays the same kernels on the same addresses. So every replay
+first copies the request's input into the graph's *static* input buffer (a fresh tensor lives
+at another address, and the graph would read stale memory), and a request whose shape differs
+from the captured one cannot replay at all. What happens then is the policy:
+
+    fallback   dispatch this call eagerly (blocking, like the widget's eager); graph_valid = False
+    recapture  warm up and capture a graph for the new shape, kept in an LRU cache of
+               `cache_size` graphs: with shapes that keep changing this is a capture storm
+    bucket     pad the input up to a bucket size (a power of two) that has a graph; the padded
+               elements are wasted work
+"""
+from __future__ import annotations
+
+from collections import OrderedDict
+from dataclasses import dataclass, field
+
+from .executors import EagerExecutor, Executor
+from .workload import ChainWorkload
+
+
+@dataclass
+class ShapeGuard:
+    """The guard a capture leaves behind: the exact element count it was recorded for."""
+
+    numel: int
+
+    def matches(self, buf) -> bool:
+        return buf.numel == self.numel
+
+
+@dataclass
+class Captured:
+    """One recorded graph with its static input buffer (the address the graph reads)."""
+
+    guard: ShapeGuard
+    static_in: object
+    graph: object
+    capture_us: float
+
+
+@dataclass
+class GraphStats:
+    """Counters of one GraphExecutor, as a student reads them on the page."""
+
+    replays: int = 0
+    hits: int = 0
+    misses: int = 0
+    fallbacks: int = 0
+    captures: int = 0
+    capture_us: float = 0.0
+    evictions: int = 0
+    useful_elems: int = 0
+    padded_elems: int = 0
+    shapes_seen: set = field(default_factory=set)
+
+    @property
+    def wasted_work_pct(self) -> float:
+        total = self.useful_elems + self.padded_elems
+        return 100.0 * self.padded_elems / total if total else 0.0
+
+    def as_dict(self) -> dict:
+        d = {k: v for k, v in self.__dict__.items() if k != "shapes_seen"}
+        d["distinct_shapes"] = len(self.shapes_seen)
+        d["wasted_work_pct"] = round(self.wasted_work_pct, 2)
+        return d
+
+
+def bucket_numel(numel: int) -> int:
+    """The bucket a request of `numel` elements is padded to: the next power of two."""
+    return 1 << max(0, (numel - 1).bit_length())
+
+
+class GraphExecutor(Executor):
+    """Warm up, capture, replay; on a guard miss apply `policy` (fallback, recapture, bucket).
+
+    Args:
+        dev: the device.
+        workload: the chain to run.
+        extra_tax_us: host work paid before the one replay call (and before each eager launch).
+        policy: "fallback", "recapture" or "bucket".
+        cache_size: how many captured graphs the LRU cache holds (recapture and bucket).
+    """
+
+    mode = "graph"
+
+    def __init__(self, dev, workload: ChainWorkload, extra_tax_us: float = 0.0,
+                 policy: str = "fallback", cache_size: int = 4):
+        super().__init__(dev, workload, extra_tax_us)
+        if policy not in ("fallback", "recapture", "bucket"):
+            raise ValueError(f"policy must be fallback, recapture or bucket, got {policy!r}")
+        if cache_size < 1:
+            raise ValueError("cache_size must be at least 1")
+        self.policy = policy
+        self.cache_size = cache_size
+        self.cache: OrderedDict[int, Captured] = OrderedDict()
+        self.pool = dev.new_pool()  # one private pool: captured buffers keep stable addresses
+        self.stats = GraphStats()
+        self._calls_seen: dict[int, int] = {}
+        self._eager_executor = EagerExecutor(dev, workload, extra_tax_us)
+
+    # ---- the three phases ---------------------------------------------------------------
+    def prepare(self, x) -> Captured:
+        """Warm up and capture a graph for x's shape now (what a server does before traffic)."""
+        return self._capture(x.numel, x)
+
+    def _warm_up(self, buf) -> None:
+        # Warm-up runs the chain once for real on a side stream before capture: lazy
+        # initialisation (kernel loading, library handles, allocator growth) must not happen
+        # inside the capture, or the graph records one-off work instead of the steady state.
+        side = self.dev.new_stream()
+        with self.dev.use_stream(side):
+            self.workload.launch(self.dev, buf)
+        self.dev.synchronize()
+
+    def _capture(self, numel: int, like=None) -> Captured:
+        t0 = self.dev.host_now_us()
+        static_in = self.dev.new_buffer(numel)
+        if like is not None and like.numel == numel:
+            self.dev.copy(static_in, like)
+        self._warm_up(static_in)
+        graph = self.dev.capture(lambda: self.workload.launch(self.dev, static_in), pool=self.pool)
+        self.dev.synchronize()
+        entry = Captured(ShapeGuard(numel), static_in, graph, self.dev.host_now_us() - t0)
+        self.stats.captures += 1
+        self.stats.capture_us += entry.capture_us
+        self.cache[numel] = entry
+        while len(self.cache) > self.cache_size:
+            self.cache.popitem(last=False)
+            self.stats.evictions += 1
+        return entry
+
+    def _replay(self, entry: Captured, x):
+        if x is not entry.static_in:
+            self.dev.copy(entry.static_in, x)  # stable addresses: the graph reads static_in
+        self._spin()
+        entry.graph.replay()
+        self.dev.synchronize()
+        self.stats.replays += 1
+        return entry.static_in
+
+    # ---- one step -----------------------------------------------------------------------
+    def run(self, x):
+        """One step on x. Returns the output buffer (the static buffer when a graph replayed;
+        with the bucket policy its first x.numel elements)."""
+        self.stats.shapes_seen.add(x.numel)
+        self.stats.useful_elems += x.numel
+        key = bucket_numel(x.numel) if self.policy == "bucket" else x.numel
+        entry = self.cache.get(key)
+        if entry is not None:
+            self.stats.hits += 1
+            self.cache.move_to_end(key)
+            self.stats.padded_elems += key - x.numel
+            self.last = {"path": "replay", "graph_valid": True}
+            out = self._replay(entry, x)
+            return out if key == x.numel else self.dev.view_prefix(out, x.numel)
+        self.stats.misses += 1
+        if self.policy == "fallback":
+            if self.cache:  # a graph exists, but for another shape: the guard missed
+                return self._eager(x, valid=False)
+            if self._bump(key) < 2:  # phase 1: the first call at a shape runs eagerly
+                return self._eager(x, valid=True)
+        entry = self._capture(key)  # phase 2 (or a recapture / a new bucket): capture, then replay
+        self.stats.padded_elems += key - x.numel
+        self.last = {"path": "capture+replay", "graph_valid": True}
+        out = self._replay(entry, x)
+        return out if key == x.numel else self.dev.view_prefix(out, x.numel)
+
+    def _bump(self, key: int) -> int:
+        self._calls_seen[key] = self._calls_seen.get(key, 0) + 1
+        return self._calls_seen[key]
+
+    def _eager(self, x, valid: bool):
+        # Guard miss with the fallback policy: the recording can't serve this shape, so the
+        # runtime dispatches kernel by kernel, blocking, exactly like the widget's eager mode.
+        # (On the very first call, before any capture, this is the warm-up run: still valid.)
+        self.stats.fallbacks += 0 if valid else 1
+        self._eager_executor.run(x)
+        self.last = {"path": "eager" if valid else "eager fallback (guard miss)", "graph_valid": valid}
+        return x

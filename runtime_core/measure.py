@@ -1,0 +1,124 @@
+"""Measure one widget point on a device: wall time, GPU busy time, driver calls and a timeline.
+
+The recipe is the honest benchmark one: warm up (and, in graph mode, capture at the expected
+shape, as a server would before traffic), then time `repeats` steps with the host clock, each
+ending in a synchronize, and take the median. One extra step runs under the device's tracer
+for the timeline and the counted API calls. GPU busy time comes from the device in bulk
+(`chain_busy_us`), never from a pair of events around one tiny kernel.
+"""
+from __future__ import annotations
+
+import statistics
+
+from . import model
+from .executors import make_executor
+from .result import POLICIES, Result
+from .workload import ChainWorkload
+
+MAX_MEASURE_N = 20_000
+MAX_MEASURE_WORK_US = 10_000.0
+MAX_EXTRA_TAX_US = 10_000.0
+
+
+def validate_measure(mode: str, n: int, work_us: float, extra_tax_us: float, policy: str) -> None:
+    """Raise ValueError with a one-line message for knobs a measurement can't take."""
+    model.validate(mode, n, 0.0, work_us)
+    if n > MAX_MEASURE_N:
+        raise ValueError(f"n must be at most {MAX_MEASURE_N} for a measurement, got {n}")
+    if work_us > MAX_MEASURE_WORK_US:
+        raise ValueError(f"work_us must be at most {MAX_MEASURE_WORK_US:g} for a measurement, got {work_us:g}")
+    model.validate(mode, 1, extra_tax_us, 0.0)
+    if extra_tax_us > MAX_EXTRA_TAX_US:
+        raise ValueError(f"extra_tax_us must be at most {MAX_EXTRA_TAX_US:g}, got {extra_tax_us:g}")
+    if policy not in POLICIES:
+        raise ValueError(f"dynamic policy must be one of {', '.join(POLICIES)}, got {policy!r}")
+
+
+def default_repeats(dev, n: int, work_us: float) -> int:
+    """Enough repeats for a stable median, but about a second at most on a real GPU."""
+    if dev.backend == "sim":
+        return 3
+    step_us = n * (max(work_us, 1.0) + 20.0)
+    return int(max(5, min(25, 400_000 / step_us)))
+
+
+def measure(dev, mode: str, n: int, work_us: float, extra_tax_us: float = 0.0,
+            dynamic: bool = False, policy: str = "fallback", repeats: int | None = None,
+            trace: bool = True, cache_size: int = 4) -> Result:
+    """Run one point of the widget on `dev` and return what was measured.
+
+    Args:
+        dev: a device from get_device().
+        mode: "eager", "streams" or "graph".
+        n: kernels in the chain.
+        work_us: requested GPU work per kernel, µs.
+        extra_tax_us: host busy-work added before each launch, µs.
+        dynamic: the input shape changes on every call.
+        policy: what graph mode does on a shape miss: fallback, recapture or bucket.
+        repeats: timed steps (median taken); default from `default_repeats`.
+        trace: also run one traced step for the timeline and counted driver calls.
+    """
+    validate_measure(mode, n, work_us, extra_tax_us, policy)
+    wl = ChainWorkload(n, work_us)
+    ex = make_executor(mode, dev, wl, extra_tax_us, policy=policy, cache_size=cache_size)
+    base = wl.make_input(dev, 0, dynamic=False)
+    if mode == "graph":
+        ex.prepare(base)
+    ex.run(base)  # warm-up step (replays once in graph mode)
+    walls = []
+    reps = repeats or default_repeats(dev, n, work_us)
+    for r in range(reps):
+        x = wl.make_input(dev, r + 1, dynamic)
+        dev.synchronize()
+        t0 = dev.host_now_us()
+        ex.run(x)
+        walls.append(dev.host_now_us() - t0)
+    info = dict(ex.last)
+    tr = None
+    if trace:
+        x = wl.make_input(dev, reps + 1, dynamic)
+        with dev.trace() as tr:
+            ex.run(x)
+    return _result(dev, ex, wl, mode, extra_tax_us, dynamic, policy, walls, info, tr)
+
+
+def _result(dev, ex, wl, mode, extra_tax_us, dynamic, policy, walls, info, tr) -> Result:
+    busy = dev.chain_busy_us(wl.n, wl.base_numel(dev))
+    tax = dev.intrinsic_tax_us() + extra_tax_us
+    wall = statistics.median(walls)
+    ran_graph = info.get("path", "").endswith("replay")
+    res = Result(
+        source=dev.backend, mode=mode, n=wl.n, work_us=wl.work_us, tax_us=tax, dynamic=dynamic,
+        wall_us=wall, kernel_work_us=busy,
+        driver_calls=tr.driver_calls if tr else (1 if ran_graph else wl.n),
+        graph_valid=bool(info.get("graph_valid", True)),
+        copy_calls=tr.copy_calls if tr else 0, sync_calls=tr.sync_calls if tr else 0,
+        policy=policy if (mode == "graph" and dynamic) else "fallback",
+        timeline=tr.spans if tr else [])
+    res.extra = {
+        "kernel_time_us": round(busy, 3),
+        "extra_tax_us": extra_tax_us,
+        "backend": dev.backend,
+        "device_name": dev.name,
+        "torch_version": _torch_version(),
+        "path": info.get("path"),
+        "wall_p10_us": round(_quantile(walls, 0.1), 3),
+        "wall_p90_us": round(_quantile(walls, 0.9), 3),
+        "repeats": len(walls),
+    }
+    if mode == "graph":
+        res.extra["graph_stats"] = ex.stats.as_dict()
+    return res
+
+
+def _quantile(xs: list[float], q: float) -> float:
+    s = sorted(xs)
+    return s[min(len(s) - 1, int(q * len(s)))]
+
+
+def _torch_version() -> str:
+    try:
+        import torch
+        return torch.__version__
+    except Exception:
+        return "none"

@@ -1,0 +1,151 @@
+"""The closed-form launch-overhead model of the widget: eager, streams and CUDA-graph dispatch.
+
+Symbols (all µs): N kernels, t = per-launch CPU tax, w = per-kernel GPU work, and the constants
+below. With every extra constant at zero this is the textbook model of the lesson, and at the
+seed's defaults (N=120, t=6, w=2) it reproduces its checkpoint story exactly.
+
+    eager    wall = N·(t + w + s)                          (launch, then wait, every kernel)
+    streams  wall = max(N·t + w, t + N·w) + s_end          (launches overlap kernels; one sync)
+    graph    wall = g + N·w + (N−1)·gap + s_end            (one replay call runs all N nodes)
+
+The calibrated model (`calibrated()`) replaces w by the kernel's effective time and adds the
+sync round-trip floor that measured eager steps show (see h200-measurements.md).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+
+from .result import MODES, Result, Span
+
+# Seed of the lesson, §6 widget defaults.
+SEED_N = 120  # source: seed, "kernels in chain N: 120"
+SEED_TAX_US = 6.0  # source: seed, "per-launch CPU tax µs: 6"
+SEED_WORK_US = 2.0  # source: seed, "per-kernel GPU work µs: 2"
+
+
+@dataclass(frozen=True)
+class Constants:
+    """Named constants of the model, µs. Defaults give the seed's textbook model.
+
+    Args:
+        sync_us: cost of one host↔GPU synchronize round trip, paid after every eager kernel and
+            once at the end of a streams or graph step. Textbook: 0. Calibrated: measured.
+        graph_launch_us: host cost of one `cudaGraphLaunch`. Textbook: None, meaning "one launch's
+            tax" (the seed: "overhead about one launch"). Calibrated: measured.
+        node_gap_us: GPU gap between consecutive nodes of a replayed graph. Textbook: 0.
+        kernel_floor_us: shortest time any kernel takes on the GPU. Textbook: 0.
+        eager_floor_us: floor under one eager launch+sync round trip. Textbook: 0.
+        fixed_us: fixed cost of one async step (first launch latency + final sync). Textbook: 0.
+    """
+
+    sync_us: float = 0.0
+    graph_launch_us: float | None = None
+    node_gap_us: float = 0.0
+    kernel_floor_us: float = 0.0
+    eager_floor_us: float = 0.0
+    fixed_us: float = 0.0
+    source: str = "textbook (seed §6)"
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+TEXTBOOK = Constants()
+
+
+def effective_work_us(work_us: float, c: Constants) -> float:
+    """GPU time of one kernel that was asked for `work_us`: max(work, kernel floor)."""
+    return max(work_us, c.kernel_floor_us)
+
+
+def eager_wall_us(n: int, tax_us: float, work_us: float, c: Constants = TEXTBOOK) -> float:
+    """Blocking dispatch: wall = N · max(eager_floor, t + w_eff + s)."""
+    w = effective_work_us(work_us, c)
+    return n * max(c.eager_floor_us, tax_us + w + c.sync_us)
+
+
+def streams_wall_us(n: int, tax_us: float, work_us: float, c: Constants = TEXTBOOK) -> float:
+    """Async dispatch, one sync at the end: wall = max(N·t + w, t + N·w) + s + fixed."""
+    w = effective_work_us(work_us, c)
+    return max(n * tax_us + w, tax_us + n * w) + c.sync_us + c.fixed_us
+
+
+def graph_wall_us(n: int, tax_us: float, work_us: float, c: Constants = TEXTBOOK) -> float:
+    """One replay: wall = g + N·w + (N−1)·gap + s + fixed, with g = t when not calibrated."""
+    g = tax_us if c.graph_launch_us is None else c.graph_launch_us
+    w = effective_work_us(work_us, c)
+    return g + n * w + max(n - 1, 0) * c.node_gap_us + c.sync_us + c.fixed_us
+
+
+def validate(mode: str, n: int, tax_us: float, work_us: float) -> None:
+    """Raise ValueError with a one-line message when a knob is out of range."""
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
+    if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= 100_000:
+        raise ValueError(f"n must be a whole number from 1 to 100000, got {n!r}")
+    for name, v, hi in (("tax_us", tax_us, 100_000.0), ("work_us", work_us, 1_000_000.0)):
+        if not isinstance(v, (int, float)) or isinstance(v, bool) or not math.isfinite(v):
+            raise ValueError(f"{name} must be a finite number, got {v!r}")
+        if not 0 <= v <= hi:
+            raise ValueError(f"{name} must be between 0 and {hi:g} µs, got {v:g}")
+
+
+def predict(mode: str, n: int, tax_us: float, work_us: float, dynamic: bool = False,
+            c: Constants = TEXTBOOK) -> Result:
+    """Predict one step. With `dynamic` in graph mode the capture is invalid and eager runs.
+
+    Returns a Result with source "model", `kernel_work_us` = N·w_eff and the model's timeline.
+    """
+    validate(mode, n, tax_us, work_us)
+    graph_valid = not (mode == "graph" and dynamic)
+    ran = "eager" if (mode == "graph" and dynamic) else mode
+    wall = {"eager": eager_wall_us, "streams": streams_wall_us, "graph": graph_wall_us}[ran](
+        n, tax_us, work_us, c)
+    w = effective_work_us(work_us, c)
+    timeline, host_free = _timeline(ran, n, tax_us, w, c)
+    return Result(
+        source="model", mode=mode, n=n, work_us=work_us, tax_us=tax_us, dynamic=dynamic,
+        wall_us=wall, kernel_work_us=n * w, driver_calls=1 if ran == "graph" else n,
+        graph_valid=graph_valid, sync_calls=n if ran == "eager" else 1,
+        host_free_us=host_free, timeline=timeline)
+
+
+MAX_TIMELINE_KERNELS = 400  # beyond this the chart gets the first kernels only
+
+
+def _timeline(ran: str, n: int, t: float, w: float, c: Constants) -> tuple[list[Span], float]:
+    """The model's own two lanes: CPU launch spans, GPU kernel spans, the one graph launch."""
+    spans: list[Span] = []
+    shown = min(n, MAX_TIMELINE_KERNELS)
+    if ran == "graph":
+        g = t if c.graph_launch_us is None else c.graph_launch_us
+        spans.append(Span("cpu", "graph", "cudaGraphLaunch", 0.0, g))
+        start = g
+        for i in range(shown):
+            spans.append(Span("gpu", "kernel", f"k{i}", start, start + w))
+            start += w + c.node_gap_us
+        return spans, g
+    if ran == "eager":
+        step = max(c.eager_floor_us, t + w + c.sync_us)
+        for i in range(shown):
+            h = i * step
+            spans.append(Span("cpu", "launch", f"launch k{i}", h, h + t))
+            spans.append(Span("cpu", "sync", "synchronize", h + t, h + step))
+            spans.append(Span("gpu", "kernel", f"k{i}", h + t, h + t + w))
+        return spans, n * step
+    gpu_end = 0.0
+    for i in range(shown):
+        begin = max((i + 1) * t, gpu_end)
+        gpu_end = begin + w
+        spans.append(Span("cpu", "launch", f"launch k{i}", i * t, (i + 1) * t))
+        spans.append(Span("gpu", "kernel", f"k{i}", begin, gpu_end))
+    return spans, n * t
+
+
+def constants_from_dict(d: dict | None) -> Constants:
+    """Build Constants from a recording's meta.calibration (unknown keys are ignored)."""
+    if not d:
+        return TEXTBOOK
+    keys = Constants.__dataclass_fields__
+    return Constants(**{k: v for k, v in d.items() if k in keys})

@@ -1,0 +1,83 @@
+"""What every source of numbers returns: a Result with metrics, counts and a two-lane timeline.
+
+Times are microseconds everywhere. A Span lives on the "cpu" lane (host work: launch calls,
+syncs, graph launches) or the "gpu" lane (kernels, copies) and is measured from the start of
+the step, so the model, the simulator and the real GPU all draw on the same axis.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+MODES = ("eager", "streams", "graph")
+POLICIES = ("fallback", "recapture", "bucket")
+
+
+@dataclass
+class Span:
+    """One bar of the timeline: `lane` is "cpu" or "gpu", `kind` groups colours (launch, kernel, graph, sync, copy)."""
+
+    lane: str
+    kind: str
+    name: str
+    start_us: float
+    end_us: float
+
+    @property
+    def dur_us(self) -> float:
+        return self.end_us - self.start_us
+
+
+@dataclass
+class Result:
+    """One step of the widget, from any source ("model", "sim", "cuda" or "recorded").
+
+    `kernel_work_us` is the GPU work the chain asked for (model) or was measured doing (sim,
+    cuda); `launch_overhead_us` is always `wall_us - kernel_work_us`.
+    """
+
+    source: str
+    mode: str
+    n: int
+    work_us: float
+    tax_us: float
+    dynamic: bool
+    wall_us: float
+    kernel_work_us: float
+    driver_calls: int
+    graph_valid: bool
+    copy_calls: int = 0
+    sync_calls: int = 0
+    host_free_us: float = 0.0
+    policy: str = "fallback"
+    timeline: list[Span] = field(default_factory=list)
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def launch_overhead_us(self) -> float:
+        return self.wall_us - self.kernel_work_us
+
+    def metrics(self) -> dict:
+        """The JSON keys of design.md's CLI contract (no timeline)."""
+        out = {
+            "source": self.source,
+            "mode": self.mode,
+            "n": self.n,
+            "work_us": self.work_us,
+            "tax_us": self.tax_us,
+            "dynamic": self.dynamic,
+            "launch_overhead_us": round(self.launch_overhead_us, 3),
+            "wall_us": round(self.wall_us, 3),
+            "kernel_work_us": round(self.kernel_work_us, 3),
+            "driver_calls": self.driver_calls,
+            "copy_calls": self.copy_calls,
+            "sync_calls": self.sync_calls,
+            "graph_valid": self.graph_valid,
+            "host_free_us": round(self.host_free_us, 3),
+        }
+        if self.policy != "fallback":
+            out["dynamic_policy"] = self.policy
+        out.update(self.extra)
+        return out
+
+    def timeline_rows(self) -> list[dict]:
+        return [asdict(s) for s in self.timeline]
