@@ -1,0 +1,26 @@
+# Two commands: `make run` serves the app, `make test` runs the tests. Both create .venv on first use.
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed
+
+.PHONY: run test test-all test-gpu screenshot clean
+
+$(STAMP): requirements.txt
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --disable-pip-version-check -r requirements.txt
+	touch $(STAMP)
+
+# Honours STREAMLIT_SERVER_PORT / STREAMLIT_SERVER_HEADLESS (Streamlit reads them itself).
+run: $(STAMP)
+	$(PY) -m streamlit run app.py
+
+# CI's command. Slow tests run too; GPU tests skip themselves without CUDA.
+test: $(STAMP)
+	$(PY) -m pytest -q
+
+test-gpu: $(STAMP)
+	$(PY) -m pytest -q -m gpu
+
+clean:
+	rm -rf $(VENV) .pytest_cache

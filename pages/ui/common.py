@@ -1,0 +1,90 @@
+"""Shared page setup: page config, the number-source badge and lesson prose loading.
+
+Every page starts with `ctx = setup_page("Title")`. Lesson prose lives in lessons/*.md and is
+rendered with `render_lesson("06_launch_overhead_widget")`.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import streamlit as st
+
+from runtime_core.device import cuda_available
+from runtime_core.recordings import latest_recording
+
+ROOT = Path(__file__).resolve().parents[2]
+LESSONS = ROOT / "lessons"
+
+SOURCE_LABELS = {
+    "live": "🟢 LIVE: measured now on this machine's GPU",
+    "recorded": "🟠 RECORDED: measured earlier on a real GPU, replayed from a shipped recording",
+    "simulated": "🔵 SIMULATED: a discrete-event model of a GPU on a virtual clock",
+    "model": "⚪ MODEL: closed-form prediction, not a measurement",
+}
+
+
+@dataclass
+class PageContext:
+    """What a page needs to know about where its numbers come from."""
+
+    live: bool
+    recording: dict | None
+
+    @property
+    def source(self) -> str:
+        """"live" with a GPU, else "recorded" when a recording ships, else "simulated"."""
+        if self.live:
+            return "live"
+        return "recorded" if self.recording else "simulated"
+
+    def recording_label(self) -> str:
+        if not self.recording:
+            return "no recording shipped"
+        m = self.recording["meta"]
+        return f"{m.get('device_name')} · torch {m.get('torch_version')} · {m.get('recorded_at', '')[:10]}"
+
+
+@st.cache_resource
+def _gpu_present() -> bool:
+    return cuda_available()
+
+
+@st.cache_data
+def _recording() -> dict | None:
+    return latest_recording()
+
+
+def setup_page(title: str, icon: str = "⚡") -> PageContext:
+    """Configure the page and show, in the sidebar, where this machine's numbers come from."""
+    st.set_page_config(page_title=title, page_icon=icon, layout="wide")
+    ctx = PageContext(live=_gpu_present(), recording=_recording())
+    with st.sidebar:
+        st.markdown("**Numbers on this machine**")
+        st.caption(SOURCE_LABELS[ctx.source])
+        if ctx.recording and not ctx.live:
+            st.caption(f"Recording: {ctx.recording_label()}")
+    return ctx
+
+
+def lesson_text(name: str) -> str:
+    """The Markdown of lessons/<name>.md (a clear message if the file is missing)."""
+    path = LESSONS / f"{name}.md"
+    if not path.exists():
+        return f"*(lesson text `{path.name}` is missing from lessons/)*"
+    return path.read_text(encoding="utf-8")
+
+
+def render_lesson(name: str) -> None:
+    st.markdown(lesson_text(name))
+
+
+def lesson_data(name: str) -> dict:
+    """lessons/<name>.json, parsed."""
+    return json.loads((LESSONS / f"{name}.json").read_text(encoding="utf-8"))
+
+
+def source_badge(source: str, detail: str = "") -> None:
+    """A one-line label saying which of the sources a number block comes from."""
+    st.caption(SOURCE_LABELS[source] + (f" · {detail}" if detail else ""))
