@@ -1,0 +1,185 @@
+"""Cold vs warm start, measured: every step in a fresh child process, results cached on disk.
+
+    eager         the MLP's first eager call (the baseline: no compile at all)
+    compile_cold  torch.compile's first call with an empty Inductor cache (a fresh temp dir)
+    compile_warm  the same, with the cache dir under .cache/aot/ that an earlier run filled
+    package       torch.export + AOTInductor into a .pt2 (cached, so usually instant)
+    load_python   aoti_load_package in a child: a loader crash is a result, not an app crash
+    load_cpp      the C++ runner (no Python) loads the same package
+
+Cold and warm differ only in TORCHINDUCTOR_CACHE_DIR: Inductor's FX-graph cache (and the
+AOTAutograd cache) live there, so a warm process reloads generated code instead of compiling.
+"""
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from .child import run_child
+from .paths import cache_dir, cache_root, torch_tag
+
+TEST_BATCH = 5            # not the export example (8): shows the dynamic batch at work
+RTOL, ATOL = 1e-4, 1e-5   # how close a compiled output must be to eager
+
+
+def _warm_cache_dir() -> Path:
+    return cache_dir("inductor-warm")
+
+
+def step_eager(device: str, state: dict) -> dict:
+    r = run_child(["compile", "eager", device])
+    return {"eager_first_call_s": r.get("first_call_s"), "eager_error": r.get("error")}
+
+
+def step_compile_cold(device: str, state: dict) -> dict:
+    fresh = tempfile.mkdtemp(prefix="inductor-cold-")
+    try:
+        r = run_child(["compile", "compile", device], env={"TORCHINDUCTOR_CACHE_DIR": fresh})
+    finally:
+        shutil.rmtree(fresh, ignore_errors=True)
+    return {"compile_cold_s": r.get("first_call_s"), "compile_cold_error": r.get("error")}
+
+
+def step_compile_warm(device: str, state: dict) -> dict:
+    env = {"TORCHINDUCTOR_CACHE_DIR": str(_warm_cache_dir())}
+    out = {}
+    marker = _warm_cache_dir() / f"primed-{device}-{torch_tag()}"
+    if not marker.exists():  # an empty cache would make "warm" a second cold start: fill it first
+        prime = run_child(["compile", "compile", device], env=env)
+        out["compile_warm_prime_s"] = prime.get("first_call_s")
+        if "error" not in prime:
+            marker.touch()
+    r = run_child(["compile", "compile", device], env=env)
+    return {**out, "compile_warm_s": r.get("first_call_s"), "compile_warm_error": r.get("error")}
+
+
+def step_package(device: str, state: dict) -> dict:
+    env = {"TORCHINDUCTOR_CACHE_DIR": str(cache_dir("inductor-aot"))}
+    r = run_child(["package", device], env=env, timeout_s=600)
+    state["package"] = r.get("package")
+    return {"package": r.get("package"), "package_cached": r.get("cached"),
+            "export_s": r.get("export_s"), "aot_compile_s": r.get("package_s"),
+            "package_error": r.get("error")}
+
+
+def step_load_python(device: str, state: dict) -> dict:
+    if not state.get("package"):
+        return {"aot_load_python_s": None, "python_loader_error": "no package (the package step failed)"}
+    work = Path(state["work_dir"])
+    np.save(work / "in.npy", state["x"])
+    r = run_child(["load", state["package"], work / "in.npy", work / "py_out.npy", device])
+    out = {"aot_load_python_s": r.get("load_s"), "python_loader_crashed": bool(r.get("crashed")),
+           "python_loader_error": r.get("error")}
+    if "error" not in r:
+        out.update(_compare("python", np.load(work / "py_out.npy"), state["eager"]))
+    return out
+
+
+def step_load_cpp(device: str, state: dict) -> dict:
+    from .cpp_runner import run_cpp
+    if not state.get("package"):
+        return {"aot_load_cpp_s": None, "cpp_error": "no package (the package step failed)"}
+    try:
+        r = run_cpp(Path(state["package"]), state["x"], device, Path(state["work_dir"]))
+    except RuntimeError as e:   # g++ missing or the build failed
+        return {"aot_load_cpp_s": None, "cpp_error": str(e)[:500]}
+    out = {"aot_load_cpp_s": r.get("load_s"), "cpp_build_s": r.get("build_s"), "cpp_error": r.get("error")}
+    if "error" not in r:
+        out.update(_compare("cpp", r["output"], state["eager"]))
+    return out
+
+
+def _compare(who: str, got: np.ndarray, want: np.ndarray) -> dict:
+    same_shape = got.shape == want.shape
+    err = float(np.abs(got - want).max()) if same_shape else float("inf")
+    ok = same_shape and bool(np.allclose(got, want, rtol=RTOL, atol=ATOL))
+    return {f"{who}_max_abs_err": err, f"{who}_output_matches": ok}
+
+
+STEPS = (
+    ("eager", "eager first call (child process)", step_eager),
+    ("compile_cold", "torch.compile, empty cache (child process)", step_compile_cold),
+    ("compile_warm", "torch.compile, warm cache (child process)", step_compile_warm),
+    ("package", "torch.export + AOTInductor package (child process; ~40 s the first time)", step_package),
+    ("load_python", "load the package from Python (child process)", step_load_python),
+    ("load_cpp", "load the package from C++ (no Python; builds the runner the first time)", step_load_cpp),
+)
+
+
+# ---- running the steps ---------------------------------------------------------------------
+def results_path(device: str) -> Path:
+    """The cached measurement for this device and torch version."""
+    return cache_root() / f"results-{device}-{torch_tag()}.json"
+
+
+def cached_results(device: str) -> dict | None:
+    """The last measurement saved for this device, or None."""
+    path = results_path(device)
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError):
+        return None
+
+
+def new_state(device: str) -> dict:
+    """What the steps share: the test input, eager's output for it, a scratch directory.
+
+    Raises:
+        ValueError: device is not "cpu" or "cuda"; RuntimeError: cuda asked for but absent.
+    """
+    import torch
+    from .models import make_mlp, mlp_input
+    if device not in ("cpu", "cuda"):
+        raise ValueError(f"device must be cpu or cuda, got {device!r}")
+    if device == "cuda" and not torch.cuda.is_available():
+        raise RuntimeError("device 'cuda' asked for, but torch sees no CUDA device here")
+    x = mlp_input(TEST_BATCH)
+    with torch.no_grad():
+        eager = make_mlp().to(device)(x.to(device)).cpu().numpy()
+    return {"x": x.numpy(), "eager": eager, "work_dir": tempfile.mkdtemp(dir=cache_dir("tmp"))}
+
+
+def finish(results: dict, device: str, state: dict) -> dict:
+    """Add the verdict and the labels, save to the cache, and clean the scratch directory."""
+    import torch
+    shutil.rmtree(state["work_dir"], ignore_errors=True)
+    results["outputs_match"] = bool(results.get("python_output_matches") and results.get("cpp_output_matches"))
+    results["warm_faster_than_cold"] = _faster(results.get("compile_warm_s"), results.get("compile_cold_s"))
+    results.update(device=device, torch_version=torch.__version__, device_name=_device_name(device),
+                   test_batch=TEST_BATCH, measured_at=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
+    path = results_path(device)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(results, indent=2), encoding="utf-8")
+    return results
+
+
+def measure(device: str = "cpu", progress=None) -> dict:
+    """Run every step (each in a child process) and return the merged results.
+
+    Args:
+        device: "cpu" or "cuda".
+        progress: optional callable(name, label) told before each step starts.
+    """
+    state, results = new_state(device), {}
+    for name, label, fn in STEPS:
+        if progress:
+            progress(name, label)
+        results.update(fn(device, state))
+    return finish(results, device, state)
+
+
+def _faster(warm_s, cold_s) -> bool | None:
+    return None if warm_s is None or cold_s is None else bool(warm_s < cold_s)
+
+
+def _device_name(device: str) -> str:
+    import platform
+    import torch
+    if device == "cuda":
+        return torch.cuda.get_device_name(0)
+    return platform.processor() or platform.machine() or "cpu"

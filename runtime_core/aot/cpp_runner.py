@@ -1,0 +1,102 @@
+"""Build the C++ runner (runner.cpp) with g++ against the torch wheel's libtorch, and run it.
+
+The runner loads a .pt2 package with `torch::inductor::AOTIModelPackageLoader`: no Python in
+the process at all. The binary is cached under .cache/aot/bin/, keyed by the torch version and
+a hash of the source and flags, so it is built once per torch install (~30 s on 2 cores).
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import time
+from pathlib import Path
+
+import numpy as np
+
+from .paths import cache_dir, torch_tag
+
+SOURCE = Path(__file__).with_name("runner.cpp")
+
+
+def _torch_lib_dir() -> Path:
+    from torch.utils.cpp_extension import library_paths
+    return Path(library_paths()[0])
+
+
+def wheel_has_cuda() -> bool:
+    """True when this torch wheel ships its CUDA library (the runner then links it too)."""
+    return (_torch_lib_dir() / "libtorch_cuda.so").exists()
+
+
+def build_command(out_path: Path) -> list[str]:
+    """The g++ command line that builds the runner against the installed torch."""
+    import torch
+    from torch.utils.cpp_extension import include_paths
+    lib = _torch_lib_dir()
+    libs = ["-ltorch", "-ltorch_cpu", "-lc10"]
+    if wheel_has_cuda():
+        libs += ["-ltorch_cuda", "-lc10_cuda"]
+    abi = int(torch._C._GLIBCXX_USE_CXX11_ABI)  # must match how libtorch was built, or link fails
+    return (["g++", "-O1", "-std=c++17", f"-D_GLIBCXX_USE_CXX11_ABI={abi}", str(SOURCE), "-o", str(out_path)]
+            + [f"-I{p}" for p in include_paths()]
+            # --no-as-needed: nothing in runner.cpp names a CUDA symbol, but the CUDA package's
+            # kernels need libtorch_cuda loaded, so the linker must not drop it as "unused".
+            + [f"-L{lib}", f"-Wl,-rpath,{lib}", "-Wl,--no-as-needed"] + libs)
+
+
+def runner_path() -> Path:
+    """Where the cached binary for this torch version and this source lives."""
+    key = hashlib.sha256(SOURCE.read_bytes() + " ".join(build_command(Path("x"))).encode()).hexdigest()[:12]
+    return cache_dir("bin") / f"aot_runner-{torch_tag()}-{key}"
+
+
+def ensure_runner(timeout_s: float = 300.0) -> tuple[Path, float]:
+    """Build the runner unless a cached binary exists. Returns (path, build_s); build_s is 0 on a hit.
+
+    Raises:
+        RuntimeError: g++ is missing or the build failed (the first lines of its errors included).
+    """
+    path = runner_path()
+    if path.exists():
+        return path, 0.0
+    tmp = path.with_suffix(f".tmp{os.getpid()}")  # build aside, then rename: no half-written binary
+    t0 = time.perf_counter()
+    try:
+        proc = subprocess.run(build_command(tmp), capture_output=True, text=True, timeout=timeout_s)
+    except FileNotFoundError:
+        raise RuntimeError("g++ not found: install a C++ compiler to build the AOT runner") from None
+    if proc.returncode != 0:
+        raise RuntimeError("building the C++ runner failed: " + proc.stderr.strip()[:800])
+    tmp.replace(path)
+    return path, time.perf_counter() - t0
+
+
+def run_cpp(package: Path, x: np.ndarray, device: str, work_dir: Path, timeout_s: float = 120.0) -> dict:
+    """Load `package` in the C++ runner, run it on x (float32), and return its report.
+
+    Returns:
+        dict with load_s (the loader's constructor), first_run_s, run_s, build_s and
+        `output` (a float32 numpy array), or `error` (one line) if the runner failed.
+    """
+    exe, build_s = ensure_runner()
+    in_path, out_path = work_dir / "cpp_in.bin", work_dir / "cpp_out.bin"
+    np.ascontiguousarray(x, dtype="<f4").tofile(in_path)
+    cmd = [str(exe), str(package), device, str(in_path), str(out_path)] + [str(d) for d in x.shape]
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        return {"error": f"C++ runner timed out after {timeout_s:.0f} s", "build_s": build_s}
+    if proc.returncode != 0:
+        return {"error": _failure_line(proc), "build_s": build_s}
+    report = json.loads(proc.stdout.strip().splitlines()[-1])
+    report["output"] = np.fromfile(out_path, dtype="<f4").reshape(report["output_shape"])
+    report["build_s"] = build_s
+    return report
+
+
+def _failure_line(proc: subprocess.CompletedProcess) -> str:
+    from .child import describe_exit
+    tail = (proc.stderr.strip().splitlines() or [""])[-1][:400]
+    return f"C++ runner {describe_exit(proc.returncode)}" + (f": {tail}" if tail else "")
