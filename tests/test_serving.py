@@ -1,0 +1,104 @@
+"""The serving loop: guard check, then dispatch; recompile, pad or reject on a miss (no compiling)."""
+import pytest
+import torch
+
+from runtime_core.aot.serving import (Artifact, Guard, RequestRejected, ServingLoop,
+                                      bucket_artifacts)
+
+FEATURES = (4,)
+
+
+def double(x):
+    return x * 2
+
+
+def engine(policy, compile_fn=None, buckets=(1, 2, 4, 8)):
+    return ServingLoop(bucket_artifacts(double, buckets, FEATURES), policy, compile_fn)
+
+
+def test_hit_dispatches_to_the_matching_artifact():
+    loop = engine("reject")
+    r = loop.serve(torch.ones(4, 4))
+    assert (r.path, r.artifact) == ("hit", "aot batch 4")
+    assert torch.equal(r.output, torch.full((4, 4), 2.0))
+    assert loop.counters.as_dict()["hits"] == 1 and loop.counters.misses == 0
+
+
+def test_reject_raises_a_clear_error_and_counts_it():
+    loop = engine("reject")
+    with pytest.raises(RequestRejected) as e:
+        loop.serve(torch.ones(5, 4))
+    msg = str(e.value)
+    assert "guard miss: batch 5 outside batch 1" in msg
+    assert "cannot recompile" in msg and "batch 8" in msg
+    c = loop.counters
+    assert (c.requests, c.hits, c.misses, c.rejects, c.pads, c.recompiles) == (1, 0, 1, 1, 0, 0)
+
+
+def test_pad_runs_the_next_bucket_and_drops_the_padding():
+    seen = []
+    arts = bucket_artifacts(lambda x: seen.append(x.shape[0]) or x * 2, (1, 2, 4, 8), FEATURES)
+    loop = ServingLoop(arts, "pad")
+    x = torch.arange(20.0).view(5, 4)
+    r = loop.serve(x)
+    assert seen == [8]                       # the batch-8 artifact ran on a padded input
+    assert (r.path, r.artifact, r.padded_from) == ("miss -> pad", "aot batch 8", 5)
+    assert torch.equal(r.output, x * 2)      # the 3 padded rows were dropped
+    assert (loop.counters.misses, loop.counters.pads, loop.counters.padded_rows) == (1, 1, 3)
+
+
+def test_pad_rejects_a_request_larger_than_every_bucket():
+    loop = engine("pad")
+    with pytest.raises(RequestRejected, match="padding cannot fix it"):
+        loop.serve(torch.ones(9, 4))
+    assert (loop.counters.pads, loop.counters.rejects) == (0, 1)
+
+
+def test_pad_cannot_fix_a_wrong_dtype():
+    loop = engine("pad")
+    with pytest.raises(RequestRejected, match="dtype torch.float64"):
+        loop.serve(torch.ones(3, 4, dtype=torch.float64))
+
+
+def test_recompile_counts_once_then_hits_the_new_artifact():
+    compiled = []
+
+    def compile_fn(x):
+        compiled.append(tuple(x.shape))
+        return lambda y: y * 3
+    loop = engine("recompile", compile_fn)
+    r1 = loop.serve(torch.ones(5, 4))
+    r2 = loop.serve(torch.ones(5, 4))
+    assert compiled == [(5, 4)]
+    assert (r1.path, r2.path, r2.artifact) == ("miss -> recompile", "hit", "jit batch 5")
+    assert torch.equal(r2.output, torch.full((5, 4), 3.0))
+    c = loop.counters
+    assert (c.requests, c.hits, c.misses, c.recompiles, c.pads, c.rejects) == (2, 1, 1, 1, 0, 0)
+    assert c.recompile_s >= 0.0
+
+
+def test_a_dynamic_range_artifact_serves_every_batch_in_range():
+    loop = ServingLoop([Artifact("aot batch 1..1024", Guard(1, 1024, FEATURES), double)], "reject")
+    for b in (1, 7, 1024):
+        assert loop.serve(torch.ones(b, 4)).path == "hit"
+    with pytest.raises(RequestRejected, match="batch 1025 outside batch 1..1024"):
+        loop.serve(torch.ones(1025, 4))
+
+
+def test_bad_policy_and_recompile_without_compiler_are_clear_errors():
+    with pytest.raises(ValueError, match="miss policy must be one of"):
+        engine("retry")
+    with pytest.raises(ValueError, match="needs a compile_fn"):
+        engine("recompile")
+
+
+def test_jit_compile_fn_compiles_for_the_new_shape():
+    from runtime_core.aot.models import make_mlp, mlp_input
+    from runtime_core.aot.serving import jit_compile_fn
+    model = make_mlp()
+    loop = ServingLoop(bucket_artifacts(model, (8,), (64,)), "recompile", jit_compile_fn(model))
+    x = mlp_input(3)
+    r = loop.serve(x)
+    assert r.path == "miss -> recompile" and loop.counters.recompiles == 1
+    with torch.no_grad():
+        assert torch.allclose(r.output, model(x), rtol=1e-5, atol=1e-6)
