@@ -1,0 +1,112 @@
+"""`python -m runtime_core alloc`: the allocator comparison (issue 5), as JSON.
+
+    python -m runtime_core alloc [--size-bytes B] [--backend auto|cuda|sim] [--json] [--record PATH]
+
+Output keys: backend, device_name, torch_version, recorded_at, size_bytes;
+  allocators: plan_arena / caching_pool / torch / raw, each with alloc_free_us (median µs per
+      alloc+free pair), driver_mallocs_steady, peak_reserved_bytes, measured_on ("CPU"/"CUDA");
+  plan: arena_bytes, sum_bytes, buffers (count), allocations_per_step, torch/caching-pool peaks;
+  expandable: {"ours": default vs expandable on our pool; "torch": PyTorch's own, CUDA only};
+  hot_path: empty_cache() every step vs a kept cache (summary and samples);
+  graph_pool: CUDA only, torch.cuda.graph with a private pool: stable data_ptrs across replays.
+--record PATH writes a recording (design.md format): {"meta": {device_name, torch_version,
+recorded_at, "kind": "alloc"}, "points": [], "labs": {"alloc": <the JSON above>}}.
+The page reads lessons/recordings/alloc_*.json.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from datetime import datetime, timezone
+from pathlib import Path
+
+from .allocator.errors import BadAllocSize
+from .allocator.sizes import GiB, MiB, check_size
+from .cli import CliError
+
+MAX_SIZE_BYTES = 1 * GiB  # a per-buffer benchmark; above this the numbers mean nothing here
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # one line, not argparse's usage block
+        raise CliError(message)
+
+
+def _size_bytes(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number of bytes, got {text!r}") from None
+    try:
+        check_size(value)
+    except BadAllocSize as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+    if value > MAX_SIZE_BYTES:
+        raise argparse.ArgumentTypeError(f"must be at most {MAX_SIZE_BYTES} bytes (1 GiB), got {value}")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    ap = _Parser(prog="python -m runtime_core alloc", description=__doc__.split("\n")[0])
+    ap.add_argument("--size-bytes", type=_size_bytes, default=1 * MiB,
+                    help=f"buffer size for the cost table, bytes (1..{MAX_SIZE_BYTES}; default 1 MiB)")
+    ap.add_argument("--backend", choices=("auto", "cuda", "sim"), default="auto")
+    ap.add_argument("--json", action="store_true", help="print JSON (the default output is JSON too)")
+    ap.add_argument("--record", metavar="PATH", help="also write the result as a recording")
+    return ap
+
+
+def _resolve_backend(name: str) -> str:
+    from .device import cuda_available
+    if name == "cuda" and not cuda_available():
+        raise RuntimeError("backend 'cuda' asked for, but torch sees no CUDA device here")
+    return "cuda" if name == "cuda" or (name == "auto" and cuda_available()) else "sim"
+
+
+def run(size_bytes: int, backend: str) -> dict:
+    """Every measurement of the allocator lab, for `backend` "sim" or "cuda"."""
+    import torch
+    from .allocator import compare, hot_path, labs, plan_report
+    cuda = backend == "cuda"
+    out = {"backend": backend,
+           "device_name": torch.cuda.get_device_name() if cuda else "SimDevice (simulated) + host arena",
+           "torch_version": torch.__version__,
+           "recorded_at": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+           "size_bytes": size_bytes,
+           "allocators": compare.measure_allocators(size_bytes, backend),
+           "plan": plan_report.plan_report("cuda" if cuda else "cpu",
+                                           backend=compare.make_backend(backend)),
+           "expandable": {"ours": labs.expandable_comparison()}}
+    hot = hot_path.hot_path_cuda if cuda else hot_path.hot_path_sim
+    out["hot_path"] = {"clock": "wall (CUDA)" if cuda else "virtual (SimDevice)",
+                       "empty_cache_each_step": hot(empty_cache_each_step=True),
+                       "cache_kept": hot(empty_cache_each_step=False)}
+    if cuda:
+        from .allocator.graph_pool import cuda_graph_pool_check
+        from .allocator.torch_expandable import torch_expandable_comparison
+        out["expandable"]["torch"] = torch_expandable_comparison()
+        out["graph_pool"] = cuda_graph_pool_check()
+    return out
+
+
+def write_recording(result: dict, path: str) -> None:
+    rec = {"meta": {"device_name": result["device_name"], "torch_version": result["torch_version"],
+                    "recorded_at": result["recorded_at"], "kind": "alloc"},
+           "points": [], "labs": {"alloc": result}}
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    Path(path).write_text(json.dumps(rec, indent=1), encoding="utf-8")
+
+
+def cli(argv: list[str]) -> int:
+    """Parse, measure, print JSON; bad arguments exit 2 with one line on stderr."""
+    try:
+        a = build_parser().parse_args(argv)
+        result = run(a.size_bytes, _resolve_backend(a.backend))
+        if a.record:
+            write_recording(result, a.record)
+    except (CliError, RuntimeError, OSError) as e:
+        print(f"runtime_core alloc: error: {e}", file=sys.stderr)
+        return 2
+    print(json.dumps(result, indent=2))
+    return 0

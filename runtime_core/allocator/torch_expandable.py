@@ -1,0 +1,86 @@
+"""PyTorch's own expandable_segments vs its default, on the allocation orders of labs.py (CUDA).
+
+PYTORCH_CUDA_ALLOC_CONF is read once, when CUDA initializes, so each setting runs in a CHILD
+process: `python -m runtime_core.allocator.torch_expandable` prints one JSON object. The child
+caps PyTorch at the order's capacity (set_per_process_memory_fraction) so the fragmenting
+order can really run out of memory on a large GPU.
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from .labs import ORDERS
+from .sizes import MiB
+from .stats import fragmentation
+
+REPO_ROOT = Path(__file__).resolve().parents[2]  # the child runs `-m runtime_core...` from here
+SETTINGS = {"default": "", "expandable": "expandable_segments:True"}
+
+
+def _free_block_sizes(torch) -> list[int]:
+    return [b["size"] for seg in torch.cuda.memory_snapshot() for b in seg["blocks"]
+            if b["state"] == "inactive"]
+
+
+def _run_order(torch, name: str) -> dict:
+    order = ORDERS[name]
+    total = torch.cuda.get_device_properties(0).total_memory
+    torch.cuda.set_per_process_memory_fraction(min(1.0, (order["capacity_bytes"] + 64 * MiB) / total))
+    torch.cuda.reset_peak_memory_stats()
+    live, oom = {}, None
+    for step in order["steps"]:
+        if step[0] == "malloc":
+            live[step[1]] = torch.empty(step[2], dtype=torch.uint8, device="cuda")
+        else:
+            del live[step[1]]
+    sizes = _free_block_sizes(torch)  # measured before the request, as in labs.py
+    if order["request_bytes"] is not None:
+        try:
+            live["request"] = torch.empty(order["request_bytes"], dtype=torch.uint8, device="cuda")
+        except torch.OutOfMemoryError as e:
+            oom = str(e).splitlines()[0]
+    stats = torch.cuda.memory_stats()
+    live.clear()
+    torch.cuda.empty_cache()
+    return {"reserved_peak_bytes": stats["reserved_bytes.all.peak"], "free_bytes": sum(sizes),
+            "largest_free_block_bytes": max(sizes, default=0),
+            "fragmentation": round(fragmentation(sizes), 4),
+            "num_driver_mallocs": stats.get("segment.all.allocated", 0),
+            "request_oom": oom is not None, "oom_message": oom}
+
+
+def child_main() -> None:
+    """Entry point of the child: run every order under this process's PYTORCH_CUDA_ALLOC_CONF."""
+    import torch
+    out = {"alloc_conf": os.environ.get("PYTORCH_CUDA_ALLOC_CONF", "")}
+    for name in ("fragmenting", "growing"):
+        out[name] = _run_order(torch, name)
+    print(json.dumps(out))
+
+
+def torch_expandable_comparison(timeout_s: float = 300.0) -> dict:
+    """Run the child once per setting; return {order: {"default": {...}, "expandable": {...}}}."""
+    results = {}
+    for setting, conf in SETTINGS.items():
+        env = dict(os.environ, PYTORCH_CUDA_ALLOC_CONF=conf)
+        proc = subprocess.run([sys.executable, "-m", "runtime_core.allocator.torch_expandable"],
+                              env=env, cwd=REPO_ROOT, capture_output=True, text=True, timeout=timeout_s)
+        if proc.returncode != 0:
+            tail = proc.stderr.strip().splitlines()[-1:] or ["no output"]
+            results[setting] = {"error": f"child exited {proc.returncode}: {tail[0]}"}
+            continue
+        results[setting] = json.loads(proc.stdout.strip().splitlines()[-1])
+    out = {}
+    for name in ("fragmenting", "growing"):
+        out[name] = {"order": ORDERS[name]["label"]}
+        for setting in SETTINGS:
+            out[name][setting] = results[setting].get(name, results[setting])
+    return out
+
+
+if __name__ == "__main__":
+    child_main()
