@@ -91,7 +91,7 @@ def _cmd_measure(a) -> dict:
     dev = get_device(a.backend)
     res = measure(dev, a.mode, a.n, a.work_us, a.extra_tax_us, a.dynamic, a.policy)
     out = res.metrics()
-    pred = predict(a.mode, a.n, res.tax_us, a.work_us, a.dynamic, constants_for(dev))
+    pred = predict(a.mode, a.n, res.tax_us, a.work_us, a.dynamic, constants_for(dev), a.policy)
     out["model"] = pred.metrics()
     if a.timeline:
         out["timeline"] = res.timeline_rows()

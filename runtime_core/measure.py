@@ -76,10 +76,30 @@ def measure(dev, mode: str, n: int, work_us: float, extra_tax_us: float = 0.0,
     info = dict(ex.last)
     tr = None
     if trace:
-        x = wl.make_input(dev, reps + 1, dynamic)
-        with dev.trace() as tr:
-            ex.run(x)
+        tr = dev.trace_step(dict(mode=mode, n=n, work_us=work_us, extra_tax_us=extra_tax_us,
+                                 dynamic=dynamic, policy=policy, cache_size=cache_size,
+                                 numel=wl.base_numel(dev)))
     return _result(dev, ex, wl, mode, extra_tax_us, dynamic, policy, walls, info, tr)
+
+
+def traced_run(dev, spec: dict):
+    """Set up the executor of `spec` as measure() does, then trace one step; returns a Trace.
+
+    Devices call this from `trace_step`: the simulator in-process, CUDA in a worker process.
+    """
+    wl = ChainWorkload(spec["n"], spec["work_us"])
+    ex = make_executor(spec["mode"], dev, wl, spec["extra_tax_us"], policy=spec["policy"],
+                       cache_size=spec.get("cache_size", 4))
+    base = wl.make_input(dev, 0, dynamic=False)
+    if spec["mode"] == "graph":
+        ex.prepare(base)
+    ex.run(base)
+    for call in (1, 2):  # the same warm calls measure() makes before its traced step
+        ex.run(wl.make_input(dev, call, spec["dynamic"]))
+    x = wl.make_input(dev, 3, spec["dynamic"])
+    with dev.trace() as tr:
+        ex.run(x)
+    return tr
 
 
 def _result(dev, ex, wl, mode, extra_tax_us, dynamic, policy, walls, info, tr) -> Result:

@@ -92,23 +92,30 @@ def validate(mode: str, n: int, tax_us: float, work_us: float) -> None:
 
 
 def predict(mode: str, n: int, tax_us: float, work_us: float, dynamic: bool = False,
-            c: Constants = TEXTBOOK) -> Result:
-    """Predict one step. With `dynamic` in graph mode the capture is invalid and eager runs.
+            c: Constants = TEXTBOOK, policy: str = "fallback") -> Result:
+    """Predict one step. With `dynamic` in graph mode the shape guard misses and `policy` decides:
+
+        fallback   the capture is invalid and eager runs:   wall = eager wall
+        bucket     a padded graph replays:                  wall = graph wall
+        recapture  warm-up + capture + replay, every call:  wall = streams + N·t + graph
 
     Returns a Result with source "model", `kernel_work_us` = N·w_eff and the model's timeline.
     """
     validate(mode, n, tax_us, work_us)
-    graph_valid = not (mode == "graph" and dynamic)
-    ran = "eager" if (mode == "graph" and dynamic) else mode
+    missed = mode == "graph" and dynamic
+    graph_valid = not (missed and policy == "fallback")
+    ran = "eager" if (missed and policy == "fallback") else mode
     wall = {"eager": eager_wall_us, "streams": streams_wall_us, "graph": graph_wall_us}[ran](
         n, tax_us, work_us, c)
+    if missed and policy == "recapture":
+        wall += streams_wall_us(n, tax_us, work_us, c) + n * tax_us
     w = effective_work_us(work_us, c)
     timeline, host_free = _timeline(ran, n, tax_us, w, c)
     return Result(
         source="model", mode=mode, n=n, work_us=work_us, tax_us=tax_us, dynamic=dynamic,
         wall_us=wall, kernel_work_us=n * w, driver_calls=1 if ran == "graph" else n,
         graph_valid=graph_valid, sync_calls=n if ran == "eager" else 1,
-        host_free_us=host_free, timeline=timeline)
+        host_free_us=host_free, timeline=timeline, policy=policy if missed else "fallback")
 
 
 MAX_TIMELINE_KERNELS = 400  # beyond this the chart gets the first kernels only

@@ -263,6 +263,11 @@ class SimDevice:
         self.engine.run_until(self.host_us)
 
     # ---- tracing ------------------------------------------------------------------------
+    def trace_step(self, spec: dict) -> Trace:
+        """Trace one step of `spec` (see measure.traced_run); the simulator does it in-process."""
+        from .measure import traced_run
+        return traced_run(self, spec)
+
     @contextlib.contextmanager
     def trace(self):
         """Collect spans and API-call counts of the enclosed region, times from its start."""

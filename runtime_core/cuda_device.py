@@ -1,0 +1,228 @@
+"""CudaDevice: the device interface on a real GPU through torch.cuda.
+
+The chain kernel is `x.add_(1)` on a float32 buffer: one real GPU kernel that reads and writes
+the step's input. Its GPU time is set by the buffer's size, through a size→time table that
+`kernel_sizing.py` measures on first use (a bulk timing of replayed graphs, never one event
+pair around one tiny kernel). Host-side extra tax is a real busy-wait.
+"""
+from __future__ import annotations
+
+import contextlib
+import threading
+import time
+
+import torch
+
+from .kernel_sizing import SizeTable, measure_size_table
+from .profiler_trace import trace_region
+
+
+class CudaBuffer:
+    """A float32 CUDA tensor with the attributes executors use: numel, shape, address."""
+
+    __slots__ = ("t",)
+
+    def __init__(self, t: torch.Tensor):
+        self.t = t
+
+    @property
+    def numel(self) -> int:
+        return self.t.numel()
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return tuple(self.t.shape)
+
+    @property
+    def address(self) -> int:
+        return self.t.data_ptr()
+
+
+class CudaEvent:
+    """torch.cuda.Event with the interface's record / query / wait."""
+
+    def __init__(self):
+        self.ev = torch.cuda.Event()
+
+    def record(self, stream=None) -> None:
+        self.ev.record(stream or torch.cuda.current_stream())
+
+    def query(self) -> bool:
+        return self.ev.query()
+
+    def wait(self, stream=None) -> None:
+        (stream or torch.cuda.current_stream()).wait_event(self.ev)
+
+
+class CudaGraph:
+    """A captured torch.cuda.CUDAGraph; replay() is one cudaGraphLaunch."""
+
+    def __init__(self, g: torch.cuda.CUDAGraph):
+        self.g = g
+
+    def replay(self) -> None:
+        self.g.replay()
+
+
+class CudaDevice:
+    """The real GPU. Use `CudaDevice.shared()`: calibration tables are per process."""
+
+    backend = "cuda"
+    _shared: "CudaDevice | None" = None
+    _lock = threading.Lock()
+
+    def __init__(self, index: int = 0, in_worker: bool = False):
+        torch.cuda.init()
+        self.index = index
+        self.in_worker = in_worker
+        self._pinned: dict[float, int] = {}
+        self.name = torch.cuda.get_device_name(index)
+        self._sizes: SizeTable | None = None
+        self._tax_us: float | None = None
+        self._busy_cache: dict[tuple[int, int], float] = {}
+        self._calibration = None
+        if in_worker:
+            with trace_region():  # the first profile of a process is slow; pay it up front
+                self.launch_chain_kernel(self.new_buffer(1))
+
+    @classmethod
+    def shared(cls) -> "CudaDevice":
+        with cls._lock:
+            if cls._shared is None:
+                cls._shared = cls()
+            return cls._shared
+
+    # ---- clocks -------------------------------------------------------------------------
+    def host_now_us(self) -> float:
+        return time.perf_counter_ns() / 1000.0
+
+    def host_spin(self, us: float) -> None:
+        """Busy-wait `us` on the host: extra launch tax as real host work, not a sleep."""
+        if us <= 0:
+            return
+        with torch.profiler.record_function("extra host tax"):
+            end = time.perf_counter_ns() + int(us * 1000)
+            while time.perf_counter_ns() < end:
+                pass
+
+    # ---- buffers ------------------------------------------------------------------------
+    def new_buffer(self, numel: int) -> CudaBuffer:
+        return CudaBuffer(torch.zeros(int(numel), device="cuda", dtype=torch.float32))
+
+    def sizes(self) -> SizeTable:
+        if self._sizes is None:
+            self._sizes = measure_size_table(self)
+        return self._sizes
+
+    def numel_for_work(self, work_us: float) -> int:
+        """Elements that make one `add_` kernel take about `work_us` on this GPU."""
+        if work_us in self._pinned:
+            return self._pinned[work_us]
+        return self.sizes().numel_for(work_us)
+
+    def pin_numel(self, work_us: float, numel: int) -> None:
+        """Use `numel` for `work_us` (a trace worker copies the measuring process's sizing)."""
+        self._pinned[work_us] = int(numel)
+
+    def read(self, buf: CudaBuffer) -> list[float]:
+        return buf.t.tolist()
+
+    def fill(self, buf: CudaBuffer, value: float) -> None:
+        buf.t.fill_(value)
+
+    def view_prefix(self, buf: CudaBuffer, numel: int) -> CudaBuffer:
+        return CudaBuffer(buf.t[:numel])
+
+    # ---- streams and events -------------------------------------------------------------
+    def new_stream(self):
+        return torch.cuda.Stream()
+
+    def current_stream(self):
+        return torch.cuda.current_stream()
+
+    def use_stream(self, stream):
+        return torch.cuda.stream(stream)
+
+    def new_event(self) -> CudaEvent:
+        return CudaEvent()
+
+    def synchronize(self) -> None:
+        torch.cuda.synchronize()
+
+    # ---- kernels and copies -------------------------------------------------------------
+    def launch_chain_kernel(self, buf: CudaBuffer) -> None:
+        buf.t.add_(1.0)
+
+    def copy(self, dst: CudaBuffer, src: CudaBuffer) -> None:
+        """dst[:src.numel] = src, a device-to-device cudaMemcpyAsync."""
+        n = src.t.numel()
+        if dst.t.numel() < n:
+            raise ValueError(f"copy of {n} elements into a buffer of {dst.t.numel()}")
+        (dst.t if dst.t.numel() == n else dst.t[:n]).copy_(src.t)
+
+    # ---- graphs -------------------------------------------------------------------------
+    def new_pool(self):
+        """A private memory pool: graphs captured into it get stable addresses on replay."""
+        return torch.cuda.graph_pool_handle()
+
+    def capture(self, fn, pool=None) -> CudaGraph:
+        """Capture the launches `fn` makes into a graph (torch.cuda.graph captures on a side
+        stream of its own). Callers warm `fn` up first; see GraphExecutor._warm_up."""
+        g = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(g, pool=pool):
+            fn()
+        return CudaGraph(g)
+
+    # ---- measurement helpers ------------------------------------------------------------
+    def intrinsic_tax_us(self) -> float:
+        """Host time of one chain-kernel launch with nothing added, µs (measured once)."""
+        if self._tax_us is None:
+            x = self.new_buffer(1)
+            for _ in range(50):
+                x.t.add_(1.0)
+            torch.cuda.synchronize()
+            k = 400  # well under the 1024-entry launch queue, so no launch blocks
+            t0 = time.perf_counter_ns()
+            for _ in range(k):
+                x.t.add_(1.0)
+            t1 = time.perf_counter_ns()
+            torch.cuda.synchronize()
+            self._tax_us = (t1 - t0) / 1000.0 / k
+        return self._tax_us
+
+    def chain_busy_us(self, n: int, numel: int) -> float:
+        """GPU time of n chain kernels over `numel` elements, timed in bulk from graph replays."""
+        key = (n, numel)
+        if key not in self._busy_cache:
+            self._busy_cache[key] = self.sizes().time_chain_us(self, n, numel)
+        return self._busy_cache[key]
+
+    def calibration(self):
+        """The calibrated model's constants for this GPU (measured once, see calibrate.py)."""
+        if self._calibration is None:
+            from .calibrate import calibrate
+            self._calibration = calibrate(self)
+        return self._calibration
+
+    _worker = None
+
+    def trace_step(self, spec: dict):
+        """Trace one step of `spec` in the trace worker process (never in this one)."""
+        if self.in_worker:
+            from .measure import traced_run
+            return traced_run(self, spec)
+        return self.tracer().trace(spec)
+
+    @classmethod
+    def tracer(cls):
+        """The process-wide TraceWorker (started on first use)."""
+        if cls._worker is None:
+            from .trace_worker import TraceWorker
+            cls._worker = TraceWorker()
+        return cls._worker
+
+    @contextlib.contextmanager
+    def trace(self):
+        """Profile the enclosed region with torch.profiler; yields a Trace filled on exit."""
+        with trace_region() as tr:
+            yield tr
