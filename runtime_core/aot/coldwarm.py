@@ -73,7 +73,8 @@ def step_load_python(device: str, state: dict) -> dict:
     work = Path(state["work_dir"])
     np.save(work / "in.npy", state["x"])
     r = run_child(["load", state["package"], work / "in.npy", work / "py_out.npy", device])
-    out = {"aot_load_python_s": r.get("load_s"), "python_loader_crashed": bool(r.get("crashed")),
+    out = {"aot_load_python_s": r.get("load_s"), "aot_load_python_again_s": r.get("load_again_s"),
+           "python_loader_crashed": bool(r.get("crashed")),
            "python_loader_error": r.get("error")}
     if "error" not in r:
         out.update(_compare("python", np.load(work / "py_out.npy"), state["eager"]))

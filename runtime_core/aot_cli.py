@@ -1,0 +1,99 @@
+"""`python -m runtime_core aot ...`: the AOT and serving lesson from the command line.
+
+    aot [--device cpu|cuda] [--json] [--record PATH]
+        export -> AOTInductor package -> load from Python (child) and C++; cold vs warm compile.
+        Prints compile_cold_s, compile_warm_s, aot_load_python_s, aot_load_cpp_s, outputs_match, ...
+    aot decoder [--tokens N] [--blocks B] [--no-reduce-overhead] [--json] [--record PATH]   (GPU)
+        eager vs our graph vs raw torch.cuda.graph vs reduce-overhead; stale-input demo;
+        the reduce-overhead recordings/skips experiments. --record writes lessons/recordings/decoder_*.json
+    aot reduce-overhead [--tokens N] [--json]                                                   (GPU)
+        just the cudagraph-trees experiments
+    aot clear-cache
+        delete .cache/aot/ (packages, the C++ runner, Inductor caches, measured results)
+
+Bad arguments exit with status 2 and one line on stderr.
+"""
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+
+from .cli import CliError, _number, _Parser
+
+
+def build_parser() -> _Parser:
+    ap = _Parser(prog="python -m runtime_core aot", description=__doc__.split("\n")[0])
+    ap.add_argument("what", nargs="?", default="measure",
+                    choices=("measure", "decoder", "reduce-overhead", "clear-cache"))
+    ap.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
+    ap.add_argument("--json", action="store_true", help="print JSON (the default output is JSON too)")
+    ap.add_argument("--record", metavar="PATH", help="also write a recording (JSON) to PATH")
+    ap.add_argument("--tokens", type=_number(10, 10_000, integer=True), default=50,
+                    help="tokens per timing block (decoder, reduce-overhead)")
+    ap.add_argument("--blocks", type=_number(1, 100, integer=True), default=8)
+    ap.add_argument("--no-reduce-overhead", action="store_true",
+                    help="decoder: skip torch.compile(mode='reduce-overhead') (~15 s compile)")
+    return ap
+
+
+def _meta(device_name: str, torch_version: str) -> dict:
+    return {"device_name": device_name, "torch_version": torch_version,
+            "recorded_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+
+
+def _cmd_measure(a) -> tuple[dict, dict]:
+    from .aot.coldwarm import measure
+    res = measure(a.device)
+    rec = {"meta": {**_meta(res["device_name"], res["torch_version"]), "kind": "aot"},
+           "points": [res], "aot": res}
+    return res, rec
+
+
+def _cmd_decoder(a) -> tuple[dict, dict]:
+    from .aot.decoder_bench import recording, run_decoder_bench
+    from .aot.reduce_overhead import run_reduce_overhead
+    _need_cuda("aot decoder")
+    res = run_decoder_bench(a.tokens, a.blocks, with_reduce_overhead=not a.no_reduce_overhead)
+    ro = None if a.no_reduce_overhead else run_reduce_overhead(a.tokens)
+    rec = recording(res, ro)
+    return {"meta": rec["meta"], **res, "reduce_overhead_labs": ro}, rec
+
+
+def _cmd_reduce_overhead(a) -> tuple[dict, dict]:
+    import torch
+    from .aot.reduce_overhead import run_reduce_overhead
+    _need_cuda("aot reduce-overhead")
+    res = run_reduce_overhead(a.tokens)
+    meta = {**_meta(torch.cuda.get_device_name(0), torch.__version__), "kind": "reduce_overhead"}
+    return res, {"meta": meta, "points": [], "labs": {"reduce_overhead": res}}
+
+
+def _need_cuda(what: str) -> None:
+    import torch
+    if not torch.cuda.is_available():
+        raise CliError(f"'{what}' needs a CUDA device (CUDA graphs are GPU-only); "
+                       "the page shows the recorded H200 numbers instead")
+
+
+def cli(argv: list[str]) -> int:
+    """Run `aot` with argv (after the word aot). Returns the exit status."""
+    try:
+        a = build_parser().parse_args(argv)
+        if a.what == "clear-cache":
+            from .aot.paths import clear_cache
+            out = {"freed_bytes": clear_cache()}
+        else:
+            cmd = {"measure": _cmd_measure, "decoder": _cmd_decoder,
+                   "reduce-overhead": _cmd_reduce_overhead}[a.what]
+            out, rec = cmd(a)
+            if a.record:
+                Path(a.record).parent.mkdir(parents=True, exist_ok=True)
+                Path(a.record).write_text(json.dumps(rec, indent=2, default=str), encoding="utf-8")
+    except (CliError, ValueError, RuntimeError, OSError) as e:
+        print(f"runtime_core aot: error: {str(e).splitlines()[0] if str(e) else type(e).__name__}",
+              file=sys.stderr)
+        return 2
+    print(json.dumps(out, indent=2, default=str))
+    return 0
