@@ -158,6 +158,15 @@ class HostArenaBackend(Backend):
         """The bytes of a block as a numpy uint8 array (shares memory with the segment)."""
         return handle.data[offset_bytes:offset_bytes + nbytes]
 
+    def sim_buffer(self, block):
+        """A SimBuffer whose float32 data is the block's bytes, so SimDevice kernels and copies
+        really read and write the block (as SimDevice.view_prefix does: share memory, keep the address)."""
+        from ..sim_device import SimBuffer
+        buf = SimBuffer.__new__(SimBuffer)
+        view = self.view(block.segment.handle, block.offset_bytes, block.requested_bytes)
+        buf.data, buf.address = view.view(np.float32), block.address
+        return buf
+
     def current_stream(self):
         return self.device.current_stream()
 

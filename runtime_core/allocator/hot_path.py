@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import time
 
-import numpy as np
-
 from .backends import HostArenaBackend
 from .caching_pool import CachingPool
 from .sizes import KiB, MiB
@@ -23,14 +21,6 @@ from .sizes import KiB, MiB
 # (shared/reference/h200-measurements.md, Memory); how a pair splits between the two is not measured.
 SIM_DRIVER_CALL_US = 51.0
 STEP_SIZES_BYTES = (1 * MiB, 3 * MiB, 256 * KiB, 1 * MiB)
-
-
-def _sim_buffer(pool, block):
-    """A SimBuffer whose float32 data is the block's bytes (so kernels really touch the block)."""
-    from ..sim_device import SimBuffer
-    buf = SimBuffer.__new__(SimBuffer)  # as SimDevice.view_prefix does: share memory, keep the address
-    buf.data, buf.address = pool.view(block).view(np.float32), block.address
-    return buf
 
 
 def hot_path_sim(steps: int = 6, empty_cache_each_step: bool = True) -> dict:
@@ -49,7 +39,7 @@ def hot_path_sim(steps: int = 6, empty_cache_each_step: bool = True) -> dict:
         for _ in range(steps):
             blocks = [pool.malloc(n) for n in STEP_SIZES_BYTES]
             for b in blocks:
-                dev.launch_chain_kernel(_sim_buffer(pool, b))
+                dev.launch_chain_kernel(backend.sim_buffer(b))
             for b in blocks:
                 pool.free(b)  # same stream as the kernels: stream order makes reuse safe
             if empty_cache_each_step:
