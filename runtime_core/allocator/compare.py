@@ -82,10 +82,15 @@ def torch_empty(size_bytes: int, device: str) -> dict:
     def pair():
         torch.empty(size_bytes, dtype=torch.uint8, device=device)  # dropped at once: freed
     if device == "cuda":
-        from .torch_memory import cuda_memory
-        mem = cuda_memory(lambda: median_pair_us(pair))
+        torch.cuda.synchronize()
+        torch.cuda.reset_peak_memory_stats()
+        reserved0 = torch.cuda.memory_reserved()
+        pair()  # warm-up: may reserve the one segment the loop then reuses
+        segments0 = torch.cuda.memory_stats().get("segment.all.allocated", 0)
         us = median_pair_us(pair)
-        return _result(us, mem.driver_mallocs, mem.peak_reserved_bytes, "CUDA",
+        torch.cuda.synchronize()
+        mallocs = torch.cuda.memory_stats().get("segment.all.allocated", 0) - segments0
+        return _result(us, mallocs, torch.cuda.max_memory_reserved() - reserved0, "CUDA",
                        "torch.empty through PyTorch's CUDA caching allocator")
     from .torch_memory import cpu_memory
     us = median_pair_us(pair)
@@ -96,7 +101,6 @@ def torch_empty(size_bytes: int, device: str) -> dict:
 
 
 def raw(size_bytes: int, backend: str) -> dict:
-    calls = [0]
     if backend == "cuda":
         from .cuda_backend import raw_free, raw_malloc
         alloc, free, where, what = raw_malloc, raw_free, "CUDA", "cudaMalloc + cudaFree (ctypes)"
@@ -105,11 +109,8 @@ def raw(size_bytes: int, backend: str) -> dict:
         libc.malloc.restype, libc.malloc.argtypes = ctypes.c_void_p, [ctypes.c_size_t]
         libc.free.argtypes = [ctypes.c_void_p]
         alloc, free, where, what = libc.malloc, libc.free, "CPU", "libc malloc + free (ctypes)"
-    def pair():
-        calls[0] += 1
-        free(alloc(size_bytes))
-    us = median_pair_us(pair)
-    return _result(us, REPEATS * PAIRS, size_bytes, where, what)
+    us = median_pair_us(lambda: free(alloc(size_bytes)))
+    return _result(us, REPEATS * PAIRS, size_bytes, where, what)  # one malloc per pair, by construction
 
 
 def measure_allocators(size_bytes: int, backend: str) -> dict:

@@ -1,0 +1,61 @@
+"""Measured comparisons: steady-state driver calls, the empty_cache sawtooth, CUDA backends."""
+import pytest
+
+from runtime_core.allocator.compare import caching_pool, measure_allocators
+from runtime_core.allocator.hot_path import hot_path_sim
+from runtime_core.allocator.sizes import MiB
+
+
+def test_our_pool_makes_no_driver_malloc_in_steady_state():
+    r = caching_pool(1 * MiB, "sim")
+    assert r["driver_mallocs_steady"] == 0 and r["alloc_free_us"] > 0
+    assert r["measured_on"] == "CPU"
+
+
+def test_cost_table_has_all_four_and_labels_cpu():
+    table = measure_allocators(64 * 1024, "sim")
+    assert set(table) == {"plan_arena", "caching_pool", "torch", "raw"}
+    assert all(v["measured_on"] == "CPU" for v in table.values())
+    assert table["raw"]["driver_mallocs_steady"] == table["raw"]["steady_pairs"]
+    assert table["torch"]["driver_mallocs_steady"] > 0  # the CPU allocator does not cache
+
+
+def test_empty_cache_every_step_pays_driver_calls_and_saws():
+    cached = hot_path_sim(steps=5, empty_cache_each_step=False)
+    sawing = hot_path_sim(steps=5, empty_cache_each_step=True)
+    assert cached["driver_mallocs_after_first_step"] == 0
+    assert sawing["driver_mallocs_after_first_step"] == 4 * (sawing["driver_mallocs"] // 5)
+    reserved = [s[2] for s in sawing["samples"]]
+    assert reserved.count(0) == 5 and max(reserved) > 0  # falls to zero after every step
+    assert min(s[2] for s in cached["samples"][4:]) > 0
+    assert sawing["wall_us"] > cached["wall_us"]
+    first_launch = min(s[2] for s in sawing["spans"] if s[1] == "cudaLaunchKernel")
+    assert any(s[1] == "cudaMalloc" and s[3] <= first_launch for s in sawing["spans"])
+
+
+@pytest.mark.gpu
+def test_cuda_backend_malloc_free_and_view():
+    import torch
+    from runtime_core.allocator import CachingPool
+    from runtime_core.allocator.cuda_backend import CudaBackend
+    pool = CachingPool(CudaBackend(64 * MiB))
+    a = pool.malloc(4096)
+    t = pool.view(a).view(torch.float32)
+    t.fill_(3.0)
+    assert t.is_cuda and t.data_ptr() == a.address and float(t.sum()) == 3.0 * 1024
+    pool.free(a)
+    assert pool.empty_cache() == 2 * MiB and pool.backend.driver_frees == 1
+
+
+@pytest.mark.gpu
+def test_cuda_cost_table_and_pytorch_expandable_child():
+    from runtime_core.allocator.torch_expandable import torch_expandable_comparison
+    table = measure_allocators(1 * MiB, "cuda")
+    assert table["caching_pool"]["driver_mallocs_steady"] == 0
+    assert table["torch"]["driver_mallocs_steady"] == 0
+    assert table["raw"]["alloc_free_us"] > table["torch"]["alloc_free_us"]
+    cmp = torch_expandable_comparison()
+    for order in ("fragmenting", "growing"):
+        for setting in ("default", "expandable"):
+            assert "error" not in cmp[order][setting], cmp[order][setting]
+    assert cmp["growing"]["expandable"]["reserved_peak_bytes"] <= cmp["growing"]["default"]["reserved_peak_bytes"]
