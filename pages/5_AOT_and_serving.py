@@ -1,0 +1,24 @@
+"""§5 AOT and serving: export -> AOTInductor -> load; the serving loop; the decoder example."""
+from pages.ui.common import setup_page, render_lesson, source_badge, lesson_data
+
+import streamlit as st
+
+from pages.ui import aot_view
+
+ctx = setup_page("AOT and serving")
+text_col, live_col = st.columns([5, 6])
+
+with text_col:
+    render_lesson("05_aot_and_serving")
+
+with live_col:
+    aot_view.coldwarm_panel("cuda" if ctx.live else "cpu")
+    st.divider()
+    aot_view.serving_panel()
+    st.divider()
+    aot_view.decoder_panel(ctx.live)
+    cards = [c for c in lesson_data("interview")["cards"] if c.get("section") == "§5"]
+    if cards:
+        with st.expander("Interview prompts for §5"):
+            for c in cards:
+                st.markdown(f"**{c['question']}**\n\n{c['answer']}")
