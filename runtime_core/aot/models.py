@@ -95,12 +95,19 @@ class DecoderStep(nn.Module):
         return self.head(self.norm(x))
 
 
+@torch._dynamo.disable
+def eager_island(x: torch.Tensor) -> torch.Tensor:
+    """Code torch.compile must leave alone (think: a sampling hook in Python). It always runs
+    eagerly, so a compiled caller is split into a region before it and a region after it."""
+    return x * 1.0
+
+
 class TwoHalvesStep(DecoderStep):
     """The decoder step with a graph break in the middle: torch.compile makes two regions.
 
     Under mode="reduce-overhead" each region becomes its own CUDA graph; cudagraph trees
-    chain them as parent and child in one shared memory pool, and the eager Python between
-    them (here a scale by a host-side float) runs un-captured on every call.
+    chain them as parent and child in one shared memory pool, and the eager code between them
+    (`eager_island`, which Dynamo is told not to trace) runs un-captured on every call.
     """
 
     def forward(self, token: torch.Tensor, pos: torch.Tensor) -> torch.Tensor:
@@ -108,8 +115,7 @@ class TwoHalvesStep(DecoderStep):
         half = len(self.layers) // 2
         for layer in self.layers[:half]:
             x = layer(x, pos)
-        torch._dynamo.graph_break()   # the region boundary: code here runs eagerly
-        x = x * 1.0
+        x = eager_island(x)           # Dynamo cannot trace it: the graph breaks here
         for layer in self.layers[half:]:
             x = layer(x, pos)
         return self.head(self.norm(x))
