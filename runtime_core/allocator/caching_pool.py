@@ -55,7 +55,7 @@ class CachingPool:
         """
         nbytes = check_size(nbytes, self.backend.capacity_bytes)
         stream = self.backend.current_stream() if stream is None else stream
-        self._release(self._pending.ready())  # blocks whose stream events have completed
+        self.process_events()
         size = round_size(nbytes)
         kind = pool_kind(size)
         block = self._free.pop_best_fit(kind, stream, size)
@@ -78,6 +78,13 @@ class CachingPool:
         else:
             self._release([block])
         self._sample("free")
+
+    def process_events(self) -> int:
+        """Free the parked blocks whose stream events have completed (queried, never waited
+        for); malloc does this first. Returns how many blocks became free."""
+        ready = self._pending.ready()
+        self._release(ready)
+        return len(ready)
 
     def record_stream(self, block: Block, stream) -> None:
         """Note that `stream` uses `block` (torch's Tensor.record_stream): its free will wait for it."""

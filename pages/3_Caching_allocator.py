@@ -1,0 +1,167 @@
+"""§3 The caching allocator: a pool playground, the fragmentation lab, empty_cache on the hot
+path, the realized memory plan, and measured costs. UI only: the logic is runtime_core.allocator."""
+from pages.ui.common import setup_page, render_lesson, source_badge
+
+import pandas as pd
+import streamlit as st
+
+from pages.ui import alloc_charts
+from runtime_core.allocator import AllocatorOOM, BadAllocSize, fmt_bytes
+from runtime_core.allocator import compare, hot_path, labs, plan_report
+from runtime_core.allocator.playground import Playground
+from runtime_core.recordings import latest_recording
+
+ctx = setup_page("Caching allocator")
+state = st.session_state
+
+
+def playground_panel() -> None:
+    st.subheader("A pool you can poke")
+    source_badge("simulated", "our CachingPool on a simulated device (64 MiB), SimDevice streams")
+    pg = state.setdefault("alloc_playground", Playground())
+    size_kib = st.select_slider("request size (KiB)", [1, 4, 64, 256, 1024, 3072, 12288], value=256,
+                                key="alloc_pg_size")
+    b = st.columns(5)
+    try:
+        if b[0].button("malloc", key="alloc_pg_malloc"):
+            pg.malloc(size_kib * 1024)
+        if b[1].button("free newest", key="alloc_pg_free"):
+            pg.free_newest()
+        if b[2].button("use on side stream, free", key="alloc_pg_side",
+                       help="launch a 1 ms kernel on a side stream that reads the newest block, then free it"):
+            pg.use_on_side_then_free(1000.0)
+        if b[3].button("advance 1 ms", key="alloc_pg_adv"):
+            pg.advance(1000.0)
+        if b[4].button("empty_cache", key="alloc_pg_empty"):
+            pg.empty_cache()
+    except (AllocatorOOM, BadAllocSize) as e:
+        st.error(str(e))
+    rows = pg.pool.snapshot()
+    if rows:
+        st.plotly_chart(alloc_charts.block_map(rows, "Block map: segments as rows"))
+        st.plotly_chart(alloc_charts.memory_over_time([(s.t_us, s.allocated_bytes, s.reserved_bytes, s.what)
+                                                       for s in pg.pool.timeline()],
+                                                      "Memory over time: allocated vs reserved"))
+    else:
+        st.info("The pool holds nothing yet. Press **malloc**.")
+    s = pg.pool.stats()
+    st.caption(f"allocated {fmt_bytes(s['allocated_bytes.current'])} · reserved "
+               f"{fmt_bytes(s['reserved_bytes.current'])} · driver mallocs {s['num_driver_mallocs']} · "
+               f"awaiting events {s['blocks_awaiting_events']}")
+    if pg.log:
+        st.caption("Last: " + pg.log[-1])
+
+
+def fragmentation_panel() -> None:
+    st.subheader("Fragmentation lab: OOM with free memory")
+    source_badge("simulated", "our CachingPool, PyTorch's size rules, host memory never touched")
+    names = list(labs.ORDERS)
+    order = st.radio("allocation order", names, format_func=lambda n: labs.ORDERS[n]["label"],
+                     key="alloc_frag_order")
+    mode = st.radio("segments", ["default", "expandable"], horizontal=True, key="alloc_frag_mode")
+    result = labs.run_order(order, expandable=mode == "expandable")
+    s = result["stats"]
+    cols = st.columns(4)
+    cols[0].metric("reserved", fmt_bytes(s["reserved_bytes.current"]))
+    cols[1].metric("free (reserved, unallocated)", fmt_bytes(s["free_bytes"]))
+    cols[2].metric("largest free block", fmt_bytes(s["largest_free_block_bytes"]))
+    cols[3].metric("fragmentation", f"{s['fragmentation']:.2f}", help="1 - largest free block / free bytes")
+    st.plotly_chart(alloc_charts.block_map(result["snapshot"], f"After the order ({mode} segments)"))
+    request = labs.ORDERS[order]["request_bytes"]
+    if request is None:
+        st.caption("This order shows reserved bytes, not an OOM: compare default and expandable.")
+        return
+    if st.button(f"request {fmt_bytes(request)} now", key="alloc_oom_button"):
+        state["alloc_oom"] = (order, mode, labs.run_order(order, mode == "expandable", request=True))
+    shown = state.get("alloc_oom")
+    if shown and shown[:2] == (order, mode):
+        _explain_request(shown[2], request)
+
+
+def _explain_request(result: dict, request: int) -> None:
+    s = result["stats"]
+    if result["oom"] is None:
+        st.success(f"The {fmt_bytes(request)} request fit: a free block or a new segment was large enough.")
+        return
+    st.error(result["oom"])
+    if result["oom_fragmented"]:
+        st.markdown(
+            f"**Why:** {fmt_bytes(s['free_bytes'])} is free, more than the {fmt_bytes(request)} asked "
+            f"for, but the largest free block is only {fmt_bytes(s['largest_free_block_bytes'])} "
+            f"(< {fmt_bytes(request)}). The free bytes are scattered over segments that each still hold "
+            "a live block, so empty_cache() cannot give any segment back, and the device has no room "
+            "for a new one. Try **expandable** segments: freed neighbours merge across the whole range.")
+
+
+def hot_path_panel() -> None:
+    st.subheader("empty_cache() on the hot path")
+    source_badge("simulated", "driver call = 51 µs, half the H200's measured cudaMalloc+cudaFree pair")
+    every = st.toggle("call empty_cache() every step", value=True, key="alloc_hot_toggle")
+    runs = {flag: hot_path.hot_path_sim(steps=6, empty_cache_each_step=flag) for flag in (True, False)}
+    r = runs[every]
+    st.plotly_chart(alloc_charts.memory_over_time(r["samples"], "Reserved bytes saw up and down"
+                                                  if every else "Reserved bytes stay put"))
+    st.plotly_chart(alloc_charts.host_timeline(r["spans"], "Driver calls before kernels (CPU lane)"))
+    st.caption(f"6 steps: {runs[True]['wall_us']:.0f} µs with empty_cache every step "
+               f"({runs[True]['driver_mallocs_after_first_step']} driver mallocs after step 1) vs "
+               f"{runs[False]['wall_us']:.0f} µs with the cache kept "
+               f"({runs[False]['driver_mallocs_after_first_step']} after step 1).")
+
+
+@st.cache_data(show_spinner="planning TinyBlock's forward...")
+def _plan() -> dict:
+    return plan_report.plan_report("cpu")
+
+
+def plan_panel() -> None:
+    st.subheader("The lesson-06 plan, realized")
+    p = _plan()
+    st.caption(f"{p['model']}: traced with torch.fx, sizes from ShapeProp. Measured on the CPU.")
+    st.plotly_chart(alloc_charts.plan_layout(p["layout"], p["arena_bytes"]))
+    cols = st.columns(3)
+    cols[0].metric("sum of buffers", fmt_bytes(p["sum_bytes"]), help=f"{p['buffers']} intermediates")
+    cols[1].metric("plan arena", fmt_bytes(p["arena_bytes"]))
+    cols[2].metric("allocations per step", f"{p['allocations_per_step']:g}")
+    st.caption(f"Same forward, eager PyTorch on the CPU: peak {fmt_bytes(p['torch_peak_allocated_bytes'])} "
+               f"live; our caching pool: peak {fmt_bytes(p['caching_pool_peak_allocated_bytes'])} allocated, "
+               f"{fmt_bytes(p['caching_pool_peak_reserved_bytes'])} reserved (one 2 MiB segment). "
+               f"Output matches eager: {p['output_matches_eager']}.")
+
+
+def _cost_table(allocators: dict) -> pd.DataFrame:
+    return pd.DataFrame([{"allocator": name, "what": v["what"], "measured on": v["measured_on"],
+                          "µs per alloc+free": v["alloc_free_us"],
+                          "driver mallocs (steady loop)": v["driver_mallocs_steady"],
+                          "peak reserved": fmt_bytes(v["peak_reserved_bytes"])}
+                         for name, v in allocators.items()])
+
+
+def cost_panel() -> None:
+    st.subheader("What a buffer costs, measured")
+    rec = latest_recording(prefix="alloc_")
+    if rec:
+        m = rec["meta"]
+        source_badge("recorded", f"{m['device_name']} · torch {m['torch_version']} · {m['recorded_at'][:10]}")
+        st.dataframe(_cost_table(rec["labs"]["alloc"]["allocators"]), hide_index=True)
+    backend = "cuda" if ctx.live else "sim"
+    if st.button("measure on this machine (a few seconds)", key="alloc_measure"):
+        state["alloc_costs"] = compare.measure_allocators(1 << 20, backend)
+    if "alloc_costs" in state:
+        if ctx.live:
+            source_badge("live", "1 MiB buffers")
+        else:
+            st.caption("🖥️ CPU: measured now on this machine's CPU, 1 MiB buffers. CPU numbers say "
+                       "nothing about cudaMalloc; our pool pays Python bookkeeping that libc does not.")
+        st.dataframe(_cost_table(state["alloc_costs"]), hide_index=True)
+    elif not rec:
+        st.info("No GPU recording is shipped yet (lessons/recordings/alloc_*.json). Press the button "
+                "to measure on this machine.")
+
+
+text_col, live_col = st.columns([5, 6])
+with text_col:
+    render_lesson("03_caching_allocator")
+with live_col:
+    for panel in (playground_panel, fragmentation_panel, hot_path_panel, plan_panel, cost_panel):
+        panel()
+        st.divider()

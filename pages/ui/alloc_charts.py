@@ -1,0 +1,98 @@
+"""Plotly figures for the caching-allocator page, built from plain data (lists and dicts).
+
+Block maps and timelines use go.Bar with base= and orientation="h" (never px.timeline, whose
+date axis cannot show bytes or microseconds).
+"""
+from __future__ import annotations
+
+import plotly.graph_objects as go
+
+STATE_COLOURS = {"allocated": "#d62728", "free": "#2ca02c", "awaiting_event": "#ff7f0e"}
+STATE_LABELS = {"allocated": "allocated", "free": "free (cached)",
+                "awaiting_event": "freed, awaiting stream event"}
+SPAN_COLOURS = {"cudaMalloc": "#9467bd", "cudaFree": "#8c564b", "cudaLaunchKernel": "#1f77b4",
+                "chain_add": "#17becf"}
+
+
+def byte_unit(max_bytes: float) -> tuple[str, float]:
+    """The binary unit that keeps numbers readable: ("GiB", 2**30), ("MiB", ...) or ("KiB", ...)."""
+    for name, scale in (("GiB", 1 << 30), ("MiB", 1 << 20)):
+        if max_bytes >= 2 * scale:
+            return name, scale
+    return "KiB", 1 << 10
+
+
+def _layout(fig: go.Figure, title: str, x_title: str, y_title: str, height: int) -> go.Figure:
+    fig.update_layout(title=title, height=height, barmode="overlay", margin=dict(l=10, r=10, t=50, b=10),
+                      legend=dict(orientation="h", yanchor="bottom", y=1.0, x=0))
+    fig.update_xaxes(title=x_title, automargin=True)
+    fig.update_yaxes(title=y_title, automargin=True)
+    return fig
+
+
+def block_map(rows: list[dict], title: str = "Block map") -> go.Figure:
+    """Segments as rows, blocks as bars along the offset axis, coloured by state.
+
+    rows: CachingPool.snapshot() dicts (segment, kind, offset_bytes, size_bytes, state, stream, ...).
+    """
+    unit, scale = byte_unit(max((r["offset_bytes"] + r["size_bytes"] for r in rows), default=0))
+    fig = go.Figure()
+    for state, colour in STATE_COLOURS.items():
+        mine = [r for r in rows if r["state"] == state]
+        fig.add_trace(go.Bar(
+            orientation="h", name=STATE_LABELS[state], marker=dict(color=colour, line=dict(color="white", width=1)),
+            y=[f"segment {r['segment']} ({r['kind']})" for r in mine],
+            base=[r["offset_bytes"] / scale for r in mine], x=[r["size_bytes"] / scale for r in mine],
+            customdata=[[r["size_bytes"], r["offset_bytes"], r["stream"], ", ".join(r["used_on"]) or "-"]
+                        for r in mine],
+            hovertemplate=("size %{customdata[0]:,} B<br>offset %{customdata[1]:,} B<br>"
+                           "stream %{customdata[2]}<br>also used on %{customdata[3]}<extra></extra>"),
+            showlegend=True))
+    fig.update_yaxes(autorange="reversed")
+    n_segments = len({r["segment"] for r in rows})
+    return _layout(fig, title, f"offset in segment ({unit})", "segment", 140 + 40 * max(n_segments, 1))
+
+
+def memory_over_time(samples: list, title: str, time_axis: str = "virtual time (µs)") -> go.Figure:
+    """Allocated vs reserved bytes; samples are (t_us, allocated_bytes, reserved_bytes, what)."""
+    unit, scale = byte_unit(max((s[2] for s in samples), default=0))
+    t = [s[0] for s in samples]
+    fig = go.Figure()
+    fig.add_trace(go.Scatter(x=t, y=[s[2] / scale for s in samples], name="reserved", line_shape="hv",
+                             fill="tozeroy", line=dict(color="#7f7f7f")))
+    fig.add_trace(go.Scatter(x=t, y=[s[1] / scale for s in samples], name="allocated", line_shape="hv",
+                             line=dict(color="#d62728"), text=[s[3] for s in samples],
+                             hovertemplate="%{y:.2f} " + unit + " after %{text}<extra>allocated</extra>"))
+    return _layout(fig, title, time_axis, f"bytes ({unit})", 300)
+
+
+def host_timeline(spans: list, title: str) -> go.Figure:
+    """Driver calls and kernel launches on the CPU lane, kernels on the GPU lane (µs).
+
+    spans: (lane, name, start_us, end_us) tuples.
+    """
+    fig = go.Figure()
+    for name in sorted({s[1] for s in spans}):
+        mine = [s for s in spans if s[1] == name]
+        fig.add_trace(go.Bar(orientation="h", name=name, y=[s[0].upper() for s in mine],
+                             base=[s[2] for s in mine], x=[s[3] - s[2] for s in mine],
+                             marker_color=SPAN_COLOURS.get(name, "#bcbd22"),
+                             hovertemplate=name + ": %{base:.0f} µs + %{x:.0f} µs<extra></extra>"))
+    return _layout(fig, title, "virtual time (µs)", "lane", 230)
+
+
+def plan_layout(layout: list[dict], arena_bytes: int) -> go.Figure:
+    """Each planned buffer as a rectangle: lifetime (node index) across, offset in the arena up."""
+    unit, scale = byte_unit(arena_bytes)
+    fig = go.Figure()
+    for b in layout:
+        span = b["last_use"] - b["first_use"] + 1
+        fig.add_trace(go.Bar(
+            x=[b["first_use"] + span / 2 - 0.5], width=[span * 0.95], base=[b["offset_bytes"] / scale],
+            y=[b["nbytes"] / scale], name=b["name"], text=[b["name"]], textposition="inside",
+            hovertemplate=(f"{b['name']}: {b['nbytes']:,} B at offset {b['offset_bytes']:,} B, "
+                           f"nodes {b['first_use']}-{b['last_use']}<extra></extra>")))
+    fig.add_hline(y=arena_bytes / scale, line_dash="dash", annotation_text="arena size",
+                  annotation_position="top left")
+    return _layout(fig, "The realized plan: one arena, buffers placed by lifetime",
+                   "graph node index (lifetime)", f"offset in arena ({unit})", 380)
