@@ -136,13 +136,30 @@ def _cost_table(allocators: dict) -> pd.DataFrame:
                          for name, v in allocators.items()])
 
 
+def _expandable_table(by_order: dict) -> pd.DataFrame:
+    rows = []
+    for order, settings in by_order.items():
+        for setting in ("default", "expandable"):
+            r = settings.get(setting, {})
+            rows.append({"order": order, "segments": setting,
+                         "reserved peak": fmt_bytes(r.get("reserved_peak_bytes", 0)),
+                         "fragmentation": r.get("fragmentation"), "request OOM": r.get("request_oom"),
+                         "note": r.get("error", "")})
+    return pd.DataFrame(rows)
+
+
 def cost_panel() -> None:
     st.subheader("What a buffer costs, measured")
     rec = latest_recording(prefix="alloc_")
     if rec:
         m = rec["meta"]
         source_badge("recorded", f"{m['device_name']} · torch {m['torch_version']} · {m['recorded_at'][:10]}")
-        st.dataframe(_cost_table(rec["labs"]["alloc"]["allocators"]), hide_index=True)
+        recorded = rec["labs"]["alloc"]
+        st.dataframe(_cost_table(recorded["allocators"]), hide_index=True)
+        if recorded.get("expandable", {}).get("torch"):
+            st.caption("PyTorch's own allocator, default vs PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True "
+                       "(each in a child process), same allocation orders as the lab:")
+            st.dataframe(_expandable_table(recorded["expandable"]["torch"]), hide_index=True)
     backend = "cuda" if ctx.live else "sim"
     if st.button("measure on this machine (a few seconds)", key="alloc_measure"):
         state["alloc_costs"] = compare.measure_allocators(1 << 20, backend)
