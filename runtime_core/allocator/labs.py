@@ -45,7 +45,8 @@ ORDERS = {
 def run_order(name: str, expandable: bool = False, request: bool = False) -> dict:
     """Play ORDERS[name] on a fresh host pool; with `request`, also try the final request.
 
-    Returns {"pool", "stats", "snapshot", "timeline", "oom": message or None, "oom_fragmented"}.
+    Returns {"pool", "stats" and "snapshot" (at the end of the order, before the request),
+    "timeline", "oom": the AllocatorOOM message or None, "oom_fragmented"}.
     """
     if name not in ORDERS:
         raise ValueError(f"unknown order {name!r}; choose one of {sorted(ORDERS)}")
@@ -58,13 +59,14 @@ def run_order(name: str, expandable: bool = False, request: bool = False) -> dic
             live[step[1]] = pool.malloc(step[2])
         else:
             pool.free(live.pop(step[1]))
+    stats, snapshot = pool.stats(), pool.snapshot()  # the order's end state, before any request
     oom, fragmented = None, False
     if request and order["request_bytes"] is not None:
         try:
             live["request"] = pool.malloc(order["request_bytes"])
         except AllocatorOOM as e:
             oom, fragmented = str(e), e.fragmented
-    return {"pool": pool, "stats": pool.stats(), "snapshot": pool.snapshot(),
+    return {"pool": pool, "stats": stats, "snapshot": snapshot,
             "timeline": [s.__dict__ for s in pool.timeline()], "oom": oom, "oom_fragmented": fragmented}
 
 
