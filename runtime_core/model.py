@@ -4,12 +4,14 @@ Symbols (all µs): N kernels, t = per-launch CPU tax, w = per-kernel GPU work, a
 below. With every extra constant at zero this is the textbook model of the lesson, and at the
 seed's defaults (N=120, t=6, w=2) it reproduces its checkpoint story exactly.
 
-    eager    wall = N·(t + w + s)                          (launch, then wait, every kernel)
-    streams  wall = max(N·t + w, t + N·w) + s_end          (launches overlap kernels; one sync)
-    graph    wall = g + N·w + (N−1)·gap + s_end            (one replay call runs all N nodes)
+    eager    wall = N·max(f, t + w + s)                      (launch, then wait, every kernel)
+    streams  wall = max(N·t + w, t + N·w) + s                (launches overlap kernels; one sync)
+    graph    wall = L + c·t + g + (N + c)·(w + gap) + s      (one replay call runs all N nodes)
 
-The calibrated model (`calibrated()`) replaces w by the kernel's effective time and adds the
-sync round-trip floor that measured eager steps show (see h200-measurements.md).
+with w = max(requested work, kernel floor), c = 1 when the step copies its input into the
+graph's static buffer (a copy moves the same bytes as one chain kernel), else 0. The textbook
+model has s = gap = L = f = c = 0 and g = t. The calibrated model measures them (calibrate.py);
+see h200-measurements.md for why a purely additive model can't fit real eager steps.
 """
 from __future__ import annotations
 
@@ -29,14 +31,16 @@ class Constants:
     """Named constants of the model, µs. Defaults give the seed's textbook model.
 
     Args:
-        sync_us: cost of one host↔GPU synchronize round trip, paid after every eager kernel and
-            once at the end of a streams or graph step. Textbook: 0. Calibrated: measured.
-        graph_launch_us: host cost of one `cudaGraphLaunch`. Textbook: None, meaning "one launch's
-            tax" (the seed: "overhead about one launch"). Calibrated: measured.
-        node_gap_us: GPU gap between consecutive nodes of a replayed graph. Textbook: 0.
-        kernel_floor_us: shortest time any kernel takes on the GPU. Textbook: 0.
-        eager_floor_us: floor under one eager launch+sync round trip. Textbook: 0.
-        fixed_us: fixed cost of one async step (first launch latency + final sync). Textbook: 0.
+        sync_us: s, a synchronize round trip once the GPU is idle, paid after every eager kernel
+            and once at the end of a streams or graph step. Textbook: 0. Calibrated: measured.
+        graph_launch_us: g, host cost of one `cudaGraphLaunch`. Textbook: None, meaning "one
+            launch's tax" (the seed: "overhead about one launch"). Calibrated: measured.
+        node_gap_us: gap, GPU time between consecutive nodes of a replayed graph. Textbook: 0.
+        kernel_floor_us: the shortest time any kernel takes on the GPU. Textbook: 0.
+        eager_floor_us: f, the floor under one eager launch+sync round trip. Textbook: 0.
+        fixed_us: L, launch latency of a graph step: from the replay call until its first node
+            runs on the GPU (longer than a kernel's: the graph is scheduled as a whole). Textbook: 0.
+        static_copy: whether a graph step first copies its input into the static buffer (c).
     """
 
     sync_us: float = 0.0
@@ -45,6 +49,7 @@ class Constants:
     kernel_floor_us: float = 0.0
     eager_floor_us: float = 0.0
     fixed_us: float = 0.0
+    static_copy: bool = False
     source: str = "textbook (seed §6)"
 
     def as_dict(self) -> dict:
@@ -66,16 +71,17 @@ def eager_wall_us(n: int, tax_us: float, work_us: float, c: Constants = TEXTBOOK
 
 
 def streams_wall_us(n: int, tax_us: float, work_us: float, c: Constants = TEXTBOOK) -> float:
-    """Async dispatch, one sync at the end: wall = max(N·t + w, t + N·w) + s + fixed."""
+    """Async dispatch, one sync at the end: wall = max(N·t + w, t + N·w) + s."""
     w = effective_work_us(work_us, c)
-    return max(n * tax_us + w, tax_us + n * w) + c.sync_us + c.fixed_us
+    return max(n * tax_us + w, tax_us + n * w) + c.sync_us
 
 
 def graph_wall_us(n: int, tax_us: float, work_us: float, c: Constants = TEXTBOOK) -> float:
-    """One replay: wall = g + N·w + (N−1)·gap + s + fixed, with g = t when not calibrated."""
+    """One replay: wall = L + c·t + g + (N + c)·(w + gap) + s, with g = t when not calibrated."""
     g = tax_us if c.graph_launch_us is None else c.graph_launch_us
     w = effective_work_us(work_us, c)
-    return g + n * w + max(n - 1, 0) * c.node_gap_us + c.sync_us + c.fixed_us
+    copies = 1 if c.static_copy else 0
+    return copies * tax_us + g + (n + copies) * (w + c.node_gap_us) + c.sync_us + c.fixed_us
 
 
 def validate(mode: str, n: int, tax_us: float, work_us: float) -> None:

@@ -2,22 +2,27 @@
 
 The grid (issue 3): N × work × mode × dynamic with no extra tax, an extra-tax slice, and the
 dynamic-shape policies. The sweep has a time budget and `--resume`, so a long grid can run
-across several GPU commands: points already in the file are skipped, and the file is rewritten
-after every group. Each (mode, N, dynamic) group is profiled once, at its first work value;
-the driver-call counts of that trace stand for the group (they don't depend on work).
+across several GPU commands: work already in the file is skipped, and the file is rewritten
+as it goes. Each (mode, N, dynamic) group is profiled once, at its first work value; the
+driver-call counts of that trace stand for the group (they don't depend on work).
 """
 from __future__ import annotations
 
 import datetime as dt
 import json
+import os
+import statistics
 import time
 from pathlib import Path
 
 from . import model
+from .calibrate import calibrate
 from .calibration import constants_for
 from .device import get_device
 from .measure import measure
+from .model import Constants
 from .recordings import load, timeline_key
+from .workload import ChainWorkload
 
 GRID_N = (1, 10, 30, 120, 300, 1000)
 GRID_WORK_US = (0, 1, 2, 4, 6, 10, 20, 40, 100)
@@ -27,6 +32,7 @@ POLICY_SLICE = dict(n=(10, 120), work_us=(2,), policies=("recapture", "bucket"))
 TIMELINE_SETTINGS = [(m, 120, w, False) for m in ("eager", "streams", "graph") for w in (2, 40)] + [
     ("graph", 120, 2, True)]
 MAX_TIMELINE_KERNELS = 300
+CALIBRATIONS_PER_PASS = 4  # spread over each pass: the machine drifts, a median follows it
 
 
 def grid(quick: bool = False) -> list[dict]:
@@ -48,67 +54,170 @@ def _key(p: dict) -> tuple:
             p.get("dynamic_policy", p.get("policy", "fallback")))
 
 
+def _group(p: dict) -> tuple:
+    return (p["mode"], p["n"], bool(p["dynamic"]), p.get("dynamic_policy", p.get("policy", "fallback")),
+            float(p.get("extra_tax_us", 0)))
+
+
 def run_sweep(out: Path, backend: str = "auto", budget_s: float = 480.0, resume: bool = False,
-              quick: bool = False) -> dict:
-    """Measure the grid into the recording at `out`; returns the recording (maybe partial)."""
+              quick: bool = False, passes: int | None = None) -> dict:
+    """Measure the grid into the recording at `out`; returns the recording (maybe partial).
+
+    A GPU sweep makes `passes` (default 3) timing passes over the whole grid, each opened by a
+    calibration, and keeps per point the median of the passes' medians: a process drifts by
+    ±20% over tens of seconds, and spreading each point's samples over the run averages that
+    out. Traces (timelines, counted driver calls) come last, once per group, from the trace
+    worker, so no second GPU context exists while anything is timed.
+    """
     t_start = time.monotonic()
     dev = get_device(backend)
+    passes = passes or (1 if dev.backend == "sim" else 3)
+    if dev.backend == "cuda":
+        _pin_to_one_core()
     rec = load(out) if (resume and out.exists()) else None
-    consts = constants_for(dev)
     if rec is None:
-        rec = {"meta": _meta(dev, consts), "points": [], "timelines": {}}
-    done = {_key(p) for p in rec["points"]}
-    counted: dict[tuple, tuple[int, int]] = {}
-    todo = [p for p in grid(quick) if _key(p) not in done]
-    for i, knobs in enumerate(todo):
+        rec = {"meta": _meta(dev), "points": [], "timelines": {}}
+    points = {_key(p): p for p in rec["points"]}
+    order = grid(quick)
+    for pass_i in range(passes):
+        if not _timing_pass(dev, rec, points, order, pass_i, t_start, budget_s, out):
+            return _finish(rec, points, order, passes, out, complete=False)
+    if not _trace_pass(dev, rec, points, order, t_start, budget_s, out):
+        return _finish(rec, points, order, passes, out, complete=False)
+    return _finish(rec, points, order, passes, out, complete=True)
+
+
+def _timing_pass(dev, rec, points, order, pass_i, t_start, budget_s, out) -> bool:
+    meta = rec["meta"]
+    spots = {round(j * len(order) / CALIBRATIONS_PER_PASS) for j in range(CALIBRATIONS_PER_PASS)}
+    for i, k in enumerate(order):
+        if i in spots and len(meta["calibration_passes"]) < (pass_i + 1) * CALIBRATIONS_PER_PASS:
+            _calibrate_into(dev, meta, first=not meta["calibration_passes"])
+        p = points.setdefault(_key(k), _new_point(k))
+        if len(p["wall_us_passes"]) > pass_i:
+            continue
         if time.monotonic() - t_start > budget_s:
-            break
-        rec["points"].append(_measure_point(dev, knobs, consts, counted, rec))
-        if i % 10 == 9:
-            _write(out, rec)
-    rec["meta"]["complete"] = len(rec["points"]) >= len(grid(quick))
+            return False
+        r = measure(dev, k["mode"], k["n"], float(k["work_us"]), float(k["extra_tax_us"]), k["dynamic"],
+                    k["policy"], trace=False)
+        p["wall_us_passes"].append(round(r.wall_us, 3))
+        p.setdefault("kernel_time_us", round(r.kernel_work_us, 3))
+        p.setdefault("wall_p10_us", r.extra["wall_p10_us"])
+        p.setdefault("wall_p90_us", r.extra["wall_p90_us"])
+        p["graph_valid"] = r.graph_valid
+        if "graph_stats" in r.extra and k["policy"] != "fallback":
+            p["graph_stats"] = r.extra["graph_stats"]
+        if i % 20 == 19:
+            _write(out, _snapshot(rec, points, order))
+    return True
+
+
+def _calibrate_into(dev, meta: dict, first: bool) -> None:
+    """Add one calibration sample (constants and launch tax) to the recording's meta."""
+    tax = dev.measure_tax() if hasattr(dev, "measure_tax") else dev.intrinsic_tax_us()
+    cal = calibrate(dev, passes=2 if first else 1) if dev.backend == "cuda" else constants_for(dev)
+    meta["calibration_passes"].append(dict(cal.as_dict(), tax_us=round(tax, 3)))
+
+
+def _trace_pass(dev, rec, points, order, t_start, budget_s, out) -> bool:
+    """One traced step per (mode, N, dynamic, policy, tax) group, plus the shipped timelines."""
+    counted: dict[tuple, tuple[int, int]] = {}
+    for p in points.values():
+        if "driver_calls" in p:
+            counted.setdefault(_group(p), (p["driver_calls"], p["copy_calls"]))
+    for k in order:
+        g = _group(k)
+        want_tl = (k["mode"], k["n"], k["work_us"], k["dynamic"]) in TIMELINE_SETTINGS and not k["extra_tax_us"]
+        tl_key = timeline_key(k["mode"], k["n"], k["work_us"], k["dynamic"])
+        if g in counted and not (want_tl and tl_key not in rec["timelines"]):
+            continue
+        if time.monotonic() - t_start > budget_s:
+            return False
+        tr = dev.trace_step(dict(mode=k["mode"], n=k["n"], work_us=float(k["work_us"]),
+                                 extra_tax_us=float(k["extra_tax_us"]), dynamic=k["dynamic"],
+                                 policy=k["policy"], cache_size=4,
+                                 numel=ChainWorkload(k["n"], float(k["work_us"])).base_numel(dev)))
+        counted.setdefault(g, (tr.driver_calls, tr.copy_calls))
+        if want_tl:
+            rec["timelines"][tl_key] = _clip(tr.spans)
+    for p in points.values():
+        if _group(p) in counted:
+            p["driver_calls"], p["copy_calls"] = counted[_group(p)]
+    return True
+
+
+def _new_point(k: dict) -> dict:
+    p = {"mode": k["mode"], "n": k["n"], "work_us": k["work_us"], "extra_tax_us": k["extra_tax_us"],
+         "dynamic": k["dynamic"], "wall_us_passes": []}
+    if k["policy"] != "fallback":
+        p["dynamic_policy"] = k["policy"]
+    return p
+
+
+def _median_constants(passes: list[dict]) -> tuple[Constants, float]:
+    """Per-constant median over the calibration passes, and the median launch tax."""
+    fields = [f for f in Constants.__dataclass_fields__ if f not in ("source", "static_copy")]
+    vals = {}
+    for f in fields:
+        xs = [c[f] for c in passes if c.get(f) is not None]
+        vals[f] = round(statistics.median(xs), 3) if xs else None
+    src = passes[0].get("source", "").split(";")[0] + f"; median of {len(passes)} calibrations spread over the sweep"
+    return Constants(**vals, static_copy=passes[0].get("static_copy", False), source=src), \
+        statistics.median(c["tax_us"] for c in passes)
+
+
+def _snapshot(rec: dict, points: dict, order: list) -> dict:
+    """The recording as it stands: finished fields on every point measured at least once."""
+    consts, tax = _median_constants(rec["meta"]["calibration_passes"])
+    rec["meta"]["calibration"] = consts.as_dict()
+    rec["meta"]["intrinsic_tax_us"] = round(tax, 3)
+    out = []
+    for k in order:
+        p = points.get(_key(k))
+        if not p or not p["wall_us_passes"]:
+            continue
+        p["wall_us"] = round(statistics.median(p["wall_us_passes"]), 3)
+        p["tax_us"] = round(tax + float(p["extra_tax_us"]), 3)
+        p["launch_overhead_us"] = round(p["wall_us"] - p["kernel_time_us"], 3)
+        pred = model.predict(p["mode"], p["n"], p["tax_us"], float(p["work_us"]), p["dynamic"], consts,
+                             p.get("dynamic_policy", "fallback"))
+        p["model_wall_us"] = round(pred.wall_us, 3)
+        out.append(p)
+    rec["points"] = out
+    return rec
+
+
+def _finish(rec, points, order, passes, out, complete: bool) -> dict:
+    _snapshot(rec, points, order)
+    rec["meta"]["passes"] = passes
+    rec["meta"]["complete"] = complete and all("driver_calls" in p for p in rec["points"])
     _write(out, rec)
     return rec
 
 
-def _measure_point(dev, k: dict, consts, counted: dict, rec: dict) -> dict:
-    group = (k["mode"], k["n"], k["dynamic"], k["policy"], k["extra_tax_us"])
-    want_tl = (k["mode"], k["n"], k["work_us"], k["dynamic"]) in TIMELINE_SETTINGS and not k["extra_tax_us"]
-    trace = group not in counted or want_tl
-    r = measure(dev, k["mode"], k["n"], float(k["work_us"]), float(k["extra_tax_us"]), k["dynamic"],
-                k["policy"], trace=trace)
-    if trace:
-        counted.setdefault(group, (r.driver_calls, r.copy_calls))
-    calls, copies = counted[group]
-    pred = model.predict(k["mode"], k["n"], r.tax_us, float(k["work_us"]), k["dynamic"], consts, k["policy"])
-    p = {"mode": k["mode"], "n": k["n"], "work_us": k["work_us"], "extra_tax_us": k["extra_tax_us"],
-         "dynamic": k["dynamic"], "wall_us": round(r.wall_us, 3),
-         "launch_overhead_us": round(r.launch_overhead_us, 3), "kernel_time_us": round(r.kernel_work_us, 3),
-         "driver_calls": calls, "copy_calls": copies, "graph_valid": r.graph_valid,
-         "tax_us": round(r.tax_us, 3), "wall_p10_us": r.extra["wall_p10_us"],
-         "wall_p90_us": r.extra["wall_p90_us"], "model_wall_us": round(pred.wall_us, 3)}
-    if k["policy"] != "fallback":
-        p["dynamic_policy"] = k["policy"]
-        p["graph_stats"] = r.extra.get("graph_stats")
-    if want_tl:
-        rec["timelines"][timeline_key(k["mode"], k["n"], k["work_us"], k["dynamic"])] = _clip(r)
-    return p
+def _pin_to_one_core() -> None:
+    """Keep the measuring thread on one CPU: migrations between cores add timing noise."""
+    try:
+        cores = sorted(os.sched_getaffinity(0))
+        if len(cores) > 2:
+            os.sched_setaffinity(0, {cores[len(cores) // 2]})
+    except (AttributeError, OSError):
+        pass
 
 
-def _clip(r) -> list[dict]:
+def _clip(spans) -> list[dict]:
     """Keep the timeline small: the spans up to the end of the 300th GPU kernel."""
-    kernels = [s for s in r.timeline if s.lane == "gpu" and s.kind == "kernel"]
+    kernels = [s for s in spans if s.lane == "gpu" and s.kind == "kernel"]
     cut = kernels[MAX_TIMELINE_KERNELS - 1].end_us if len(kernels) > MAX_TIMELINE_KERNELS else float("inf")
     return [{"lane": s.lane, "kind": s.kind, "name": s.name, "start_us": round(s.start_us, 3),
-             "end_us": round(s.end_us, 3)} for s in r.timeline if s.start_us <= cut]
+             "end_us": round(s.end_us, 3)} for s in spans if s.start_us <= cut]
 
 
-def _meta(dev, consts) -> dict:
+def _meta(dev) -> dict:
     from .measure import _torch_version
     meta = {"device_name": dev.name, "backend": dev.backend, "torch_version": _torch_version(),
             "recorded_at": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-            "intrinsic_tax_us": round(dev.intrinsic_tax_us(), 3),
-            "calibration": consts.as_dict()}
+            "calibration_passes": []}
     if hasattr(dev, "sizes"):
         meta["kernel_size_table"] = dev.sizes().as_dict()
     return meta
@@ -123,7 +232,7 @@ def _write(out: Path, rec: dict) -> None:
 
 def run_sweep_cli(a) -> int:
     out = Path(a.out)
-    rec = run_sweep(out, a.backend, a.budget_s, a.resume, a.quick)
+    rec = run_sweep(out, a.backend, a.budget_s, a.resume, a.quick, a.passes)
     total = len(grid(a.quick))
     print(json.dumps({"out": str(out), "points": len(rec["points"]), "of": total,
                       "complete": rec["meta"]["complete"]}))

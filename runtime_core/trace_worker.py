@@ -39,6 +39,7 @@ class TraceWorker:
             self._proc = subprocess.Popen(
                 [sys.executable, "-m", "runtime_core.trace_worker"], stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env,
+                preexec_fn=_all_cores,
                 cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
     def trace(self, spec: dict):
@@ -71,6 +72,14 @@ class TraceWorker:
         if self._proc and self._proc.poll() is None:
             self._proc.stdin.close()
             self._proc.wait(timeout=10)
+
+
+def _all_cores() -> None:
+    """In the child: run on any core, even if the parent pinned itself to one."""
+    try:
+        os.sched_setaffinity(0, range(os.cpu_count() or 1))
+    except (AttributeError, OSError):
+        pass
 
 
 def _serve() -> None:
