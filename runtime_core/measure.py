@@ -35,11 +35,11 @@ def validate_measure(mode: str, n: int, work_us: float, extra_tax_us: float, pol
 
 
 def default_repeats(dev, n: int, work_us: float) -> int:
-    """Enough repeats for a stable median, but about a second at most on a real GPU."""
+    """Enough repeats for a stable median, but about 0.2 s at most on a real GPU."""
     if dev.backend == "sim":
         return 3
     step_us = n * (max(work_us, 1.0) + 20.0)
-    return int(max(5, min(25, 400_000 / step_us)))
+    return int(max(5, min(25, 200_000 / step_us)))
 
 
 def measure(dev, mode: str, n: int, work_us: float, extra_tax_us: float = 0.0,
