@@ -178,26 +178,30 @@ class CudaDevice:
         return CudaGraph(g)
 
     # ---- measurement helpers ------------------------------------------------------------
-    def measure_tax(self) -> float:
-        """Measure the launch tax afresh (and keep it as this process's intrinsic tax)."""
-        self._tax_us = None
-        return self.intrinsic_tax_us()
+    def measure_tax(self, batches: int = 7, launches: int = 400) -> float:
+        """Measure the launch tax now (host µs per launch, median of batches) and keep it.
+
+        The host drifts between faster and slower states, so measure() calls this right
+        before it times a point: the tax a point is compared with is the tax of that moment.
+        """
+        x = self.new_buffer(1)
+        for _ in range(20):
+            x.t.add_(1.0)
+        torch.cuda.synchronize()
+        per_launch = []  # batches stay well under the 1024-entry launch queue: no blocking
+        for _ in range(batches):
+            t0 = time.perf_counter_ns()
+            for _ in range(launches):
+                x.t.add_(1.0)
+            per_launch.append((time.perf_counter_ns() - t0) / 1000.0 / launches)
+            torch.cuda.synchronize()
+        self._tax_us = sorted(per_launch)[len(per_launch) // 2]
+        return self._tax_us
 
     def intrinsic_tax_us(self) -> float:
-        """Host time of one chain-kernel launch with nothing added, µs (measured once)."""
+        """Host time of one chain-kernel launch with nothing added, µs (the latest measurement)."""
         if self._tax_us is None:
-            x = self.new_buffer(1)
-            for _ in range(50):
-                x.t.add_(1.0)
-            torch.cuda.synchronize()
-            k, per_launch = 400, []  # 400: well under the 1024-entry launch queue, no blocking
-            for _ in range(7):
-                t0 = time.perf_counter_ns()
-                for _ in range(k):
-                    x.t.add_(1.0)
-                per_launch.append((time.perf_counter_ns() - t0) / 1000.0 / k)
-                torch.cuda.synchronize()
-            self._tax_us = sorted(per_launch)[len(per_launch) // 2]
+            self.measure_tax()
         return self._tax_us
 
     def chain_busy_us(self, n: int, numel: int) -> float:

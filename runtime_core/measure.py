@@ -65,6 +65,8 @@ def measure(dev, mode: str, n: int, work_us: float, extra_tax_us: float = 0.0,
     if mode == "graph":
         ex.prepare(base)
     ex.run(base)  # warm-up step (replays once in graph mode)
+    if hasattr(dev, "measure_tax"):
+        dev.measure_tax(batches=3, launches=200)  # the tax of this moment (a few ms)
     walls = []
     reps = repeats or default_repeats(dev, n, work_us)
     for r in range(reps):

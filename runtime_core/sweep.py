@@ -63,16 +63,17 @@ def run_sweep(out: Path, backend: str = "auto", budget_s: float = 480.0, resume:
               quick: bool = False, passes: int | None = None) -> dict:
     """Measure the grid into the recording at `out`; returns the recording (maybe partial).
 
-    A GPU sweep makes `passes` (default 6) timing passes over the whole grid and keeps per
-    point the mean of the passes' medians. The host drifts between a fast and a slow state for
+    A GPU sweep makes `passes` (default 5) timing passes over the whole grid and keeps per
+    point the trimmed mean of the passes' medians. The host drifts between a fast and a slow state for
     tens of seconds at a time (on an H200 VM: blocking launches cost ~15 or ~22 µs), so one
     sample of a point lands in either state; the mean over passes spread across the run is the
-    expected cost, and calibrate() samples, spread the same way, are averaged alike. Traces (timelines, counted driver calls) come last, once per group, from the trace
+    expected cost, and calibrate() samples, spread the same way, are averaged alike. Each point
+    also measures the launch tax of its own moment (measure() does), kept the same way. Traces (timelines, counted driver calls) come last, once per group, from the trace
     worker, so no second GPU context exists while anything is timed.
     """
     t_start = time.monotonic()
     dev = get_device(backend)
-    passes = passes or (1 if dev.backend == "sim" else 6)
+    passes = passes or (1 if dev.backend == "sim" else 5)
     if dev.backend == "cuda":
         _pin_to_one_core()
     rec = load(out) if (resume and out.exists()) else None
@@ -102,6 +103,7 @@ def _timing_pass(dev, rec, points, order, pass_i, t_start, budget_s, out) -> boo
         r = measure(dev, k["mode"], k["n"], float(k["work_us"]), float(k["extra_tax_us"]), k["dynamic"],
                     k["policy"], trace=False)
         p["wall_us_passes"].append(round(r.wall_us, 3))
+        p.setdefault("tax_us_passes", []).append(round(r.tax_us - float(k["extra_tax_us"]), 3))
         p.setdefault("kernel_time_us", round(r.kernel_work_us, 3))
         p.setdefault("wall_p10_us", r.extra["wall_p10_us"])
         p.setdefault("wall_p90_us", r.extra["wall_p90_us"])
@@ -167,6 +169,15 @@ def _mean_constants(passes: list[dict]) -> tuple[Constants, float]:
         statistics.fmean(c["tax_us"] for c in passes)
 
 
+def trimmed_mean(xs: list[float]) -> float:
+    """Mean without the lowest and highest sample (when there are at least 4): one hiccup of
+    the host (a 4x slow step) must not move a point, but both host states should count."""
+    s = sorted(xs)
+    if len(s) >= 4:
+        s = s[1:-1]
+    return statistics.fmean(s)
+
+
 def _snapshot(rec: dict, points: dict, order: list) -> dict:
     """The recording as it stands: finished fields on every point measured at least once."""
     consts, tax = _mean_constants(rec["meta"]["calibration_passes"])
@@ -177,8 +188,8 @@ def _snapshot(rec: dict, points: dict, order: list) -> dict:
         p = points.get(_key(k))
         if not p or not p["wall_us_passes"]:
             continue
-        p["wall_us"] = round(statistics.fmean(p["wall_us_passes"]), 3)
-        p["tax_us"] = round(tax + float(p["extra_tax_us"]), 3)
+        p["wall_us"] = round(trimmed_mean(p["wall_us_passes"]), 3)
+        p["tax_us"] = round(trimmed_mean(p.get("tax_us_passes") or [tax]) + float(p["extra_tax_us"]), 3)
         p["launch_overhead_us"] = round(p["wall_us"] - p["kernel_time_us"], 3)
         pred = model.predict(p["mode"], p["n"], p["tax_us"], float(p["work_us"]), p["dynamic"], consts,
                              p.get("dynamic_policy", "fallback"))
