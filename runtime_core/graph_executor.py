@@ -103,6 +103,7 @@ class GraphExecutor(Executor):
     # ---- the three phases ---------------------------------------------------------------
     def prepare(self, x) -> Captured:
         """Warm up and capture a graph for x's shape now (what a server does before traffic)."""
+        self.stats.shapes_seen.add(x.numel)
         return self._capture(x.numel, x)
 
     def _warm_up(self, buf) -> None:

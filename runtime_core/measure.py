@@ -9,6 +9,7 @@ for the timeline and the counted API calls. GPU busy time comes from the device 
 from __future__ import annotations
 
 import statistics
+import threading
 
 from . import model
 from .executors import make_executor
@@ -18,6 +19,7 @@ from .workload import ChainWorkload
 MAX_MEASURE_N = 20_000
 MAX_MEASURE_WORK_US = 10_000.0
 MAX_EXTRA_TAX_US = 10_000.0
+GPU_LOCK = threading.Lock()  # one measurement at a time on the GPU, across all app sessions
 
 
 def validate_measure(mode: str, n: int, work_us: float, extra_tax_us: float, policy: str) -> None:
@@ -116,7 +118,7 @@ def _result(dev, ex, wl, mode, extra_tax_us, dynamic, policy, walls, info, tr) -
         graph_valid=bool(info.get("graph_valid", True)),
         copy_calls=tr.copy_calls if tr else 0, sync_calls=tr.sync_calls if tr else 0,
         policy=policy if (mode == "graph" and dynamic) else "fallback",
-        timeline=tr.spans if tr else [])
+        timeline=tr.spans if tr else [], chrome_trace=tr.chrome_trace if tr else None)
     res.extra = {
         "kernel_time_us": round(busy, 3),
         "extra_tax_us": extra_tax_us,

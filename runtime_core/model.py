@@ -6,10 +6,11 @@ seed's defaults (N=120, t=6, w=2) it reproduces its checkpoint story exactly.
 
     eager    wall = N·max(f, t + w + s)                      (launch, then wait, every kernel)
     streams  wall = max(N·t + w, t + N·w) + s                (launches overlap kernels; one sync)
-    graph    wall = L + c·t + g + (N + c)·(w + gap) + s      (one replay call runs all N nodes)
+    graph    wall = L + c·t + max(g, c·w') + N·w' + s        (one replay call runs all N nodes)
 
-with w = max(requested work, kernel floor), c = 1 when the step copies its input into the
-graph's static buffer (a copy moves the same bytes as one chain kernel), else 0. The textbook
+with w = max(requested work, kernel floor), w' = w + gap, c = 1 when the step copies its input
+into the graph's static buffer (a copy moves the same bytes as one chain kernel, and runs on the
+GPU while the host makes the replay call), else 0. The textbook
 model has s = gap = L = f = c = 0 and g = t. The calibrated model measures them (calibrate.py);
 see h200-measurements.md for why a purely additive model can't fit real eager steps.
 """
@@ -77,11 +78,11 @@ def streams_wall_us(n: int, tax_us: float, work_us: float, c: Constants = TEXTBO
 
 
 def graph_wall_us(n: int, tax_us: float, work_us: float, c: Constants = TEXTBOOK) -> float:
-    """One replay: wall = L + c·t + g + (N + c)·(w + gap) + s, with g = t when not calibrated."""
+    """One replay: wall = L + c·t + max(g, c·w') + N·w' + s, w' = w + gap, g = t if not calibrated."""
     g = tax_us if c.graph_launch_us is None else c.graph_launch_us
-    w = effective_work_us(work_us, c)
+    w = effective_work_us(work_us, c) + c.node_gap_us
     copies = 1 if c.static_copy else 0
-    return copies * tax_us + g + (n + copies) * (w + c.node_gap_us) + c.sync_us + c.fixed_us
+    return c.fixed_us + copies * tax_us + max(g, copies * w) + n * w + c.sync_us
 
 
 def validate(mode: str, n: int, tax_us: float, work_us: float) -> None:

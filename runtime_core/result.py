@@ -51,6 +51,7 @@ class Result:
     policy: str = "fallback"
     timeline: list[Span] = field(default_factory=list)
     extra: dict = field(default_factory=dict)
+    chrome_trace: dict | None = field(default=None, repr=False)  # the profiler's own trace, if any
 
     @property
     def launch_overhead_us(self) -> float:

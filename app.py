@@ -1,0 +1,38 @@
+"""Landing page: what this app is, where its numbers come from, and where to start."""
+import streamlit as st
+
+from pages.ui.common import SOURCE_LABELS, setup_page
+
+ctx = setup_page("Runtime & executor: a live lesson", icon="🚀")
+
+st.title("How a runtime turns a compiled artifact into fast GPU work")
+st.markdown(
+    "A compiler hands you an **inert artifact**: kernels, a memory plan, and guards. This app is "
+    "about the program that makes it run: the **runtime**. Each page pairs a section of the lesson "
+    "with a widget that drives a real runtime core: eager, async-stream and CUDA-graph dispatch of "
+    "N tiny kernels, a caching allocator, and a dynamic-shape switch that breaks graph capture."
+)
+
+col_a, col_b = st.columns([3, 2], gap="large")
+with col_a:
+    st.subheader("Where to start")
+    st.page_link("pages/6_Launch_overhead_killer.py", label="Launch-overhead killer: the lesson's widget",
+                 icon="⚡")
+    st.page_link("pages/1_Artifact_vs_runtime.py", label="Read the lesson from §1", icon="📖")
+    st.page_link("pages/8_Checkpoint.py", label="Do the checkpoint exercise", icon="✅")
+    st.markdown(
+        "- In class: open the widget, press through the modes, then turn on dynamic shapes.\n"
+        "- On your own: read §1–§5, do the checkpoint, then test yourself with the interview cards."
+    )
+with col_b:
+    st.subheader("Where the numbers come from")
+    st.info(SOURCE_LABELS[ctx.source])
+    if ctx.source == "recorded":
+        st.caption(f"No GPU here, so measured numbers replay a shipped recording: {ctx.recording_label()}.")
+    elif ctx.source == "live":
+        st.caption("A CUDA GPU is present: widgets measure on it now.")
+    st.markdown(
+        "Every number is labelled with its source:\n"
+        f"- {SOURCE_LABELS['live']}\n- {SOURCE_LABELS['recorded']}\n- {SOURCE_LABELS['simulated']}\n"
+        f"- {SOURCE_LABELS['model']}"
+    )

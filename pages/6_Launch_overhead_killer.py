@@ -1,0 +1,88 @@
+"""§6 The launch-overhead killer: eager vs streams vs CUDA-graph replay of N tiny kernels,
+the textbook and calibrated models beside the simulator and a real GPU (live or recorded)."""
+from pages.ui.common import render_lesson, setup_page
+
+import pandas as pd
+import streamlit as st
+
+from pages.ui import knobs, widget_sources as src
+from pages.ui.timeline_chart import timeline_figure
+from pages.ui.widget_panels import accuracy_panel, downloads, metric_row, policy_panel
+
+ctx = setup_page("Launch-overhead killer")
+notices = knobs.init_from_url()
+st.title("⚡ Launch-overhead killer")
+st.caption("A chain of N tiny kernels dispatched three ways. Turn the knobs; every number says where it came from.")
+for note in notices:
+    st.warning(note)
+
+text_col, live_col = st.columns([2, 3], gap="large")
+
+with live_col:
+    floor = src.live_floor_us() if ctx.live else None
+    k = knobs.render(floor)
+    knobs.write_url(k)
+    args = (k.mode, k.n, k.tax_us, k.work_us, k.dynamic, k.policy)
+    book = src.textbook(*args)
+    sim = src.simulated(*args)
+    measured, meas_label, consts = None, "", None
+    if ctx.live:
+        extra = max(0.0, k.tax_us - floor)
+        with st.spinner("Measuring on the GPU (the first run also calibrates and starts the profiler)…"):
+            measured = src.live(k.mode, k.n, extra, k.work_us, k.dynamic, k.policy)
+            consts = src.live_calibration()
+        meas_label, meas_source, eff_tax = "measured live", "live", floor + extra
+    elif ctx.recording:
+        rec = ctx.recording
+        rec_floor = rec["meta"]["intrinsic_tax_us"]
+        extra = max(0.0, k.tax_us - rec_floor)
+        measured = src.recorded(rec, k.mode, k.n, extra, k.work_us, k.dynamic, k.policy)
+        consts, eff_tax = rec["meta"]["calibration"], rec_floor + extra
+        meas_label, meas_source = "recorded", "recorded"
+    calib = src.calibrated(consts, k.mode, k.n, eff_tax, k.work_us, k.dynamic, k.policy) if consts else None
+
+    metric_row("Textbook model", book, "model", "the seed's formulas with your tax and work")
+    if measured:
+        detail = ctx.recording_label() if meas_source == "recorded" else "this machine's GPU"
+        if meas_source == "recorded" and not measured["exact"]:
+            detail += (f" · nearest recorded point: N={measured['n']}, work={measured['work_us']} µs, "
+                       f"extra tax={measured.get('extra_tax_us', 0)} µs")
+        metric_row(f"GPU, {meas_label}", measured, meas_source, detail)
+    else:
+        metric_row("Simulated GPU", sim, "simulated", f"SimDevice with a {k.tax_us:g} µs launch tax")
+
+    st.markdown("##### Side by side")
+    rows = {"textbook model": book, "simulated": sim}
+    if calib:
+        rows["calibrated model"] = calib
+    if measured:
+        rows[meas_label] = measured
+    table = pd.DataFrame({name: {
+        "launch overhead (µs)": round(d["launch_overhead_us"], 1),
+        "wall time / step (µs)": round(d["wall_us"], 1),
+        "kernel work (µs)": round(d["kernel_work_us"], 1),
+        "driver calls": d["driver_calls"],
+        "graph-capture valid?": "TRUE" if d["graph_valid"] else "FALSE"} for name, d in rows.items()})
+    st.dataframe(table.astype(str), width="stretch")
+    st.caption("Calibrated model: the same formulas with constants measured on the GPU (sync round trip, "
+               "graph launch, per-node gap, kernel floor, eager floor, graph launch latency) and the "
+               "GPU's own launch tax. The widget's *eager* blocks after every launch; PyTorch's own eager "
+               "mode is asynchronous, which is *streams* here.")
+
+    choices = [c for c in ("measured", "simulated", "textbook model") if c != "measured" or measured]
+    pick = st.radio("timeline from", choices, horizontal=True, key="w_timeline_source")
+    spans = {"measured": measured["timeline"] if measured else [], "simulated": sim["timeline"],
+             "textbook model": book["timeline"]}[pick]
+    if pick == "measured" and not spans:
+        st.info("The recording has timelines only for the seed's default and checkpoint settings "
+                "(N=120, work 2 or 40 µs). Showing the simulated timeline instead.")
+        pick, spans = "simulated", sim["timeline"]
+    st.plotly_chart(timeline_figure(spans, f"Two lanes, one step ({pick})"), width="stretch")
+    downloads(spans, pick, measured.get("chrome_trace") if (measured and pick == "measured") else None)
+    policy_panel(k, sim, measured)
+
+with text_col:
+    render_lesson("06_launch_overhead_widget")
+
+if ctx.recording and not ctx.live:
+    accuracy_panel(ctx.recording)

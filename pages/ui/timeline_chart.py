@@ -1,0 +1,49 @@
+"""The two-lane timeline: CPU launches above, GPU kernels below, on one µs axis.
+
+Built with go.Bar (orientation="h", base=start): px.timeline would read the numbers as dates.
+"""
+from __future__ import annotations
+
+import plotly.graph_objects as go
+
+KIND_STYLE = {  # kind -> (legend label, colour)
+    "launch": ("CPU launch tax", "#1f77b4"),
+    "spin": ("extra host tax", "#aec7e8"),
+    "graph": ("one driver call (graph launch)", "#d62728"),
+    "sync": ("CPU waits (synchronize)", "#c7c7c7"),
+    "blocked": ("CPU blocked: launch queue full", "#7f7f7f"),
+    "copy": ("copy into static buffer", "#9467bd"),
+    "capture": ("capture + instantiate", "#8c564b"),
+    "kernel": ("GPU kernel work", "#2ca02c"),
+}
+LANES = {"cpu": "CPU (host)", "gpu": "GPU"}
+MAX_BARS = 2400
+
+
+def _field(s, name):
+    return s[name] if isinstance(s, dict) else getattr(s, name)
+
+
+def timeline_figure(spans, title: str, max_us: float | None = None) -> go.Figure:
+    """A figure of `spans` (Span objects or dicts with lane, kind, name, start_us, end_us)."""
+    spans = sorted(spans, key=lambda s: _field(s, "start_us"))[:MAX_BARS]
+    if max_us is not None:
+        spans = [s for s in spans if _field(s, "start_us") <= max_us]
+    fig = go.Figure()
+    for kind, (label, colour) in KIND_STYLE.items():
+        mine = [s for s in spans if _field(s, "kind") == kind]
+        if not mine:
+            continue
+        fig.add_trace(go.Bar(
+            orientation="h", name=label, marker=dict(color=colour, line=dict(width=0)),
+            y=[LANES.get(_field(s, "lane"), _field(s, "lane")) for s in mine],
+            base=[_field(s, "start_us") for s in mine],
+            x=[max(_field(s, "end_us") - _field(s, "start_us"), 0.05) for s in mine],
+            customdata=[[_field(s, "name"), _field(s, "end_us") - _field(s, "start_us")] for s in mine],
+            hovertemplate="%{customdata[0]}<br>start %{base:.1f} µs<br>%{customdata[1]:.2f} µs<extra></extra>"))
+    fig.update_layout(title=title, barmode="overlay", height=300, bargap=0.35,
+                      margin=dict(l=10, r=10, t=60, b=10),
+                      legend=dict(orientation="h", yanchor="bottom", y=1.02, x=0, font=dict(size=11)))
+    fig.update_xaxes(title="time since the step started (µs)", automargin=True, rangemode="tozero")
+    fig.update_yaxes(categoryorder="array", categoryarray=[LANES["gpu"], LANES["cpu"]], automargin=True)
+    return fig

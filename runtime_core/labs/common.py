@@ -1,0 +1,70 @@
+"""What every failure-mode lab shares: picking a backend, timing a region, and the result header.
+
+A lab returns one plain dict (JSON-ready). Its first keys say where the numbers come from:
+
+    lab          the lab's name ("overlap", "sync", ...)
+    backend      "sim" or "cuda"
+    source       "simulated" (the SimDevice's virtual clock) or "live" (this machine's GPU)
+    device_name  what ran it
+
+then the lab's own numbers (units in the key names), `signal` (True when the failure mode's
+symptom showed up), `verdict` (one sentence a student can read) and, where a picture helps,
+`timelines`: lists of spans {lane, kind, name, start_us, end_us}.
+"""
+from __future__ import annotations
+
+from ..device import cuda_available
+
+SOURCES = {"sim": "simulated", "cuda": "live"}
+
+
+def resolve_backend(name: str) -> str:
+    """"auto" -> "cuda" when torch sees a GPU, else "sim"; "cuda" without a GPU is an error.
+
+    Raises:
+        ValueError: `name` is not auto, cuda or sim.
+        RuntimeError: "cuda" was asked for and there is no CUDA device.
+    """
+    if name not in ("auto", "cuda", "sim"):
+        raise ValueError(f"backend must be auto, cuda or sim, got {name!r}")
+    if name == "cuda" and not cuda_available():
+        raise RuntimeError("backend 'cuda' asked for, but torch sees no CUDA device here")
+    if name == "auto":
+        return "cuda" if cuda_available() else "sim"
+    return name
+
+
+def header(lab: str, backend: str, device_name: str) -> dict:
+    """The first keys of every lab's result."""
+    return {"lab": lab, "backend": backend, "source": SOURCES[backend], "device_name": device_name}
+
+
+def cuda_name() -> str:
+    import torch
+    return torch.cuda.get_device_name(0)
+
+
+def timed_us(dev, fn) -> float:
+    """Host µs of `fn()` between two synchronizes (the device's own clock: virtual on sim)."""
+    dev.synchronize()
+    t0 = dev.host_now_us()
+    fn()
+    dev.synchronize()
+    return dev.host_now_us() - t0
+
+
+def span_rows(spans, lane_of=None, rename=None, limit: int = 400) -> list[dict]:
+    """Spans as plain dicts for JSON and charts, times rounded to 0.001 µs.
+
+    Args:
+        spans: Span objects (lane, kind, name, start_us, end_us).
+        lane_of: optional fn(span) -> lane name, to split the GPU lane (e.g. copy vs compute).
+        rename: optional {(lane, kind): name} to give spans the name the lesson uses.
+        limit: keep at most this many spans (the earliest), so a chart stays readable.
+    """
+    rows = []
+    for s in sorted(spans, key=lambda s: s.start_us)[:limit]:
+        rows.append({"lane": lane_of(s) if lane_of else s.lane, "kind": s.kind,
+                     "name": (rename or {}).get((s.lane, s.kind), s.name),
+                     "start_us": round(s.start_us, 3), "end_us": round(s.end_us, 3)})
+    return rows

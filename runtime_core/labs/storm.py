@@ -1,0 +1,93 @@
+"""Capture-storm lab: CUDA graphs against shapes that keep changing.
+
+Requests cycle through `shapes` distinct input sizes. Two GraphExecutor policies serve them:
+
+    recapture  a graph per shape in an LRU cache of `cache_size` graphs. With the cache at least
+               as big as the shape count, each shape is captured once; smaller, and the round-robin
+               order evicts every graph just before it is needed again: a capture on every call.
+    bucket     pad each request up to a power of two and keep one graph per bucket: few captures,
+               paid for with the padded elements (wasted work).
+
+The counts come from GraphExecutor.stats, so they are what the executor did, not a formula.
+On CUDA the lab also reports how much the reserved pool grew (torch.cuda.memory_reserved).
+"""
+from __future__ import annotations
+
+from ..device import get_device
+from ..graph_executor import GraphExecutor
+from ..workload import ChainWorkload
+from .common import header, resolve_backend
+
+N_KERNELS = 20       # kernels per captured chain
+BASE_NUMEL = 4000    # the smallest request; requests are BASE_NUMEL + 32·k elements
+SHAPE_STEP = 32
+MAX_SHAPES = 64
+MAX_CALLS = 512
+MAX_CACHE = 64
+
+
+def run(backend: str = "sim", cache_size: int = 4, shapes: int = 8, calls: int = 32) -> dict:
+    """Serve `calls` requests cycling over `shapes` sizes with recapture and with bucket.
+
+    Args:
+        backend: "auto", "cuda" or "sim".
+        cache_size: graphs the LRU cache holds (1..64).
+        shapes: distinct request sizes (1..64).
+        calls: requests served (1..512).
+    Returns the header keys plus "recapture" and "bucket", each GraphStats.as_dict() with
+    capture_ms and (CUDA) pool_growth_mb, and signal / verdict about the recapture run.
+    """
+    _check("cache_size", cache_size, MAX_CACHE)
+    _check("shapes", shapes, MAX_SHAPES)
+    _check("calls", calls, MAX_CALLS)
+    backend = resolve_backend(backend)
+    dev = get_device(backend)
+    out = header("storm", backend, dev.name)
+    out.update({"n_kernels": N_KERNELS, "cache_size": cache_size, "shapes": shapes, "calls": calls})
+    for policy in ("recapture", "bucket"):
+        out[policy] = _serve(dev, policy, cache_size, shapes, calls)
+    r = out["recapture"]
+    out["signal"] = r["captures"] > r["distinct_shapes"]
+    if out["signal"]:
+        out["verdict"] = (f"Capture storm: {r['captures']} captures for {r['distinct_shapes']} shapes "
+                          f"({r['evictions']} evictions, {r['capture_ms']:.1f} ms capturing) because "
+                          f"the cache holds {cache_size} graphs. Bucketing needed "
+                          f"{out['bucket']['captures']} captures and wasted "
+                          f"{out['bucket']['wasted_work_pct']:.0f}% of the work on padding.")
+    else:
+        out["verdict"] = (f"No storm: each of the {r['distinct_shapes']} shapes was captured once "
+                          f"({r['capture_ms']:.1f} ms) and every later call replayed.")
+    return out
+
+
+def request_numel(call: int, shapes: int) -> int:
+    """Elements of request number `call`: the sizes cycle round-robin over `shapes` values."""
+    return BASE_NUMEL + SHAPE_STEP * (call % shapes)
+
+
+def _serve(dev, policy: str, cache_size: int, shapes: int, calls: int) -> dict:
+    ex = GraphExecutor(dev, ChainWorkload(N_KERNELS, 0.0), policy=policy, cache_size=cache_size)
+    reserved0 = _reserved_bytes(dev)
+    for call in range(calls):
+        x = dev.new_buffer(request_numel(call, shapes))
+        dev.fill(x, float(call % 5))
+        ex.run(x)
+    stats = ex.stats.as_dict()
+    stats["capture_ms"] = round(stats["capture_us"] / 1000.0, 3)
+    stats["capture_us"] = round(stats["capture_us"], 3)
+    if reserved0 is not None:
+        stats["pool_growth_mb"] = round((_reserved_bytes(dev) - reserved0) / 1e6, 2)
+    return stats
+
+
+def _reserved_bytes(dev) -> int | None:
+    if dev.backend != "cuda":
+        return None
+    import torch
+    torch.cuda.synchronize()
+    return torch.cuda.memory_reserved()
+
+
+def _check(name: str, value, hi: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= hi:
+        raise ValueError(f"{name} must be a whole number from 1 to {hi}, got {value!r}")
