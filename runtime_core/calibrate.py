@@ -50,7 +50,8 @@ def _one_pass(dev) -> Constants:
     one = _wall(dev, "graph", 1, 0.0).wall_us
     many = _wall(dev, "graph", LONG_N, 0.0).wall_us
     gap = max(0.0, (many - one) / (LONG_N - 1) - floor)
-    fixed = max(0.0, one - (tax + g + 2 * (floor + gap) + sync))
+    node = floor + gap
+    fixed = max(0.0, one - (tax + max(g, node) + node + sync))  # the graph formula, solved for L
     return Constants(sync_us=round(sync, 3), graph_launch_us=round(g, 3), node_gap_us=round(gap, 3),
                      kernel_floor_us=round(floor, 3), eager_floor_us=round(e0, 3),
                      fixed_us=round(fixed, 3), static_copy=True,
