@@ -41,8 +41,8 @@ def run(backend: str = "sim") -> dict:
                      "reserved_drops": _drops([s[2] for s in r["samples"]])}
     if backend == "sim":
         out["timelines"] = {"raw_each_step": [
-            {"lane": lane, "kind": "driver" if lane == "cpu" and "cuda" in name.lower() else "op",
-             "name": name, "start_us": round(a, 3), "end_us": round(b, 3)}
+            {"lane": lane, "kind": _kind(lane, name), "name": name,
+             "start_us": round(a, 3), "end_us": round(b, 3)}
             for lane, name, a, b in runs["raw_each_step"]["spans"]]}
     else:
         out["raw_pair_us"] = compare.raw(PAIR_BYTES, "cuda")["alloc_free_us"]
@@ -55,6 +55,12 @@ def run(backend: str = "sim") -> dict:
                       f"{kept['per_step_us']:.0f} µs per step, "
                       f"{kept['driver_mallocs_after_first_step']} mallocs after step 1.")
     return out
+
+
+def _kind(lane: str, name: str) -> str:
+    if name in ("cudaMalloc", "cudaFree"):
+        return "driver"
+    return "kernel" if lane == "gpu" else "launch"
 
 
 def _drops(reserved_bytes: list[int]) -> int:

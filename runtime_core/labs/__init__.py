@@ -1,0 +1,64 @@
+"""Failure-mode labs: each runs one of the lesson's failure modes and measures its signal.
+
+    overlap  pinned vs pageable host→device copy beside compute     (overlap.py)
+    sync     a .item()-style sync in every step                      (sync.py)
+    stale    replaying a graph after writing input to a fresh buffer  (stale.py)
+    storm    graph capture against changing shapes: recapture/bucket (storm.py)
+    malloc   driver allocation on the hot path vs a kept pool        (malloc.py)
+    fusion   fusion cuts launches, not the tax on the rest           (fusion.py)
+
+Each runs on the SimDevice anywhere and on CUDA when present: `run_lab(name, backend)`
+returns a plain dict (see common.py for the keys every lab shares).
+
+CLI: python -m runtime_core lab NAME [--backend auto|cuda|sim] [--json]
+"""
+from __future__ import annotations
+
+import importlib
+import json
+import sys
+
+LABS = {
+    "overlap": "pinned vs pageable host-to-device copy beside compute",
+    "sync": "a sync (.item()) in every step of a tiny loop",
+    "stale": "graph replay with the input in a fresh buffer vs copied in",
+    "storm": "graph capture against dynamic shapes: recapture vs bucket",
+    "malloc": "driver allocation every step vs a kept pool",
+    "fusion": "fused kernels in streams mode vs graph replay",
+}
+
+
+def run_lab(name: str, backend: str = "auto", **params) -> dict:
+    """Run lab `name` on `backend` ("auto", "cuda" or "sim") and return its result dict.
+
+    Raises:
+        ValueError: unknown lab, unknown backend, or a parameter out of range.
+        RuntimeError: backend "cuda" without a CUDA device.
+    """
+    if name not in LABS:
+        raise ValueError(f"unknown lab {name!r}; choose one of {', '.join(LABS)}")
+    module = importlib.import_module(f".{name}", __name__)
+    return module.run(backend, **params)
+
+
+def build_parser():
+    from ..cli import _Parser
+    ap = _Parser(prog="python -m runtime_core lab", description="Run one failure-mode lab.")
+    ap.add_argument("name", choices=list(LABS), metavar="NAME",
+                    help="one of: " + ", ".join(LABS))
+    ap.add_argument("--backend", choices=("auto", "cuda", "sim"), default="auto")
+    ap.add_argument("--json", action="store_true", help="print JSON (the default output is JSON too)")
+    return ap
+
+
+def cli(argv: list[str]) -> int:
+    """`python -m runtime_core lab ...`: print the lab's dict as JSON; bad input exits 2."""
+    from ..cli import CliError
+    try:
+        a = build_parser().parse_args(argv)
+        out = run_lab(a.name, a.backend)
+    except (CliError, ValueError, RuntimeError) as e:
+        print(f"runtime_core lab: error: {e}", file=sys.stderr)
+        return 2
+    print(json.dumps(out, indent=2))
+    return 0

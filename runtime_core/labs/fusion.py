@@ -1,0 +1,76 @@
+"""Fusion lab: fusion cuts launches, but the launches that remain still pay the tax.
+
+A chain of N kernels of `work_us` each is compared with a "fused" chain of N/fuse kernels of
+fuse·work_us each: the same total GPU work in fewer launches. Each runs in streams mode
+(PyTorch's normal async eager) and in graph mode (one replay). While a fused kernel is still
+shorter than one launch's tax, the fused streams step stays launch-bound: its wall is about
+(N/fuse)·tax, not the work. Graph replay removes the tax whatever the kernel count.
+
+Every point is measured with measure() on the device (sim or CUDA) and predicted by the model
+with the device's constants, so the page can show the model beside the measurement.
+"""
+from __future__ import annotations
+
+from ..calibration import constants_for
+from ..device import get_device
+from ..measure import measure
+from ..model import predict
+from .common import header, resolve_backend
+
+DEFAULT_N = 120        # the seed's chain length
+DEFAULT_WORK_US = 1.0  # a tiny kernel (the seed: "≈1–2 µs")
+DEFAULT_FUSE = 4       # kernels merged into one
+
+
+def run(backend: str = "sim", n: int = DEFAULT_N, work_us: float = DEFAULT_WORK_US,
+        fuse: int = DEFAULT_FUSE) -> dict:
+    """Unfused vs fused, streams vs graph: wall, launch overhead and driver calls per step.
+
+    Args:
+        backend: "auto", "cuda" or "sim".
+        n: kernels in the unfused chain (a multiple of `fuse`).
+        work_us: GPU work per unfused kernel, µs.
+        fuse: how many kernels one fused kernel replaces (2..n).
+    Returns the header keys plus `rows` (one per variant × mode: measured wall_us,
+    launch_overhead_us, kernel_time_us, driver_calls, and model_wall_us), the four walls as
+    "<variant>_<mode>_wall_us", tax_us, signal and verdict.
+    """
+    if isinstance(fuse, bool) or not isinstance(fuse, int) or fuse < 2:
+        raise ValueError(f"fuse must be a whole number of at least 2, got {fuse!r}")
+    if isinstance(n, bool) or not isinstance(n, int) or n < fuse or n % fuse:
+        raise ValueError(f"n must be a whole multiple of fuse={fuse}, got {n!r}")
+    backend = resolve_backend(backend)
+    dev = get_device(backend)
+    consts = constants_for(dev)
+    variants = {"unfused": (n, work_us), "fused": (n // fuse, work_us * fuse)}
+    rows = []
+    for variant, (k, w) in variants.items():
+        for mode in ("streams", "graph"):
+            # On CUDA the traced step runs in a worker process; the counts are known without it.
+            res = measure(dev, mode, k, w, trace=backend == "sim")
+            model = predict(mode, k, res.tax_us, w, c=consts)
+            rows.append({"variant": variant, "mode": mode, "n": k, "work_us": w,
+                         "wall_us": round(res.wall_us, 3),
+                         "launch_overhead_us": round(res.launch_overhead_us, 3),
+                         "kernel_time_us": round(res.kernel_work_us, 3),
+                         "driver_calls": res.driver_calls, "tax_us": round(res.tax_us, 3),
+                         "model_wall_us": round(model.wall_us, 3)})
+    out = header("fusion", backend, dev.name)
+    out.update({"n": n, "work_us": work_us, "fuse": fuse, "fused_n": n // fuse,
+                "fused_work_us": work_us * fuse, "tax_us": rows[0]["tax_us"], "rows": rows})
+    walls = {f"{r['variant']}_{r['mode']}": r for r in rows}
+    for key, r in walls.items():
+        out[f"{key}_wall_us"] = r["wall_us"]
+    fs, fg = walls["fused_streams"], walls["fused_graph"]
+    # The symptom: after fusion the streams step still spends far more on launching than the
+    # graph step does, because each remaining launch costs more than its kernel's work.
+    out["signal"] = fs["launch_overhead_us"] > 3 * max(fg["launch_overhead_us"], 1.0)
+    tax_total = (n // fuse) * out["tax_us"]
+    out["verdict"] = (
+        f"Fusing {n} kernels into {n // fuse} cut the streams step from "
+        f"{walls['unfused_streams']['wall_us']:.0f} to {fs['wall_us']:.0f} µs, but it is still "
+        f"launch-bound: {n // fuse} launches × {out['tax_us']:.1f} µs = {tax_total:.0f} µs of tax "
+        f"against {fs['kernel_time_us']:.0f} µs of kernel work, so {fs['launch_overhead_us']:.0f} µs "
+        f"of the step is overhead. Graph replay: {fg['wall_us']:.0f} µs, "
+        f"{fg['launch_overhead_us']:.0f} µs of it overhead.")
+    return out
