@@ -1,0 +1,71 @@
+"""The launch-overhead widget as a student uses it: knobs, metrics, both timeline lanes, the URL."""
+import pytest
+
+st = pytest.importorskip("streamlit")
+from streamlit.testing.v1 import AppTest  # noqa: E402
+
+PAGE = "pages/6_Launch_overhead_killer.py"
+
+
+def open_widget(query=None):
+    at = AppTest.from_file("../app.py", default_timeout=90)
+    for k, v in (query or {}).items():
+        at.query_params[k] = v
+    at.run()
+    at.switch_page(PAGE).run()
+    assert not at.exception, at.exception
+    return at
+
+
+def metrics(at, row: int = 0):
+    """The metrics of one row: row 0 is the textbook model, row 1 the GPU or the simulator."""
+    labels = ("total launch overhead", "wall time / step", "driver calls")
+    return {label: [m.value for m in at.metric if m.label == label][row] for label in labels}
+
+
+def test_landing_page_renders_with_a_source_badge():
+    at = AppTest.from_file("../app.py", default_timeout=90).run()
+    assert not at.exception
+    text = " ".join(m.value for m in at.markdown) + " ".join(i.value for i in at.info)
+    assert "RECORDED" in text or "SIMULATED" in text or "LIVE" in text
+
+
+def test_defaults_are_the_seeds_and_graph_mode_is_one_call():
+    at = open_widget()
+    assert at.slider(key="w_n").value == 120 and at.radio(key="w_mode").value == "graph"
+    assert at.number_input(key="w_tax").value == 6 and at.number_input(key="w_work").value == 2
+    assert metrics(at)["driver calls"] == "1"
+
+
+def test_every_knob_changes_the_numbers_and_the_figure_has_both_lanes():
+    at = open_widget()
+    at.radio(key="w_mode").set_value("eager").run()
+    assert metrics(at)["total launch overhead"] == "720 µs"  # the textbook row comes first
+    at.slider(key="w_n").set_value(200).run()
+    at.number_input(key="w_tax").set_value(10.0).run()
+    at.number_input(key="w_work").set_value(5.0).run()
+    assert metrics(at)["total launch overhead"] == "2,000 µs"
+    measured = metrics(at, row=1)
+    captions = " ".join(c.value for c in at.caption)
+    if "RECORDED" in captions:  # no GPU here: the nearest recorded point, said so on the page
+        assert "nearest recorded point: N=300" in captions and measured["driver calls"] == "300"
+    else:
+        assert measured["driver calls"] == "200"
+    at.radio(key="w_mode").set_value("graph").run()
+    at.checkbox(key="w_dynamic").set_value(True).run()
+    assert not at.exception
+    assert any("FALSE" in m.value for m in at.markdown)
+    at.selectbox(key="w_policy").set_value("bucket").run()
+    assert not at.exception
+    chart = at.get("plotly_chart")[0]
+    spec = chart.proto.spec
+    assert '"CPU (host)"' in spec and '"GPU"' in spec
+
+
+def test_knobs_come_from_the_url_and_junk_falls_back_with_a_notice():
+    at = open_widget({"n": "300", "mode": "streams", "work": "40"})
+    assert at.slider(key="w_n").value == 300 and at.radio(key="w_mode").value == "streams"
+    at = open_widget({"n": "banana", "tax": "-3", "mode": "warp"})
+    assert at.slider(key="w_n").value == 120 and at.radio(key="w_mode").value == "graph"
+    notices = " ".join(w.value for w in at.warning)
+    assert "n=banana" in notices and "mode=warp" in notices and "tax=-3" in notices
