@@ -78,6 +78,10 @@ with live_col:
                 "(N=120, work 2 or 40 µs). Showing the simulated timeline instead.")
         pick, spans = "simulated", sim["timeline"]
     st.plotly_chart(timeline_figure(spans, f"Two lanes, one step ({pick})"), width="stretch")
+    if pick == "measured":
+        st.caption("A measured timeline comes from torch.profiler in a separate process. The profiler "
+                   "slows the host, so CPU spans here are longer than in the timed steps above; the "
+                   "order of events and the GPU kernels are what to read from it.")
     downloads(spans, pick, measured.get("chrome_trace") if (measured and pick == "measured") else None)
     policy_panel(k, sim, measured)
 

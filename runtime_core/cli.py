@@ -71,6 +71,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--budget-s", type=_number(1, 86_400), default=480.0)
     p.add_argument("--resume", action="store_true", help="continue a partial recording at --out")
     p.add_argument("--quick", action="store_true", help="a small grid (for tests)")
+    p.add_argument("--retrace", action="store_true",
+                   help="trace the shipped timelines of an existing recording again (needs the device)")
     p.add_argument("--refresh", action="store_true",
                    help="recompute the derived fields of an existing recording (no device needed)")
     p.add_argument("--passes", type=_number(1, 10, integer=True), default=None,

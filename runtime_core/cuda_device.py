@@ -236,7 +236,7 @@ class CudaDevice:
         return cls._worker
 
     @contextlib.contextmanager
-    def trace(self):
+    def trace(self, warmup=None):
         """Profile the enclosed region with torch.profiler; yields a Trace filled on exit."""
-        with trace_region() as tr:
+        with trace_region(warmup) as tr:
             yield tr

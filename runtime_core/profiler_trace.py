@@ -23,13 +23,20 @@ _CPU_OPS = ("aten::add_",)
 
 
 @contextlib.contextmanager
-def trace_region():
-    """Profile the enclosed code (CPU + CUDA activities); yields a Trace filled on exit."""
+def trace_region(warmup=None):
+    """Profile the enclosed code (CPU + CUDA activities); yields a Trace filled on exit.
+
+    `warmup()`, if given, runs inside the same profiler session first: the first events of a
+    session carry the profiler's own start-up cost, so the traced step should not be first.
+    """
     import torch
     from torch.profiler import ProfilerActivity, profile, record_function
     tr = Trace()
     torch.cuda.synchronize()
     with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
+        if warmup is not None:
+            warmup()
+            torch.cuda.synchronize()
         with record_function(REGION):
             yield tr
         torch.cuda.synchronize()

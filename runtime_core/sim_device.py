@@ -270,8 +270,10 @@ class SimDevice:
         return traced_run(self, spec)
 
     @contextlib.contextmanager
-    def trace(self):
+    def trace(self, warmup=None):
         """Collect spans and API-call counts of the enclosed region, times from its start."""
+        if warmup is not None:
+            warmup()
         self.synchronize()
         t0, h0, g0 = self.host_us, len(self.host_spans), len(self.engine.gpu_spans)
         c0 = Counter(self.counts)

@@ -242,6 +242,23 @@ def _write(out: Path, rec: dict) -> None:
     tmp.replace(out)
 
 
+def retrace(out: Path, backend: str = "auto") -> dict:
+    """Trace the shipped timelines of an existing recording again (no timing), with the
+    recording's own kernel-size table so every buffer has the size it was timed at."""
+    rec = load(out)
+    dev = get_device(backend)
+    table = rec["meta"].get("kernel_size_table")
+    if dev.backend == "cuda" and table:
+        from .kernel_sizing import SizeTable
+        dev._sizes = SizeTable(table["numels"], table["us"])
+    rec["timelines"] = {}
+    points = {_key(p): p for p in rec["points"]}
+    _trace_pass(dev, rec, points, grid(), time.monotonic(), 1e9, out)
+    rec["meta"]["retraced_at"] = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    _write(out, rec)
+    return rec
+
+
 def refresh(out: Path) -> dict:
     """Recompute a recording's derived fields (per-point means, calibration, model_wall_us) from
     its raw passes, with no device: for when the model's formulas change after a recording."""
@@ -258,6 +275,12 @@ def refresh(out: Path) -> dict:
 
 def run_sweep_cli(a) -> int:
     out = Path(a.out)
+    if a.retrace:
+        if not out.exists():
+            raise ValueError(f"--retrace needs an existing recording, and {out} does not exist")
+        rec = retrace(out, a.backend)
+        print(json.dumps({"out": str(out), "timelines": len(rec["timelines"]), "retraced": True}))
+        return 0
     if a.refresh:
         if not out.exists():
             raise ValueError(f"--refresh needs an existing recording, and {out} does not exist")

@@ -114,12 +114,12 @@ def render(tax_floor_us: float | None) -> Knobs:
                     step=0.5, key="w_tax", help=help_tax)
     c3.number_input("per-kernel GPU work (µs)", min_value=WORK_RANGE[0], max_value=WORK_RANGE[1],
                     step=1.0, key="w_work", help="How long each kernel keeps the GPU busy.")
-    c4, c5, c6 = st.columns([3, 2, 3])
+    c4, c5, c6 = st.columns([4, 3, 3])
     c4.radio("dispatch mode", MODES, key="w_mode", horizontal=True,
              help="eager = blocking (sync after every launch); streams = async, PyTorch's own "
                   "eager; graph = capture once, replay with one call")
     c5.checkbox("dynamic shapes", key="w_dynamic", help="the input shape changes on every call")
-    c6.selectbox("on a shape miss (graph mode)", POLICIES, key="w_policy",
+    c6.selectbox("on a shape miss", POLICIES, key="w_policy",
                  disabled=not (st.session_state["w_dynamic"] and st.session_state["w_mode"] == "graph"),
                  help="fallback: run eagerly; recapture: capture per shape (LRU cache of 4); "
                       "bucket: pad to a power-of-two size that has a graph")

@@ -41,9 +41,9 @@ def timeline_figure(spans, title: str, max_us: float | None = None) -> go.Figure
             x=[max(_field(s, "end_us") - _field(s, "start_us"), 0.05) for s in mine],
             customdata=[[_field(s, "name"), _field(s, "end_us") - _field(s, "start_us")] for s in mine],
             hovertemplate="%{customdata[0]}<br>start %{base:.1f} µs<br>%{customdata[1]:.2f} µs<extra></extra>"))
-    fig.update_layout(title=title, barmode="overlay", height=300, bargap=0.35,
-                      margin=dict(l=10, r=10, t=60, b=10),
-                      legend=dict(orientation="h", yanchor="bottom", y=1.02, x=0, font=dict(size=11)))
+    fig.update_layout(title=dict(text=title, y=0.97, yanchor="top"), barmode="overlay", height=360,
+                      bargap=0.35, margin=dict(l=10, r=10, t=40, b=10),
+                      legend=dict(orientation="h", yanchor="top", y=-0.28, x=0, font=dict(size=11)))
     fig.update_xaxes(title="time since the step started (µs)", automargin=True, rangemode="tozero")
     fig.update_yaxes(categoryorder="array", categoryarray=[LANES["gpu"], LANES["cpu"]], automargin=True)
     return fig
