@@ -1,0 +1,88 @@
+"""§2 Streams and async dispatch: the CPU running ahead (simulated and recorded timelines),
+copies beside compute (overlap lab) and a stray sync (sync lab)."""
+from pages.ui.common import render_lesson, setup_page, source_badge
+
+import streamlit as st
+
+from pages.ui import lab_panels, widget_sources as src
+from pages.ui.timeline_chart import timeline_figure
+from runtime_core.model import SEED_TAX_US, SEED_WORK_US
+
+ctx = setup_page("Streams and async dispatch")
+text_col, live_col = st.columns([5, 6], gap="large")
+
+
+def _pair(eager: list, streams: list, title: str, key: str) -> None:
+    """Eager above streams on one µs axis, so the shorter step looks shorter."""
+    end = max([s["end_us"] for s in eager + streams] or [1.0])
+    for mode, spans in (("eager (blocking)", eager), ("streams (async, like PyTorch eager)", streams)):
+        fig = timeline_figure(spans, f"{title}: {mode}")
+        fig.update_xaxes(range=[0, end * 1.02])
+        st.plotly_chart(fig, width="stretch", key=f"s2_{key}_{mode.split()[0]}")
+
+
+def simulated_panel() -> None:
+    st.subheader("The CPU runs ahead: a few kernels, two ways")
+    st.info("**PyTorch's own eager mode is asynchronous**: it is the *streams* lane below. The *eager* "
+            "lane blocks after every launch (as with `CUDA_LAUNCH_BLOCKING=1`), the widget's pessimistic "
+            "baseline.")
+    n = st.slider("kernels in the chain (N)", 2, 24, 8, key="s2_n")
+    source_badge("simulated", f"SimDevice: {SEED_TAX_US:g} µs launch tax, {SEED_WORK_US:g} µs per kernel")
+    eager = src.simulated("eager", n, SEED_TAX_US, SEED_WORK_US, False, "fallback")
+    streams = src.simulated("streams", n, SEED_TAX_US, SEED_WORK_US, False, "fallback")
+    c = st.columns(2)
+    c[0].metric("eager wall / step", f"{eager['wall_us']:.0f} µs")
+    c[1].metric("streams wall / step", f"{streams['wall_us']:.0f} µs")
+    _pair(eager["timeline"], streams["timeline"], f"N={n}, simulated", "sim")
+
+
+def gpu_panel() -> None:
+    st.subheader("The same on a real GPU: 120 kernels")
+    work = st.radio("GPU work per kernel", [2, 40], format_func=lambda w: f"{w} µs", horizontal=True,
+                    key="s2_work")
+    if ctx.live:
+        if st.button("measure eager and streams on this GPU", key="s2_measure"):
+            with st.spinner("measuring on the GPU…"):
+                st.session_state[f"s2_live_{work}"] = (src.live("eager", 120, 0.0, work, False, "fallback"),
+                                                       src.live("streams", 120, 0.0, work, False, "fallback"))
+        if f"s2_live_{work}" not in st.session_state:
+            return
+        source_badge("live", "this machine's GPU")
+        eager, streams = st.session_state[f"s2_live_{work}"]
+    elif ctx.recording:
+        source_badge("recorded", ctx.recording_label())
+        eager = src.recorded(ctx.recording, "eager", 120, 0.0, work, False, "fallback")
+        streams = src.recorded(ctx.recording, "streams", 120, 0.0, work, False, "fallback")
+    else:
+        st.info("No GPU here and no recording shipped: the simulated timeline above is all there is.")
+        return
+    if not (eager and streams and eager["timeline"] and streams["timeline"]):
+        st.info("The recording has no timeline for this setting.")
+        return
+    c = st.columns(2)
+    c[0].metric("eager wall / step", f"{eager['wall_us']:,.0f} µs")
+    c[1].metric("streams wall / step", f"{streams['wall_us']:,.0f} µs")
+    _pair(eager["timeline"], streams["timeline"], f"N=120, {work} µs work", f"gpu{work}")
+    busy = {name: 100 * d["kernel_work_us"] / d["wall_us"] for name, d in (("eager", eager), ("streams", streams))}
+    st.caption(f"GPU busy: {busy['eager']:.0f}% of the eager step, {busy['streams']:.0f}% of the streams step "
+               f"(kernel time / wall time). Where the streams lane still has gaps, each launch takes "
+               f"longer than its kernel.")
+
+
+with text_col:
+    render_lesson("02_streams_and_async")
+
+with live_col:
+    simulated_panel()
+    st.divider()
+    gpu_panel()
+    st.divider()
+    st.subheader("Lab: a copy beside compute, pinned vs pageable")
+    r = lab_panels.run_button("overlap", ctx.live, "s2")
+    if r:
+        lab_panels.show(r)
+    st.divider()
+    st.subheader("Lab: one .item() per step")
+    r = lab_panels.run_button("sync", ctx.live, "s2")
+    if r:
+        lab_panels.show(r)

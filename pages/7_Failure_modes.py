@@ -1,0 +1,29 @@
+"""Failure modes and checklist: each failure mode next to a lab that shows its signal."""
+from pages.ui.common import lesson_data, render_lesson, setup_page
+
+import streamlit as st
+
+from pages.ui import lab_panels
+
+ctx = setup_page("Failure modes")
+text_col, live_col = st.columns([5, 6], gap="large")
+
+with text_col:
+    render_lesson("07_failure_modes_and_checklist")
+    st.divider()
+    render_lesson("08_takeaway_and_next")
+
+with live_col:
+    st.subheader("See each failure happen")
+    st.caption("Each button runs a small lab " + ("on this machine's GPU." if ctx.live else
+               "on the simulated GPU (no GPU here), and says what it measured."))
+    for i, fm in enumerate(lesson_data("labs")["failure_modes"], start=1):
+        with st.container(border=True):
+            st.markdown(f"**{i}. {fm['title']}**")
+            st.caption(f"Look for: {fm['look_for']}")
+            if fm["lab"] is None:
+                st.page_link(fm["page"], label="Measure cold vs warm starts on the AOT page", icon="➡️")
+                continue
+            r = lab_panels.run_button(fm["lab"], ctx.live, "s7")
+            if r:
+                lab_panels.show(r)

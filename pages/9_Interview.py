@@ -1,0 +1,60 @@
+"""Interview flashcards: a question, its answer on request, the page that shows it live, and a
+self-graded tally for this session."""
+from pages.ui.common import lesson_data, setup_page
+
+import streamlit as st
+
+from pages.ui.nav import page_for, page_title
+
+ctx = setup_page("Interview prompts")
+cards = lesson_data("interview")["cards"]
+state = st.session_state
+state.setdefault("iv_index", 0)
+state.setdefault("iv_revealed", False)
+tally = state.setdefault("iv_tally", {"got it": 0, "missed": 0})
+graded = state.setdefault("iv_graded", {})  # card id -> "got it" / "missed" (the latest grade)
+
+
+def go_to(index: int) -> None:
+    state["iv_index"] = index % len(cards)
+    state["iv_revealed"] = False
+
+
+def grade(card_id: str, mark: str) -> None:
+    tally[mark] += 1
+    graded[card_id] = mark
+    go_to(state["iv_index"] + 1)
+
+
+st.title("🎤 Interview prompts")
+st.caption("Answer out loud first, then reveal. Grade yourself honestly: the tally is only for you "
+           "and lasts this session.")
+c = st.columns(3)
+c[0].metric("got it", tally["got it"])
+c[1].metric("missed", tally["missed"])
+c[2].metric("cards graded", f"{len(graded)} of {len(cards)}")
+
+card = cards[state["iv_index"]]
+with st.container(border=True):
+    st.caption(f"Card {state['iv_index'] + 1} of {len(cards)} · {card['section']}"
+               + (f" · last graded: {graded[card['id']]}" if card["id"] in graded else ""))
+    st.markdown(f"### {card['question']}")
+    if not state["iv_revealed"]:
+        st.button("reveal answer", key="iv_reveal", on_click=lambda: state.update(iv_revealed=True))
+    else:
+        st.markdown(card["answer"])
+        page = page_for(card["live_page"])
+        if page:
+            st.page_link(page, label=f"See it live: {page_title(page)}", icon="⚡")
+            st.caption(card["live_hint"])
+        else:
+            st.caption(f"(no page named {card['live_page']!r} in pages/ yet)")
+        g = st.columns(2)
+        g[0].button("✅ got it", key="iv_got", on_click=grade, args=(card["id"], "got it"))
+        g[1].button("❌ missed", key="iv_missed", on_click=grade, args=(card["id"], "missed"))
+
+nav = st.columns(3)
+nav[0].button("◀ previous", key="iv_prev", on_click=go_to, args=(state["iv_index"] - 1,))
+nav[1].button("next ▶", key="iv_next", on_click=go_to, args=(state["iv_index"] + 1,))
+nav[2].button("reset tally", key="iv_reset",
+              on_click=lambda: (tally.update({"got it": 0, "missed": 0}), graded.clear()))
