@@ -1,0 +1,87 @@
+"""Every page renders on a CPU the way the app runs it, and the lab, interview and claims pages
+do what a student clicks them for."""
+import json
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PAGES = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "pages").glob("*.py") if p.name != "__init__.py")
+
+
+def open_page(page: str):
+    """Start at app.py (the entry point), then switch: page links only resolve that way."""
+    pytest.importorskip("streamlit")
+    from streamlit.testing.v1 import AppTest
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()
+    assert not at.exception, at.exception
+    at.switch_page(page).run()
+    assert not at.exception, at.exception
+    return at
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_page_renders_without_exception(page):
+    open_page(page)
+
+
+def _text(at) -> str:
+    parts = [e.value for kind in ("markdown", "caption", "warning", "success", "info", "subheader")
+             for e in getattr(at, kind)]
+    return "\n".join(str(p) for p in parts)
+
+
+def test_failure_mode_buttons_show_each_labs_signal():
+    at = open_page("pages/7_Failure_modes.py")
+    for lab in ("fusion", "sync", "storm", "stale", "malloc"):
+        at = at.button(key=f"lab_run_{lab}_s7").click().run()
+        assert not at.exception, at.exception
+    warnings = " ".join(w.value for w in at.warning)
+    assert warnings.count("**Signal seen.**") == 5
+    assert "🔵 SIMULATED" in _text(at)
+
+
+def test_streams_page_labels_pytorch_eager_as_async_and_runs_its_labs():
+    at = open_page("pages/2_Streams_and_async.py")
+    assert "PyTorch's own eager mode is asynchronous" in _text(at)
+    at = at.button(key="lab_run_overlap_s2").click().run()
+    at = at.button(key="lab_run_sync_s2").click().run()
+    assert not at.exception
+    labels = [m.label for m in at.metric]
+    assert "+ pageable copy" in labels and "µs per step, sync every step" in labels
+
+
+def test_interview_reveal_and_grade_changes_the_tally():
+    at = open_page("pages/9_Interview.py")
+    cards = json.loads((ROOT / "lessons" / "interview.json").read_text())["cards"]
+    assert cards[0]["question"] in _text(at)
+    assert cards[0]["answer"] not in _text(at)
+    at = at.button(key="iv_reveal").click().run()
+    assert cards[0]["answer"] in _text(at)
+    at = at.button(key="iv_got").click().run()
+    assert at.session_state["iv_tally"] == {"got it": 1, "missed": 0}
+    assert cards[1]["question"] in _text(at)  # grading moves on to the next card
+    at = at.button(key="iv_reveal").click().run()
+    at = at.button(key="iv_missed").click().run()
+    assert at.session_state["iv_tally"] == {"got it": 1, "missed": 1}
+    assert not at.exception
+
+
+def test_every_interview_card_links_to_an_existing_page():
+    pytest.importorskip("streamlit")
+    from pages.ui.nav import page_for
+    for card in json.loads((ROOT / "lessons" / "interview.json").read_text())["cards"]:
+        page = page_for(card["live_page"])
+        assert page and (ROOT / page).exists(), card["live_page"]
+
+
+def test_claims_page_shows_a_verdict_for_every_claim():
+    at = open_page("pages/10_Claims.py")
+    text = _text(at)
+    claims = json.loads((ROOT / "lessons" / "claims.json").read_text())["claims"]
+    verdicts = [m.value for m in at.markdown if m.value in (":green[**holds**]", ":orange[**differs**]",
+                                                              ":gray[**no data**]")]
+    assert len(verdicts) == len(claims)
+    for c in claims:
+        assert c["claim"] in text
+    assert "🟠 RECORDED" in text and "🔵 SIMULATED" in text
