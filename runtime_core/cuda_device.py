@@ -113,6 +113,10 @@ class CudaDevice:
     def new_buffer(self, numel: int) -> CudaBuffer:
         return CudaBuffer(torch.zeros(int(numel), device="cuda", dtype=torch.float32))
 
+    def reserved_bytes(self) -> int:
+        """Bytes PyTorch's caching allocator holds on this GPU (pools included)."""
+        return torch.cuda.memory_reserved()
+
     def sizes(self) -> SizeTable:
         if self._sizes is None:
             self._sizes = measure_size_table(self)

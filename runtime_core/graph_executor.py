@@ -53,6 +53,7 @@ class GraphStats:
     evictions: int = 0
     useful_elems: int = 0
     padded_elems: int = 0
+    pool_bytes: int = 0  # device memory the captures added (private pool + static buffers)
     shapes_seen: set = field(default_factory=set)
 
     @property
@@ -117,6 +118,7 @@ class GraphExecutor(Executor):
 
     def _capture(self, numel: int, like=None) -> Captured:
         t0 = self.dev.host_now_us()
+        reserved0 = self.dev.reserved_bytes()
         static_in = self.dev.new_buffer(numel)
         if like is not None and like.numel == numel:
             self.dev.copy(static_in, like)
@@ -126,6 +128,7 @@ class GraphExecutor(Executor):
         entry = Captured(ShapeGuard(numel), static_in, graph, self.dev.host_now_us() - t0)
         self.stats.captures += 1
         self.stats.capture_us += entry.capture_us
+        self.stats.pool_bytes += max(0, self.dev.reserved_bytes() - reserved0)
         self.cache[numel] = entry
         while len(self.cache) > self.cache_size:
             self.cache.popitem(last=False)

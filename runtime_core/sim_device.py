@@ -120,6 +120,7 @@ class SimDevice:
         self._default = self.engine.new_stream()
         self._current = self._default
         self._capture: list | None = None
+        self._allocated_elems = 0
 
     # ---- clocks -------------------------------------------------------------------------
     def host_now_us(self) -> float:
@@ -137,7 +138,12 @@ class SimDevice:
     # ---- buffers ------------------------------------------------------------------------
     def new_buffer(self, numel: int) -> SimBuffer:
         self.counts["cudaMalloc"] += 1
+        self._allocated_elems += int(numel)
         return SimBuffer(int(numel))
+
+    def reserved_bytes(self) -> int:
+        """Bytes of every buffer this device has handed out (float32)."""
+        return 4 * self._allocated_elems
 
     def numel_for_work(self, work_us: float) -> int:
         return max(1, int(round(work_us * self.params.elems_per_us)))

@@ -51,7 +51,8 @@ def policy_panel(k, sim: dict, measured: dict | None) -> None:
     if not rows:
         st.caption("No policy counters recorded for this setting.")
         return
-    keys = ["misses", "fallbacks", "captures", "capture_us", "evictions", "distinct_shapes", "wasted_work_pct"]
+    keys = ["misses", "fallbacks", "captures", "capture_us", "pool_bytes", "evictions", "distinct_shapes",
+            "wasted_work_pct"]
     st.dataframe(pd.DataFrame({n: {key: s.get(key) for key in keys} for n, s in rows.items()}).astype(str),
                  width="stretch")
     st.caption({"fallback": "Every call misses the guard and runs eagerly: graph-capture valid is FALSE.",
