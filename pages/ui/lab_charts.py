@@ -22,7 +22,8 @@ MALLOC_STYLE = {
 
 
 def lanes_figure(spans: list[dict], title: str, style: dict, lanes: list[str],
-                 max_us: float | None = None, height: int = 260) -> go.Figure:
+                 max_us: float | None = None, height: int = 260,
+                 x_title: str = "time since the step started (µs)") -> go.Figure:
     """Spans (dicts: lane, kind, name, start_us, end_us) as horizontal bars, one row per lane.
 
     Args:
@@ -41,10 +42,11 @@ def lanes_figure(spans: list[dict], title: str, style: dict, lanes: list[str],
             x=[max(s["end_us"] - s["start_us"], 0.05) for s in mine],
             customdata=[[s["name"], s["end_us"] - s["start_us"]] for s in mine],
             hovertemplate="%{customdata[0]}<br>start %{base:,.1f} µs<br>%{customdata[1]:,.1f} µs<extra></extra>"))
-    fig.update_layout(title=title, barmode="overlay", height=height, bargap=0.35,
-                      margin=dict(l=10, r=10, t=70, b=10),
-                      legend=dict(orientation="h", yanchor="bottom", y=1.02, x=0, font=dict(size=11)))
-    fig.update_xaxes(title="time since the step started (µs)", automargin=True,
+    # The legend goes under the axis: above the plot it would sit on the title.
+    fig.update_layout(title=title, barmode="overlay", height=height + 60, bargap=0.35,
+                      margin=dict(l=10, r=10, t=50, b=10),
+                      legend=dict(orientation="h", yanchor="top", y=-0.3, x=0, font=dict(size=11)))
+    fig.update_xaxes(title=x_title, automargin=True,
                      range=[0, max_us] if max_us else None, rangemode="tozero")
     fig.update_yaxes(categoryorder="array", categoryarray=list(reversed(lanes)), automargin=True)
     return fig
@@ -60,8 +62,8 @@ def work_vs_overhead_bars(rows: list[dict], title: str) -> go.Figure:
                          y=[max(r["launch_overhead_us"], 0.0) for r in rows], marker_color="#1f77b4"))
     fig.add_trace(go.Scatter(name="model's wall (µs)", x=labels, y=[r["model_wall_us"] for r in rows],
                              mode="markers", marker=dict(symbol="diamond", size=11, color="#000000")))
-    fig.update_layout(title=title, barmode="stack", height=340, margin=dict(l=10, r=10, t=70, b=10),
-                      legend=dict(orientation="h", yanchor="bottom", y=1.02, x=0, font=dict(size=11)))
+    fig.update_layout(title=title, barmode="stack", height=400, margin=dict(l=10, r=10, t=50, b=10),
+                      legend=dict(orientation="h", yanchor="top", y=-0.25, x=0, font=dict(size=11)))
     fig.update_yaxes(title="time per step (µs)", automargin=True, rangemode="tozero")
     fig.update_xaxes(automargin=True)
     return fig
