@@ -24,6 +24,7 @@ from pathlib import Path
 from .allocator.errors import BadAllocSize
 from .allocator.sizes import GiB, MiB, check_size
 from .cli import CliError
+from .device import resolve_backend
 
 MAX_SIZE_BYTES = 1 * GiB  # a per-buffer benchmark; above this the numbers mean nothing here
 
@@ -55,13 +56,6 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--json", action="store_true", help="print JSON (the default output is JSON too)")
     ap.add_argument("--record", metavar="PATH", help="also write the result as a recording")
     return ap
-
-
-def _resolve_backend(name: str) -> str:
-    from .device import cuda_available
-    if name == "cuda" and not cuda_available():
-        raise RuntimeError("backend 'cuda' asked for, but torch sees no CUDA device here")
-    return "cuda" if name == "cuda" or (name == "auto" and cuda_available()) else "sim"
 
 
 def run(size_bytes: int, backend: str) -> dict:
@@ -102,7 +96,7 @@ def cli(argv: list[str]) -> int:
     """Parse, measure, print JSON; bad arguments exit 2 with one line on stderr."""
     try:
         a = build_parser().parse_args(argv)
-        result = run(a.size_bytes, _resolve_backend(a.backend))
+        result = run(a.size_bytes, resolve_backend(a.backend))
         if a.record:
             write_recording(result, a.record)
     except (CliError, RuntimeError, OSError) as e:

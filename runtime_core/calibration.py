@@ -10,6 +10,7 @@ def constants_for(dev) -> Constants:
     if dev.backend == "sim":
         p = dev.params
         return Constants(sync_us=p.sync_us, graph_launch_us=p.graph_launch_us, node_gap_us=p.node_gap_us,
-                         kernel_floor_us=p.kernel_floor_us, source="SimDevice parameters")
+                         kernel_floor_us=p.kernel_floor_us, static_copy=True,  # graph steps copy in
+                         source="SimDevice parameters")
     cal = getattr(dev, "calibration", None)
     return cal() if callable(cal) else TEXTBOOK

@@ -66,6 +66,22 @@ def cuda_available() -> bool:
         return False
 
 
+def resolve_backend(name: str) -> str:
+    """"auto" -> "cuda" when torch sees a GPU, else "sim"; "cuda" without a GPU is an error.
+
+    Raises:
+        ValueError: `name` is not auto, cuda or sim.
+        RuntimeError: "cuda" was asked for and there is no CUDA device.
+    """
+    if name not in ("auto", "cuda", "sim"):
+        raise ValueError(f"backend must be auto, cuda or sim, got {name!r}")
+    if name == "cuda" and not cuda_available():
+        raise RuntimeError("backend 'cuda' asked for, but torch sees no CUDA device here")
+    if name == "auto":
+        return "cuda" if cuda_available() else "sim"
+    return name
+
+
 def get_device(backend: str = "auto", **sim_params):
     """Return a device: "cuda", "sim", or "auto" (CUDA if torch.cuda works, else the simulator).
 
@@ -75,11 +91,7 @@ def get_device(backend: str = "auto", **sim_params):
     Raises:
         RuntimeError: backend "cuda" was asked for and no CUDA device is present.
     """
-    if backend not in ("auto", "cuda", "sim"):
-        raise ValueError(f"backend must be auto, cuda or sim, got {backend!r}")
-    if backend == "cuda" or (backend == "auto" and cuda_available()):
-        if not cuda_available():
-            raise RuntimeError("backend 'cuda' asked for, but torch sees no CUDA device here")
+    if resolve_backend(backend) == "cuda":
         from .cuda_device import CudaDevice
         return CudaDevice.shared()
     from .sim_device import SimDevice, SimParams

@@ -23,3 +23,19 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if "gpu" in item.keywords:
             item.add_marker(skip)
+
+
+def open_page(page: str | None = None, query: dict | None = None, timeout_s: int = 90):
+    """AppTest the way the app runs: start at app.py (the entry point), then switch to `page`.
+    Page links only resolve that way. `query` sets URL query parameters first."""
+    pytest.importorskip("streamlit")
+    from streamlit.testing.v1 import AppTest
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=timeout_s)
+    for k, v in (query or {}).items():
+        at.query_params[k] = v
+    at.run()
+    assert not at.exception, at.exception
+    if page:
+        at.switch_page(page).run()
+        assert not at.exception, at.exception
+    return at

@@ -2,6 +2,7 @@
 from pathlib import Path
 
 import pytest
+from conftest import open_page
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = "pages/5_AOT_and_serving.py"
@@ -9,14 +10,7 @@ PAGE = "pages/5_AOT_and_serving.py"
 
 @pytest.fixture
 def page():
-    pytest.importorskip("streamlit")
-    if not (ROOT / "app.py").exists():
-        pytest.skip("app.py (the landing page) is not in the repo yet; pages are tested through it")
-    from streamlit.testing.v1 import AppTest
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()
-    at.switch_page(PAGE).run()
-    assert not at.exception, at.exception
-    return at
+    return open_page(PAGE)
 
 
 def send(at, batch: int, policy: str):

@@ -1,5 +1,6 @@
 """The checkpoint: each step's check, and a student walking all six steps in the app."""
 import pytest
+from conftest import open_page
 
 from runtime_core.checkpoint import ORDER, check_step, setting_todo
 from runtime_core.model import predict
@@ -43,14 +44,8 @@ def test_a_relation_that_fails_is_reported():
     assert not r.done and any("measured" in f for f in r.failed)
 
 
-st = pytest.importorskip("streamlit")
-
-
 def test_student_walks_the_checkpoint_and_every_step_ticks():
-    from streamlit.testing.v1 import AppTest
-    at = AppTest.from_file("../app.py", default_timeout=90).run()
-    at.switch_page("pages/8_Checkpoint.py").run()
-    assert not at.exception
+    at = open_page("pages/8_Checkpoint.py")
     steps = [("w_mode", "graph"), ("w_mode", "eager"), ("w_mode", "streams"), ("w_work", 40.0),
              ("w_work", 2.0), ("w_mode", "graph"), ("w_dynamic", True)]
     for key, value in steps:

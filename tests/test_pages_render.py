@@ -4,20 +4,10 @@ import json
 from pathlib import Path
 
 import pytest
+from conftest import open_page
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "pages").glob("*.py") if p.name != "__init__.py")
-
-
-def open_page(page: str):
-    """Start at app.py (the entry point), then switch: page links only resolve that way."""
-    pytest.importorskip("streamlit")
-    from streamlit.testing.v1 import AppTest
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()
-    assert not at.exception, at.exception
-    at.switch_page(page).run()
-    assert not at.exception, at.exception
-    return at
 
 
 @pytest.mark.parametrize("page", PAGES)

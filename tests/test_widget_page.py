@@ -1,20 +1,13 @@
 """The launch-overhead widget as a student uses it: knobs, metrics, both timeline lanes, the URL."""
 import pytest
 
-st = pytest.importorskip("streamlit")
-from streamlit.testing.v1 import AppTest  # noqa: E402
+from conftest import open_page
 
 PAGE = "pages/6_Launch_overhead_killer.py"
 
 
 def open_widget(query=None):
-    at = AppTest.from_file("../app.py", default_timeout=90)
-    for k, v in (query or {}).items():
-        at.query_params[k] = v
-    at.run()
-    at.switch_page(PAGE).run()
-    assert not at.exception, at.exception
-    return at
+    return open_page(PAGE, query)
 
 
 def metrics(at, row: int = 0):
@@ -24,8 +17,7 @@ def metrics(at, row: int = 0):
 
 
 def test_landing_page_renders_with_a_source_badge():
-    at = AppTest.from_file("../app.py", default_timeout=90).run()
-    assert not at.exception
+    at = open_page()
     text = " ".join(m.value for m in at.markdown) + " ".join(i.value for i in at.info)
     assert "RECORDED" in text or "SIMULATED" in text or "LIVE" in text
 

@@ -13,25 +13,11 @@ symptom showed up), `verdict` (one sentence a student can read) and, where a pic
 """
 from __future__ import annotations
 
-from ..device import cuda_available
+from ..device import cuda_available, resolve_backend  # noqa: F401 (re-exported for labs)
 
 SOURCES = {"sim": "simulated", "cuda": "live"}
 
 
-def resolve_backend(name: str) -> str:
-    """"auto" -> "cuda" when torch sees a GPU, else "sim"; "cuda" without a GPU is an error.
-
-    Raises:
-        ValueError: `name` is not auto, cuda or sim.
-        RuntimeError: "cuda" was asked for and there is no CUDA device.
-    """
-    if name not in ("auto", "cuda", "sim"):
-        raise ValueError(f"backend must be auto, cuda or sim, got {name!r}")
-    if name == "cuda" and not cuda_available():
-        raise RuntimeError("backend 'cuda' asked for, but torch sees no CUDA device here")
-    if name == "auto":
-        return "cuda" if cuda_available() else "sim"
-    return name
 
 
 def header(lab: str, backend: str, device_name: str) -> dict:
