@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test test-all test-gpu screenshot clean
+.PHONY: run test test-gpu browser-test clean
 
 $(STAMP): requirements.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -18,6 +18,11 @@ run: $(STAMP)
 # CI's command. Slow tests run too; GPU tests skip themselves without CUDA.
 test: $(STAMP)
 	$(PY) -m pytest -q
+
+# The widget in headless Chromium (Debian's package, never `playwright install`).
+browser-test: $(STAMP)
+	$(PY) -m pip install -q --disable-pip-version-check playwright==1.65.2
+	$(PY) -m pytest -q tests/browser
 
 test-gpu: $(STAMP)
 	$(PY) -m pytest -q -m gpu
