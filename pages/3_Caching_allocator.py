@@ -167,8 +167,8 @@ def cost_panel() -> None:
         if ctx.live:
             source_badge("live", "1 MiB buffers")
         else:
-            st.caption("🖥️ CPU: measured now on this machine's CPU, 1 MiB buffers. CPU numbers say "
-                       "nothing about cudaMalloc; our pool pays Python bookkeeping that libc does not.")
+            source_badge("cpu", "1 MiB buffers. CPU numbers say nothing about cudaMalloc; our pool "
+                                "pays Python bookkeeping that libc does not.")
         st.dataframe(_cost_table(state["alloc_costs"]), hide_index=True)
     elif not rec:
         st.info("No GPU recording is shipped yet (lessons/recordings/alloc_*.json). Press the button "

@@ -30,7 +30,7 @@ def coldwarm_panel(device: str) -> None:
     if device == "cuda":
         source_badge("live", where)
     else:  # these are CPU numbers: real measurements, but not the GPU that "live" promises
-        st.caption(f"Measured on this machine's CPU · {where}")
+        source_badge("cpu", where)
     st.dataframe(pd.DataFrame(tables.coldwarm_rows(res)), hide_index=True, width="stretch")
     verdict = "match" if res["outputs_match"] else "do NOT match"
     st.markdown(f"Python and C++ outputs **{verdict}** eager (max abs error: Python "

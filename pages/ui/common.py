@@ -22,6 +22,7 @@ SOURCE_LABELS = {
     "recorded": "🟠 RECORDED: measured earlier on a real GPU, replayed from a shipped recording",
     "simulated": "🔵 SIMULATED: a discrete-event model of a GPU on a virtual clock",
     "model": "⚪ MODEL: closed-form prediction, not a measurement",
+    "cpu": "🟣 CPU: measured now on this machine's CPU (real, but not a GPU)",
 }
 
 
