@@ -20,7 +20,8 @@ text_col, live_col = st.columns([2, 3], gap="large")
 
 with live_col:
     floor = src.live_floor_us() if ctx.live else None
-    k = knobs.render(floor)
+    rec_floor = ctx.recording["meta"]["intrinsic_tax_us"] if (ctx.recording and not ctx.live) else None
+    k = knobs.render(floor if ctx.live else rec_floor, "this GPU" if ctx.live else "the recorded H200")
     knobs.write_url(k)
     args = (k.mode, k.n, k.tax_us, k.work_us, k.dynamic, k.policy)
     book = src.textbook(*args)
@@ -43,7 +44,8 @@ with live_col:
 
     metric_row("Textbook model", book, "model", "the seed's formulas with your tax and work")
     if measured:
-        detail = ctx.recording_label() if meas_source == "recorded" else "this machine's GPU"
+        detail = (ctx.recording_label() if meas_source == "recorded"
+                  else f"this machine's GPU, measured at {measured.get('measured_at', '?')}")
         if meas_source == "recorded" and not measured["exact"]:
             detail += (f" · nearest recorded point: N={measured['n']}, work={measured['work_us']} µs, "
                        f"extra tax={measured.get('extra_tax_us', 0)} µs")

@@ -76,7 +76,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--refresh", action="store_true",
                    help="recompute the derived fields of an existing recording (no device needed)")
     p.add_argument("--passes", type=_number(1, 10, integer=True), default=None,
-                   help="timing passes over the grid (default: 3 on a GPU, 1 simulated)")
+                   help="timing passes over the grid (default: 5 on a GPU, 1 simulated)")
 
     for name, help_ in (("alloc", "allocator comparison"), ("lab", "a failure-mode lab"),
                         ("aot", "export -> AOTInductor -> load"), ("bench", "executors vs raw torch")):
@@ -114,7 +114,7 @@ def main(argv: list[str] | None = None) -> int:
             from .sweep import run_sweep_cli
             return run_sweep_cli(a)
         out = {"model": _cmd_model, "measure": _cmd_measure}[a.cmd](a)
-    except (CliError, ValueError, RuntimeError) as e:
+    except (CliError, ValueError, RuntimeError, OSError) as e:
         print(f"runtime_core: error: {e}", file=sys.stderr)
         return 2
     print(json.dumps(out, indent=2))

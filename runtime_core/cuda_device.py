@@ -111,7 +111,9 @@ class CudaDevice:
 
     # ---- buffers ------------------------------------------------------------------------
     def new_buffer(self, numel: int) -> CudaBuffer:
-        return CudaBuffer(torch.zeros(int(numel), device="cuda", dtype=torch.float32))
+        """An uninitialised buffer: no fill kernel, so allocating inside a step (a recapture's
+        static input) launches nothing that would be miscounted as a chain kernel."""
+        return CudaBuffer(torch.empty(int(numel), device="cuda", dtype=torch.float32))
 
     def reserved_bytes(self) -> int:
         """Bytes PyTorch's caching allocator holds on this GPU (pools included)."""

@@ -103,8 +103,11 @@ class GraphExecutor(Executor):
 
     # ---- the three phases ---------------------------------------------------------------
     def prepare(self, x) -> Captured:
-        """Warm up and capture a graph for x's shape now (what a server does before traffic)."""
+        """Warm up and capture a graph for x's shape now (what a server does before traffic).
+        With the bucket policy the graph is captured at x's bucket size, the size it will serve."""
         self.stats.shapes_seen.add(x.numel)
+        if self.policy == "bucket":
+            return self._capture(bucket_numel(x.numel))
         return self._capture(x.numel, x)
 
     def _warm_up(self, buf) -> None:

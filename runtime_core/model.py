@@ -120,9 +120,18 @@ def predict(mode: str, n: int, tax_us: float, work_us: float, dynamic: bool = Fa
     timeline, host_free = _timeline(ran, n, tax_us, w, c)
     return Result(
         source="model", mode=mode, n=n, work_us=work_us, tax_us=tax_us, dynamic=dynamic,
-        wall_us=wall, kernel_work_us=n * w, driver_calls=1 if ran == "graph" else n,
+        wall_us=wall, kernel_work_us=n * w, driver_calls=_driver_calls(ran, n, missed, policy),
         graph_valid=graph_valid, sync_calls=n if ran == "eager" else 1,
+        copy_calls=1 if (ran == "graph" and c.static_copy) else 0,
         host_free_us=host_free, timeline=timeline, policy=policy if missed else "fallback")
+
+
+def _driver_calls(ran: str, n: int, missed: bool, policy: str) -> int:
+    """Launch calls of one step: N, or 1 replay; a recapture also warms up (N) and captures (N
+    launch calls that are recorded, not run) before its replay."""
+    if ran != "graph":
+        return n
+    return 2 * n + 1 if (missed and policy == "recapture") else 1
 
 
 MAX_TIMELINE_KERNELS = 400  # beyond this the chart gets the first kernels only

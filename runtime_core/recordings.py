@@ -64,7 +64,7 @@ def nearest_point(rec: dict, mode: str, n: int, work_us: float, dynamic: bool = 
 
 
 def timeline_for(rec: dict, mode: str, n: int, work_us: float, dynamic: bool) -> list[dict] | None:
-    """The recorded timeline spans for exactly this setting, if the recording has them."""
+    """The recorded timeline spans for exactly this setting (fallback policy), if recorded."""
     return (rec.get("timelines") or {}).get(timeline_key(mode, n, work_us, dynamic))
 
 

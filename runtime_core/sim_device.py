@@ -66,24 +66,34 @@ class SimBuffer:
         return int(self.data.size)
 
 
-class SimEvent:
-    """An event: completes when the marker it enqueued finishes on its stream."""
+class _Recording:
+    """One record() of an event: done when its marker finishes. A wait binds to one recording,
+    as cudaStreamWaitEvent waits for the work captured by the most recent record at call time."""
 
-    def __init__(self, dev: "SimDevice"):
-        self._dev = dev
+    def __init__(self):
         self.done_at: float | None = None
-        self._recorded = False
 
-    def record(self, stream: SimStream | None = None) -> None:
-        self._recorded, self.done_at = True, None
-        self._dev._enqueue(stream or self._dev.current_stream(), "marker", "event", 0.0, None,
-                           on_done=self._complete, api="cudaEventRecord", host_cost=0.0)
-
-    def _complete(self, t: float) -> None:
+    def complete(self, t: float) -> None:
         self.done_at = t
 
     def done_by(self, t: float) -> bool:
-        return not self._recorded or (self.done_at is not None and self.done_at <= t)
+        return self.done_at is not None and self.done_at <= t
+
+
+class SimEvent:
+    """An event: completes when the marker of its latest record() finishes on its stream."""
+
+    def __init__(self, dev: "SimDevice"):
+        self._dev = dev
+        self._latest: _Recording | None = None  # never recorded: complete, as in CUDA
+
+    def record(self, stream: SimStream | None = None) -> None:
+        self._latest = rec = _Recording()
+        self._dev._enqueue(stream or self._dev.current_stream(), "marker", "event", 0.0, None,
+                           on_done=rec.complete, api="cudaEventRecord", host_cost=0.0)
+
+    def done_by(self, t: float) -> bool:
+        return self._latest is None or self._latest.done_by(t)
 
     def query(self) -> bool:
         self._dev.engine.run_until(self._dev.host_us)
@@ -91,8 +101,9 @@ class SimEvent:
 
     def wait(self, stream: SimStream | None = None) -> None:
         """Make `stream` wait for this event (cudaStreamWaitEvent): no host blocking."""
+        waits = [self._latest] if self._latest is not None else []
         self._dev._enqueue(stream or self._dev.current_stream(), "marker", "wait", 0.0, None,
-                           waits=[self], api="cudaStreamWaitEvent", host_cost=0.0)
+                           waits=waits, api="cudaStreamWaitEvent", host_cost=0.0)
 
 
 class SimGraph:
@@ -219,6 +230,7 @@ class SimDevice:
 
     def _enqueue(self, stream, kind, name, dur, effect, *, api, host_cost, waits=None, on_done=None):
         if self._capture is not None and kind in ("kernel", "copy"):
+            self.counts[api] += 1  # the host still makes the call; capture records it instead
             self._host_span("launch", f"{api} (capture)", host_cost)
             self._capture.append((kind, name, dur, effect))
             return

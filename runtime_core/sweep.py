@@ -64,19 +64,24 @@ def run_sweep(out: Path, backend: str = "auto", budget_s: float = 480.0, resume:
     """Measure the grid into the recording at `out`; returns the recording (maybe partial).
 
     A GPU sweep makes `passes` (default 5) timing passes over the whole grid and keeps per
-    point the trimmed mean of the passes' medians. The host drifts between a fast and a slow state for
-    tens of seconds at a time (on an H200 VM: blocking launches cost ~15 or ~22 µs), so one
-    sample of a point lands in either state; the mean over passes spread across the run is the
-    expected cost, and calibrate() samples, spread the same way, are averaged alike. Each point
-    also measures the launch tax of its own moment (measure() does), kept the same way. Traces (timelines, counted driver calls) come last, once per group, from the trace
+    point the trimmed mean of the passes' medians. The host drifts between a fast and a slow
+    state for tens of seconds at a time (on an H200 VM: blocking launches cost ~16.5 or ~23 µs),
+    so one sample of a point lands in either state; the mean over passes spread across the run
+    is the expected cost, and calibrate() samples, spread the same way, are averaged alike.
+    Each point also measures the launch tax of its own moment (measure() does), kept the same
+    way. Traces (timelines, counted driver calls) come last, once per group, from the trace
     worker, so no second GPU context exists while anything is timed.
     """
     t_start = time.monotonic()
+    check_writable(out)
     dev = get_device(backend)
+    rec = load(out) if (resume and out.exists()) else None
+    if rec is not None:
+        _check_same_device(rec, dev)
+        passes = passes or rec["meta"].get("passes")
     passes = passes or (1 if dev.backend == "sim" else 5)
     if dev.backend == "cuda":
         _pin_to_one_core()
-    rec = load(out) if (resume and out.exists()) else None
     if rec is None:
         rec = {"meta": _meta(dev), "points": [], "timelines": {}}
     points = {_key(p): p for p in rec["points"]}
@@ -115,6 +120,23 @@ def _timing_pass(dev, rec, points, order, pass_i, t_start, budget_s, out) -> boo
     return True
 
 
+def check_writable(out: Path) -> None:
+    """Fail before any measuring if the recording can't be written where asked."""
+    if out.is_dir():
+        raise ValueError(f"--out {out} is a directory; give a file path such as {out}/sweep.json")
+    parent = out.parent if str(out.parent) else Path(".")
+    if not parent.is_dir() or not os.access(parent, os.W_OK):
+        raise ValueError(f"--out {out}: the folder {parent} does not exist or is not writable")
+
+
+def _check_same_device(rec: dict, dev) -> None:
+    """Resuming must not mix numbers from two machines (or the simulator) in one recording."""
+    m = rec["meta"]
+    if (m.get("backend"), m.get("device_name")) != (dev.backend, dev.name):
+        raise ValueError(f"cannot resume a recording of {m.get('device_name')} ({m.get('backend')}) "
+                         f"on {dev.name} ({dev.backend}); write to a new --out instead")
+
+
 def _calibrate_into(dev, meta: dict, first: bool) -> None:
     """Add one calibration sample (constants and launch tax) to the recording's meta."""
     tax = dev.measure_tax() if hasattr(dev, "measure_tax") else dev.intrinsic_tax_us()
@@ -130,7 +152,8 @@ def _trace_pass(dev, rec, points, order, t_start, budget_s, out) -> bool:
             counted.setdefault(_group(p), (p["driver_calls"], p["copy_calls"]))
     for k in order:
         g = _group(k)
-        want_tl = (k["mode"], k["n"], k["work_us"], k["dynamic"]) in TIMELINE_SETTINGS and not k["extra_tax_us"]
+        want_tl = ((k["mode"], k["n"], k["work_us"], k["dynamic"]) in TIMELINE_SETTINGS
+                   and not k["extra_tax_us"] and k["policy"] == "fallback")
         tl_key = timeline_key(k["mode"], k["n"], k["work_us"], k["dynamic"])
         if g in counted and not (want_tl and tl_key not in rec["timelines"]):
             continue
@@ -263,10 +286,10 @@ def refresh(out: Path) -> dict:
     """Recompute a recording's derived fields (per-point means, calibration, model_wall_us) from
     its raw passes, with no device: for when the model's formulas change after a recording."""
     rec = load(out)
-    quick = len(rec["points"]) <= len(grid(quick=True))
-    points = {_key(p): p for p in rec["points"]}
+    order = list(rec["points"])  # exactly the points the file has, in its order
+    points = {_key(p): p for p in order}
     complete = rec["meta"].get("complete", False)
-    _snapshot(rec, points, grid(quick))
+    _snapshot(rec, points, order)
     rec["meta"]["complete"] = complete
     rec["meta"]["refreshed_at"] = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     _write(out, rec)
@@ -275,6 +298,7 @@ def refresh(out: Path) -> dict:
 
 def run_sweep_cli(a) -> int:
     out = Path(a.out)
+    check_writable(out)
     if a.retrace:
         if not out.exists():
             raise ValueError(f"--retrace needs an existing recording, and {out} does not exist")

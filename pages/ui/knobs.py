@@ -102,14 +102,15 @@ def write_url(k: Knobs) -> None:
         st.query_params.update(want)
 
 
-def render(tax_floor_us: float | None) -> Knobs:
-    """Draw the knobs and return the setting. `tax_floor_us` is the live GPU's intrinsic tax."""
+def render(tax_floor_us: float | None, floor_of: str = "this GPU") -> Knobs:
+    """Draw the knobs and return the setting. `tax_floor_us` is the measured GPU's intrinsic
+    tax (`floor_of` names that GPU); the textbook model and the simulator have no floor."""
     c1, c2, c3 = st.columns(3)
     c1.slider("kernels in chain, N", *N_RANGE, key="w_n")
     help_tax = ("Host cost of one launch. The textbook model and the simulator take it as given.")
     if tax_floor_us is not None:
-        help_tax += (f" This GPU's own launch costs {tax_floor_us:.1f} µs: that is the floor, and "
-                     "anything above it is added as real host work before each launch.")
+        help_tax += (f" On {floor_of} a launch costs {tax_floor_us:.1f} µs: that is the floor for the "
+                     "measured numbers, and anything above it is added as real host work.")
     c2.number_input("per-launch CPU tax (µs)", min_value=TAX_RANGE[0], max_value=TAX_RANGE[1],
                     step=0.5, key="w_tax", help=help_tax)
     c3.number_input("per-kernel GPU work (µs)", min_value=WORK_RANGE[0], max_value=WORK_RANGE[1],
@@ -124,8 +125,8 @@ def render(tax_floor_us: float | None) -> Knobs:
                  help="fallback: run eagerly; recapture: capture per shape (LRU cache of 4); "
                       "bucket: pad to a power-of-two size that has a graph")
     if tax_floor_us is not None and st.session_state["w_tax"] < tax_floor_us:
-        st.caption(f"Live GPU: the tax can't go below this machine's floor of {tax_floor_us:.1f} µs; "
-                   "measured columns use the floor.")
+        st.caption(f"Measured numbers can't go below {floor_of}'s own launch tax of {tax_floor_us:.1f} µs, "
+                   "so they use that floor; the textbook model and the simulator use your value.")
     s = st.session_state
     k = Knobs(int(s["w_n"]), float(s["w_tax"]), float(s["w_work"]), s["w_mode"], bool(s["w_dynamic"]),
               s["w_policy"])

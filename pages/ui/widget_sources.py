@@ -49,15 +49,18 @@ def live_floor_us() -> float:
         return dev.intrinsic_tax_us()
 
 
-@st.cache_data(max_entries=256, show_spinner=False)
+@st.cache_data(max_entries=256, ttl=600, show_spinner=False)
 def live(mode: str, n: int, extra_tax_us: float, work_us: float, dynamic: bool, policy: str) -> dict:
-    """Measure on this machine's GPU now; one measurement at a time across all sessions."""
+    """Measure on this machine's GPU now (cached for 10 minutes per setting); one measurement at
+    a time across all sessions."""
+    import time
     from runtime_core.cuda_device import CudaDevice
     from runtime_core.measure import GPU_LOCK, measure
     with GPU_LOCK:
         r = measure(CudaDevice.shared(), mode, n, work_us, extra_tax_us, dynamic, policy)
     d = result_dict(r)
     d["chrome_trace"] = r.chrome_trace
+    d["measured_at"] = time.strftime("%H:%M:%S")
     return d
 
 
@@ -69,7 +72,8 @@ def recorded(rec: dict, mode: str, n: int, extra_tax_us: float, work_us: float, 
         return None
     d = dict(p)
     d["kernel_work_us"] = p["kernel_time_us"]
-    d["timeline"] = recordings.timeline_for(rec, p["mode"], p["n"], p["work_us"], p["dynamic"]) or []
+    fallback = p.get("dynamic_policy", "fallback") == "fallback"  # timelines are recorded for it only
+    d["timeline"] = (recordings.timeline_for(rec, p["mode"], p["n"], p["work_us"], p["dynamic"]) or []) if fallback else []
     d["exact"] = (p["n"], float(p["work_us"]), float(p.get("extra_tax_us", 0))) == (n, float(work_us),
                                                                                   float(extra_tax_us))
     return d
