@@ -117,7 +117,8 @@ def _result(dev, ex, wl, mode, extra_tax_us, dynamic, policy, walls, info, tr) -
         graph_valid=bool(info.get("graph_valid", True)),
         copy_calls=tr.copy_calls if tr else 0, sync_calls=tr.sync_calls if tr else 0,
         policy=policy if (mode == "graph" and dynamic) else "fallback",
-        timeline=tr.spans if tr else [], chrome_trace=tr.chrome_trace if tr else None)
+        timeline=tr.spans if tr else [], chrome_trace=tr.chrome_trace if tr else None,
+        host_free_us=_host_free_us(tr) if (tr and dev.backend == "sim") else 0.0)
     res.extra = {
         "kernel_time_us": round(busy, 3),
         "extra_tax_us": extra_tax_us,
@@ -132,6 +133,13 @@ def _result(dev, ex, wl, mode, extra_tax_us, dynamic, policy, walls, info, tr) -
     if mode == "graph":
         res.extra["graph_stats"] = ex.stats.as_dict()
     return res
+
+
+def _host_free_us(tr) -> float:
+    """When the host finished dispatching: the end of its last launch (or graph launch, or wait
+    for a full launch queue) in the traced step."""
+    ends = [s.end_us for s in tr.spans if s.lane == "cpu" and s.kind in ("launch", "graph", "blocked", "copy", "spin")]
+    return max(ends, default=0.0)
 
 
 def _quantile(xs: list[float], q: float) -> float:

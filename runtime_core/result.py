@@ -73,8 +73,9 @@ class Result:
             "copy_calls": self.copy_calls,
             "sync_calls": self.sync_calls,
             "graph_valid": self.graph_valid,
-            "host_free_us": round(self.host_free_us, 3),
         }
+        if self.source in ("model", "sim"):  # only these know when the host finished dispatching
+            out["host_free_us"] = round(self.host_free_us, 3)
         if self.policy != "fallback":
             out["dynamic_policy"] = self.policy
         out.update(self.extra)

@@ -39,6 +39,7 @@ def test_where_they_differ_the_launch_queue_fills_and_blocks_the_host():
     assert pred.host_free_us == pytest.approx(2000)
     blocked = [s for s in r.timeline if s.kind == "blocked"]
     assert blocked, "the host should block on a full launch queue"
+    assert r.host_free_us == pytest.approx((2000 - 1024) * 100.0, rel=0.02)  # free once 1024 are left
     assert r.wall_us == pytest.approx(pred.wall_us, rel=0.01)  # the GPU was busy either way
 
 
