@@ -2,6 +2,8 @@
 import statistics
 
 import pytest
+from graph_policy_checks import (check_bucket_padding_keeps_output_correct,
+                                 check_recapture_once_per_shape_within_cache_bound)
 
 from runtime_core.device import get_device
 from runtime_core.executors import make_executor
@@ -84,24 +86,8 @@ def test_extra_tax_is_real_host_work(dev):
 
 
 def test_recapture_captures_once_per_distinct_shape_within_the_cache_bound(dev):
-    wl = ChainWorkload(20, 2.0)
-    g = make_executor("graph", dev, wl, policy="recapture", cache_size=16)
-    g.prepare(wl.make_input(dev, 0))
-    for call in range(1, 25):
-        g.run(wl.make_input(dev, call, dynamic=True))
-    assert g.stats.captures == g.stats.as_dict()["distinct_shapes"]
-    assert g.stats.pool_bytes >= 0
-    small = make_executor("graph", dev, wl, policy="recapture", cache_size=2)
-    for call in range(1, 25):
-        small.run(wl.make_input(dev, call, dynamic=True))
-    assert len(small.cache) <= 2 and small.stats.evictions > 0
+    check_recapture_once_per_shape_within_cache_bound(dev, n=20)
 
 
 def test_bucket_padding_keeps_the_output_correct(dev):
-    wl = ChainWorkload(9, 2.0)
-    g = make_executor("graph", dev, wl, policy="bucket")
-    for call in range(1, 12):
-        x = wl.make_input(dev, call, dynamic=True)
-        want = [v + 9 for v in dev.read(x)]
-        assert dev.read(g.run(x)) == want
-    assert g.last["graph_valid"] and g.stats.wasted_work_pct > 0
+    check_bucket_padding_keeps_output_correct(dev, n=9, calls=12)

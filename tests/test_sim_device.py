@@ -2,6 +2,8 @@
 import itertools
 
 import pytest
+from graph_policy_checks import (check_bucket_padding_keeps_output_correct,
+                                 check_recapture_once_per_shape_within_cache_bound)
 
 from runtime_core.device import get_device
 from runtime_core.executors import make_executor
@@ -98,25 +100,8 @@ def test_guard_miss_falls_back_and_clears_the_flag():
 
 
 def test_recapture_captures_once_per_shape_within_the_cache_bound():
-    dev = SimDevice()
-    wl = ChainWorkload(8, 2.0)
-    g = make_executor("graph", dev, wl, policy="recapture", cache_size=8)
-    g.prepare(wl.make_input(dev, 0))
-    for call in range(1, 25):
-        g.run(wl.make_input(dev, call, dynamic=True))
-    assert g.stats.captures == len(g.stats.shapes_seen)  # 1 static + 8 dynamic shapes
-    small = make_executor("graph", dev, wl, policy="recapture", cache_size=2)
-    for call in range(1, 25):
-        small.run(wl.make_input(dev, call, dynamic=True))
-    assert len(small.cache) <= 2 and small.stats.evictions > 0
+    check_recapture_once_per_shape_within_cache_bound(SimDevice(), n=8)
 
 
 def test_bucket_pads_and_the_output_is_still_correct():
-    dev = SimDevice()
-    wl = ChainWorkload(5, 2.0)
-    g = make_executor("graph", dev, wl, policy="bucket")
-    for call in range(1, 10):
-        x = wl.make_input(dev, call, dynamic=True)
-        want = [v + 5 for v in dev.read(x)]
-        assert dev.read(g.run(x)) == want
-    assert g.stats.wasted_work_pct > 0 and g.last["graph_valid"]
+    check_bucket_padding_keeps_output_correct(SimDevice(), n=5, calls=10)
