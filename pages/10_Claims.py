@@ -5,8 +5,8 @@ from pages.ui.common import SOURCE_LABELS, setup_page, source_badge
 import streamlit as st
 
 from pages.ui import lab_panels
-from runtime_core.claims import evaluate_claims
-from runtime_core.recordings import latest_recording
+from runtime_core.lesson.claims import evaluate_claims
+from runtime_core.recordings.store import latest_recording
 
 ctx = setup_page("Claims vs measurements")
 VERDICT_STYLE = {"holds": ":green[**holds**]", "differs": ":orange[**differs**]", "no data": ":gray[**no data**]"}

@@ -4,7 +4,7 @@ from pages.ui.common import lesson_data, render_lesson, setup_page, source_badge
 import pandas as pd
 import streamlit as st
 
-from runtime_core.model import SEED_N, SEED_TAX_US, SEED_WORK_US, predict
+from runtime_core.model.formulas import SEED_N, SEED_TAX_US, SEED_WORK_US, predict
 
 ctx = setup_page("Artifact vs runtime")
 text_col, live_col = st.columns([5, 6], gap="large")

@@ -6,7 +6,7 @@ import streamlit as st
 
 from pages.ui import lab_panels, widget_sources as src
 from pages.ui.timeline_chart import timeline_figure
-from runtime_core.model import SEED_TAX_US, SEED_WORK_US
+from runtime_core.model.formulas import SEED_TAX_US, SEED_WORK_US
 
 ctx = setup_page("Streams and async dispatch")
 text_col, live_col = st.columns([5, 6], gap="large")

@@ -9,7 +9,7 @@ from pages.ui import alloc_charts
 from runtime_core.allocator import AllocatorOOM, BadAllocSize, fmt_bytes
 from runtime_core.allocator import compare, hot_path, labs, plan_report
 from runtime_core.allocator.playground import Playground
-from runtime_core.recordings import latest_recording
+from runtime_core.recordings.store import latest_recording
 
 ctx = setup_page("Caching allocator")
 state = st.session_state

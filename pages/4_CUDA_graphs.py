@@ -7,8 +7,8 @@ import streamlit as st
 
 from pages.ui import lab_panels
 from runtime_core.aot.tables import decoder_rows
-from runtime_core.claims import evaluate_claims, load_claims
-from runtime_core.recordings import latest_recording
+from runtime_core.lesson.claims import evaluate_claims, load_claims
+from runtime_core.recordings.store import latest_recording
 
 ctx = setup_page("CUDA graphs")
 text_col, live_col = st.columns([5, 6], gap="large")

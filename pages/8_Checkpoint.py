@@ -4,7 +4,7 @@ from pages.ui.common import lesson_data, setup_page, source_badge
 import streamlit as st
 
 from pages.ui import knobs, widget_sources as src
-from runtime_core.checkpoint import ORDER, check_step
+from runtime_core.lesson.checkpoint import ORDER, check_step
 
 ctx = setup_page("Checkpoint")
 knobs.init_from_url()

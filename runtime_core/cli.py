@@ -49,7 +49,7 @@ def _add_common(p, n_max: int, work_max: float) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from .measure import MAX_EXTRA_TAX_US, MAX_MEASURE_N, MAX_MEASURE_WORK_US
+    from .engine.measure import MAX_EXTRA_TAX_US, MAX_MEASURE_N, MAX_MEASURE_WORK_US
     ap = _Parser(prog="python -m runtime_core", description=__doc__.split("\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True, parser_class=_Parser)
 
@@ -85,15 +85,15 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _cmd_model(a) -> dict:
-    from .model import predict
+    from .model.formulas import predict
     return predict(a.mode, a.n, a.tax_us, a.work_us, a.dynamic).metrics()
 
 
 def _cmd_measure(a) -> dict:
-    from .calibration import constants_for
-    from .device import get_device
-    from .measure import measure
-    from .model import predict
+    from .model.constants_for import constants_for
+    from .engine.device import get_device
+    from .engine.measure import measure
+    from .model.formulas import predict
     dev = get_device(a.backend)
     res = measure(dev, a.mode, a.n, a.work_us, a.extra_tax_us, a.dynamic, a.policy)
     out = res.metrics()
@@ -111,7 +111,7 @@ def main(argv: list[str] | None = None) -> int:
             return _delegate(argv[0], argv[1:])
         a = build_parser().parse_args(argv)
         if a.cmd == "sweep":
-            from .sweep import run_sweep_cli
+            from .recordings.sweep import run_sweep_cli
             return run_sweep_cli(a)
         out = {"model": _cmd_model, "measure": _cmd_measure}[a.cmd](a)
     except (CliError, ValueError, RuntimeError, OSError) as e:
@@ -124,7 +124,7 @@ def main(argv: list[str] | None = None) -> int:
 def _delegate(cmd: str, rest: list[str]) -> int:
     """Subcommands that live in their own modules, each with a `cli(argv) -> int`."""
     import importlib
-    mod = {"alloc": ".alloc_cli", "lab": ".labs", "aot": ".aot_cli", "bench": ".bench"}[cmd]
+    mod = {"alloc": ".allocator.cli", "lab": ".labs", "aot": ".aot.cli", "bench": ".engine.bench"}[cmd]
     try:
         m = importlib.import_module(mod, __package__)
     except ModuleNotFoundError as e:

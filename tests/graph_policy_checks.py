@@ -1,6 +1,6 @@
 """Checks of the graph executor's shape-miss policies, shared by the simulator and CUDA tests."""
-from runtime_core.executors import make_executor
-from runtime_core.workload import ChainWorkload
+from runtime_core.engine.executors import make_executor
+from runtime_core.engine.workload import ChainWorkload
 
 
 def check_recapture_once_per_shape_within_cache_bound(dev, n: int) -> None:

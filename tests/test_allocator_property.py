@@ -16,7 +16,7 @@ from hypothesis import strategies as st  # noqa: E402
 from runtime_core.allocator import AllocatorOOM, CachingPool, HostArenaBackend
 from runtime_core.allocator.segments import FREE
 from runtime_core.allocator.sizes import KiB, MiB, round_size
-from runtime_core.sim_device import SimDevice, SimParams
+from runtime_core.engine.sim_device import SimDevice, SimParams
 
 CAPACITY = 96 * MiB
 sizes = st.one_of(st.integers(1, 64 * KiB), st.integers(64 * KiB, 3 * MiB),
@@ -117,7 +117,7 @@ class _Slicer:
         self.buf = buf
 
     def __getitem__(self, sl):
-        from runtime_core.sim_device import SimBuffer
+        from runtime_core.engine.sim_device import SimBuffer
         view = SimBuffer.__new__(SimBuffer)
         view.data, view.address = self.buf.data[sl], self.buf.address
         return view

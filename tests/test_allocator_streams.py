@@ -11,7 +11,7 @@ import pytest
 
 from runtime_core.allocator import AWAITING_EVENT, CachingPool, HostArenaBackend
 from runtime_core.allocator.sizes import MiB
-from runtime_core.sim_device import SimDevice, SimParams
+from runtime_core.engine.sim_device import SimDevice, SimParams
 
 NBYTES = 4096  # 1024 float32
 

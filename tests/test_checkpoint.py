@@ -2,8 +2,8 @@
 import pytest
 from conftest import open_page
 
-from runtime_core.checkpoint import ORDER, check_step, setting_todo
-from runtime_core.model import predict
+from runtime_core.lesson.checkpoint import ORDER, check_step, setting_todo
+from runtime_core.model.formulas import predict
 
 
 def model_view(mode, work_us, dynamic):

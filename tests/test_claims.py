@@ -3,9 +3,9 @@ import copy
 
 import pytest
 
-from runtime_core.claims import VERDICTS, evaluate_claims, load_claims
+from runtime_core.lesson.claims import VERDICTS, evaluate_claims, load_claims
 from runtime_core.labs import run_lab
-from runtime_core.recordings import latest_recording
+from runtime_core.recordings.store import latest_recording
 
 
 def _fixture_sweep(eager_overhead_us: float) -> dict:

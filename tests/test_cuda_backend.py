@@ -5,10 +5,10 @@ import pytest
 from graph_policy_checks import (check_bucket_padding_keeps_output_correct,
                                  check_recapture_once_per_shape_within_cache_bound)
 
-from runtime_core.device import get_device
-from runtime_core.executors import make_executor
-from runtime_core.measure import measure
-from runtime_core.workload import ChainWorkload
+from runtime_core.engine.device import get_device
+from runtime_core.engine.executors import make_executor
+from runtime_core.engine.measure import measure
+from runtime_core.engine.workload import ChainWorkload
 
 pytestmark = pytest.mark.gpu
 

@@ -3,8 +3,8 @@ import math
 
 import pytest
 
-from runtime_core import model
-from runtime_core.model import Constants, predict
+from runtime_core.model import formulas as model
+from runtime_core.model.formulas import Constants, predict
 
 
 def test_seed_defaults_eager_is_720_us_of_tax_against_240_of_work():

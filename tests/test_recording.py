@@ -5,9 +5,9 @@ from pathlib import Path
 
 import pytest
 
-from runtime_core.accuracy import accuracy
-from runtime_core.model import constants_from_dict, predict
-from runtime_core.recordings import latest_recording, nearest_point, timeline_for
+from runtime_core.model.accuracy import accuracy
+from runtime_core.model.formulas import constants_from_dict, predict
+from runtime_core.recordings.store import latest_recording, nearest_point, timeline_for
 
 REC_PATH = Path(__file__).resolve().parents[1] / "lessons" / "recordings" / "sweep_h200.json"
 REC = json.loads(REC_PATH.read_text())

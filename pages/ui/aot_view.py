@@ -8,7 +8,7 @@ from pages.ui.common import source_badge
 from runtime_core.aot import coldwarm, tables
 from runtime_core.aot.paths import clear_cache
 from runtime_core.aot.serving import MISS_POLICIES, RequestRejected, ServingLoop, bucket_artifacts, jit_compile_fn
-from runtime_core.recordings import latest_recording
+from runtime_core.recordings.store import latest_recording
 
 BUCKETS = (1, 2, 4, 8)
 

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import streamlit as st
 
-from runtime_core.device import cuda_available
-from runtime_core.recordings import latest_recording
+from runtime_core.engine.device import cuda_available
+from runtime_core.recordings.store import latest_recording
 
 ROOT = Path(__file__).resolve().parents[2]
 LESSONS = ROOT / "lessons"

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from runtime_core.model import SEED_N, SEED_TAX_US, SEED_WORK_US
+from runtime_core.model.formulas import SEED_N, SEED_TAX_US, SEED_WORK_US
 
 MODES = ("eager", "streams", "graph")
 POLICIES = ("fallback", "recapture", "bucket")

@@ -22,7 +22,7 @@ def run(name: str, live: bool, **params) -> dict:
     """Run lab `name`: on this machine's GPU when `live` (one GPU user at a time), else simulated."""
     if not live:
         return _simulated(name, tuple(sorted(params.items())))
-    from runtime_core.measure import GPU_LOCK
+    from runtime_core.engine.measure import GPU_LOCK
     with GPU_LOCK:
         return run_lab(name, "cuda", **params)
 

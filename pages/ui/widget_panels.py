@@ -7,8 +7,8 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from pages.ui.common import source_badge
-from runtime_core.accuracy import accuracy
-from runtime_core.trace_export import spans_to_chrome_trace, spans_to_csv
+from runtime_core.model.accuracy import accuracy
+from runtime_core.engine.trace_export import spans_to_chrome_trace, spans_to_csv
 
 
 def _us(x: float) -> str:

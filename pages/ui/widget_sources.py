@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from runtime_core import model, recordings
+from runtime_core.model import formulas as model
+from runtime_core.recordings import store as recordings
 from runtime_core.result import Result
 
 SIM_MAX_KERNEL_TIMELINE = 400
@@ -32,8 +33,8 @@ def calibrated(consts: dict, mode: str, n: int, tax_us: float, work_us: float, d
 @st.cache_data(max_entries=256, show_spinner=False)
 def simulated(mode: str, n: int, tax_us: float, work_us: float, dynamic: bool, policy: str) -> dict:
     """The discrete-event simulator with the knob's tax: real executor code on a virtual clock."""
-    from runtime_core.measure import measure
-    from runtime_core.sim_device import SimDevice, SimParams
+    from runtime_core.engine.measure import measure
+    from runtime_core.engine.sim_device import SimDevice, SimParams
     dev = SimDevice(SimParams(tax_us=tax_us))
     return result_dict(measure(dev, mode, n, work_us, 0.0, dynamic, policy))
 
@@ -41,8 +42,8 @@ def simulated(mode: str, n: int, tax_us: float, work_us: float, dynamic: bool, p
 @st.cache_resource(show_spinner=False)
 def live_floor_us() -> float:
     """The live GPU's intrinsic launch tax (the tax knob's floor), measured once per server."""
-    from runtime_core.cuda_device import CudaDevice
-    from runtime_core.measure import GPU_LOCK
+    from runtime_core.engine.cuda_device import CudaDevice
+    from runtime_core.engine.measure import GPU_LOCK
     with GPU_LOCK:
         dev = CudaDevice.shared()
         dev.tracer().start()  # the trace worker takes a few seconds to start: begin now
@@ -54,8 +55,8 @@ def live(mode: str, n: int, extra_tax_us: float, work_us: float, dynamic: bool, 
     """Measure on this machine's GPU now (cached for 10 minutes per setting); one measurement at
     a time across all sessions."""
     import time
-    from runtime_core.cuda_device import CudaDevice
-    from runtime_core.measure import GPU_LOCK, measure
+    from runtime_core.engine.cuda_device import CudaDevice
+    from runtime_core.engine.measure import GPU_LOCK, measure
     with GPU_LOCK:
         r = measure(CudaDevice.shared(), mode, n, work_us, extra_tax_us, dynamic, policy)
     d = result_dict(r)
@@ -82,7 +83,7 @@ def recorded(rec: dict, mode: str, n: int, extra_tax_us: float, work_us: float, 
 @st.cache_resource(show_spinner=False)
 def live_calibration() -> dict:
     """The calibrated model's constants for the live GPU (measured once per server, ~2 s)."""
-    from runtime_core.cuda_device import CudaDevice
-    from runtime_core.measure import GPU_LOCK
+    from runtime_core.engine.cuda_device import CudaDevice
+    from runtime_core.engine.measure import GPU_LOCK
     with GPU_LOCK:
         return CudaDevice.shared().calibration().as_dict()

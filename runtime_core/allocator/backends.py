@@ -114,7 +114,7 @@ class HostArenaBackend(Backend):
     def __init__(self, capacity_bytes: int = 1 * GiB, device=None, driver_call_us: float = 0.0):
         super().__init__(capacity_bytes)
         if device is None:
-            from ..sim_device import SimDevice
+            from ..engine.sim_device import SimDevice
             device = SimDevice()
         self.device = device
         self.driver_call_us = driver_call_us
@@ -161,7 +161,7 @@ class HostArenaBackend(Backend):
     def sim_buffer(self, block):
         """A SimBuffer whose float32 data is the block's bytes, so SimDevice kernels and copies
         really read and write the block (as SimDevice.view_prefix does: share memory, keep the address)."""
-        from ..sim_device import SimBuffer
+        from ..engine.sim_device import SimBuffer
         buf = SimBuffer.__new__(SimBuffer)
         view = self.view(block.segment.handle, block.offset_bytes, block.requested_bytes)
         buf.data, buf.address = view.view(np.float32), block.address

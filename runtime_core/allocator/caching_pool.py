@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import time
 
-from . import expandable
+from ..allocator import expandable
 from .errors import AllocatorOOM, BackendOutOfMemory
 from .free_lists import FreeLists
 from .segments import ALLOCATED, AWAITING_EVENT, FREE, Block, new_segment

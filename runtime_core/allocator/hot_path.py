@@ -29,7 +29,7 @@ def hot_path_sim(steps: int = 6, empty_cache_each_step: bool = True) -> dict:
     Returns samples (t_us, allocated_bytes, reserved_bytes, what), spans (lane, name, start_us,
     end_us), wall_us, driver_mallocs and driver_mallocs_after_first_step.
     """
-    from ..sim_device import SimDevice, SimParams
+    from ..engine.sim_device import SimDevice, SimParams
     dev = SimDevice(SimParams(elems_per_us=20_000.0))  # a 1 MiB fp32 kernel takes ≈13 µs
     backend = HostArenaBackend(256 * MiB, device=dev, driver_call_us=SIM_DRIVER_CALL_US)
     pool = CachingPool(backend, record_timeline=True)

@@ -14,7 +14,7 @@ class Playground:
     """Args: capacity_bytes of the simulated device (default 64 MiB)."""
 
     def __init__(self, capacity_bytes: int = 64 * MiB):
-        from ..sim_device import SimDevice, SimParams
+        from ..engine.sim_device import SimDevice, SimParams
         self.device = SimDevice(SimParams(elems_per_us=1.0))  # kernel µs = elements touched
         self.backend = HostArenaBackend(capacity_bytes, device=self.device)
         self.pool = CachingPool(self.backend, record_timeline=True)

@@ -11,7 +11,7 @@ import time
 
 import torch
 
-from ..device import GRAPH_LAUNCH, LAUNCH_CALLS
+from ..engine.device import GRAPH_LAUNCH, LAUNCH_CALLS
 
 TOKEN_IDS = (7, 101, 333, 512, 900)
 

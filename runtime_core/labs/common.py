@@ -13,7 +13,7 @@ symptom showed up), `verdict` (one sentence a student can read) and, where a pic
 """
 from __future__ import annotations
 
-from ..device import cuda_available, resolve_backend  # noqa: F401 (re-exported for labs)
+from ..engine.device import cuda_available, resolve_backend  # noqa: F401 (re-exported for labs)
 
 SOURCES = {"sim": "simulated", "cuda": "live"}
 

@@ -11,10 +11,10 @@ with the device's constants, so the page can show the model beside the measureme
 """
 from __future__ import annotations
 
-from ..calibration import constants_for
-from ..device import get_device
-from ..measure import measure
-from ..model import predict
+from ..model.constants_for import constants_for
+from ..engine.device import get_device
+from ..engine.measure import measure
+from ..model.formulas import predict
 from .common import header, resolve_backend
 
 DEFAULT_N = 120        # the seed's chain length

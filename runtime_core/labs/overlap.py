@@ -58,7 +58,7 @@ def run(backend: str = "sim") -> dict:
 
 # ---- simulated ---------------------------------------------------------------------------
 def _run_sim() -> tuple[dict, dict]:
-    from ..sim_device import SimDevice, SimParams
+    from ..engine.sim_device import SimDevice, SimParams
     # One element per µs, so a buffer's size *is* its kernel time: tiny numpy arrays.
     dev = SimDevice(SimParams(elems_per_us=1.0))
     a = dev.new_buffer(int(SIM_MATMUL_US))

@@ -11,10 +11,10 @@ kernel by kernel on the new input.
 """
 from __future__ import annotations
 
-from ..device import get_device
-from ..executors import StreamsExecutor
-from ..graph_executor import GraphExecutor
-from ..workload import ChainWorkload
+from ..engine.device import get_device
+from ..engine.executors import StreamsExecutor
+from ..engine.graph_executor import GraphExecutor
+from ..engine.workload import ChainWorkload
 from .common import header, resolve_backend
 
 N_KERNELS = 8        # the captured chain: each kernel adds 1, so the output is input + 8

@@ -13,9 +13,9 @@ On CUDA the lab also reports how much the reserved pool grew (torch.cuda.memory_
 """
 from __future__ import annotations
 
-from ..device import get_device
-from ..graph_executor import GraphExecutor
-from ..workload import ChainWorkload
+from ..engine.device import get_device
+from ..engine.graph_executor import GraphExecutor
+from ..engine.workload import ChainWorkload
 from .common import header, resolve_backend
 
 N_KERNELS = 20       # kernels per captured chain

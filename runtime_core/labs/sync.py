@@ -56,7 +56,7 @@ def run(backend: str = "sim") -> dict:
 
 # ---- simulated ---------------------------------------------------------------------------
 def _run_sim() -> dict:
-    from ..sim_device import SimDevice, SimParams
+    from ..engine.sim_device import SimDevice, SimParams
     out, timelines = {}, {}
     for variant in ("no_sync", "sync"):
         dev = SimDevice(SimParams(tax_us=SIM_TAX_US, sync_us=SIM_SYNC_US))

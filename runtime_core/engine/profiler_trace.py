@@ -16,7 +16,7 @@ import tempfile
 from collections import Counter
 
 from .device import COPY_CALLS, GRAPH_LAUNCH, SYNC_CALLS, Trace
-from .result import Span
+from ..result import Span
 
 REGION = "runtime_core step"
 _CPU_OPS = ("aten::add_",)

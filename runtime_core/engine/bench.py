@@ -90,7 +90,7 @@ def run_bench(n: int = 120, work_us: float = 2.0, rounds: int = 7, reps: int = 4
 
 
 def cli(argv: list[str]) -> int:
-    from .cli import CliError, _number, _Parser
+    from ..cli import CliError, _number, _Parser
     ap = _Parser(prog="python -m runtime_core bench", description=__doc__.split("\n")[0])
     ap.add_argument("--n", type=_number(1, 5000, integer=True), default=120)
     ap.add_argument("--work-us", type=_number(0, 1000), default=2.0)

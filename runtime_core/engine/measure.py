@@ -11,9 +11,9 @@ from __future__ import annotations
 import statistics
 import threading
 
-from . import model
+from ..model import formulas as model
 from .executors import make_executor
-from .result import POLICIES, Result
+from ..result import POLICIES, Result
 from .workload import ChainWorkload
 
 MAX_MEASURE_N = 20_000

@@ -20,7 +20,7 @@ import sys
 import time
 from pathlib import Path
 
-from .cli import CliError, _number, _Parser
+from ..cli import CliError, _number, _Parser
 
 
 def build_parser() -> _Parser:
@@ -44,7 +44,7 @@ def _meta(device_name: str, torch_version: str) -> dict:
 
 
 def _cmd_measure(a) -> tuple[dict, dict]:
-    from .aot.coldwarm import measure
+    from .coldwarm import measure
     res = measure(a.device)
     rec = {"meta": {**_meta(res["device_name"], res["torch_version"]), "kind": "aot"},
            "points": [res], "aot": res}
@@ -52,8 +52,8 @@ def _cmd_measure(a) -> tuple[dict, dict]:
 
 
 def _cmd_decoder(a) -> tuple[dict, dict]:
-    from .aot.decoder_bench import recording, run_decoder_bench
-    from .aot.reduce_overhead import run_reduce_overhead
+    from .decoder_bench import recording, run_decoder_bench
+    from .reduce_overhead import run_reduce_overhead
     _need_cuda("aot decoder")
     res = run_decoder_bench(a.tokens, a.blocks, with_reduce_overhead=not a.no_reduce_overhead)
     ro = None if a.no_reduce_overhead else run_reduce_overhead(a.tokens)
@@ -63,7 +63,7 @@ def _cmd_decoder(a) -> tuple[dict, dict]:
 
 def _cmd_reduce_overhead(a) -> tuple[dict, dict]:
     import torch
-    from .aot.reduce_overhead import run_reduce_overhead
+    from .reduce_overhead import run_reduce_overhead
     _need_cuda("aot reduce-overhead")
     res = run_reduce_overhead(a.tokens)
     meta = {**_meta(torch.cuda.get_device_name(0), torch.__version__), "kind": "reduce_overhead"}
@@ -82,7 +82,7 @@ def cli(argv: list[str]) -> int:
     try:
         a = build_parser().parse_args(argv)
         if a.what == "clear-cache":
-            from .aot.paths import clear_cache
+            from .paths import clear_cache
             out = {"freed_bytes": clear_cache()}
         else:
             cmd = {"measure": _cmd_measure, "decoder": _cmd_decoder,

@@ -2,7 +2,7 @@
 measured on a GPU by `calibrate()`."""
 from __future__ import annotations
 
-from .model import TEXTBOOK, Constants
+from .formulas import TEXTBOOK, Constants
 
 
 def constants_for(dev) -> Constants:

@@ -10,7 +10,7 @@ import json
 import math
 from pathlib import Path
 
-RECORDINGS_DIR = Path(__file__).resolve().parents[1] / "lessons" / "recordings"
+RECORDINGS_DIR = Path(__file__).resolve().parents[2] / "lessons" / "recordings"
 SWEEP_PREFIX = "sweep_"
 
 

@@ -17,8 +17,9 @@ import subprocess
 import sys
 import tempfile
 import threading
+from pathlib import Path
 
-from .result import Span
+from ..result import Span
 
 
 class TraceWorker:
@@ -37,10 +38,10 @@ class TraceWorker:
         if self._proc is None or self._proc.poll() is not None:
             env = dict(os.environ, PYTHONUNBUFFERED="1")
             self._proc = subprocess.Popen(
-                [sys.executable, "-m", "runtime_core.trace_worker"], stdin=subprocess.PIPE,
+                [sys.executable, "-m", "runtime_core.engine.trace_worker"], stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env,
                 preexec_fn=_all_cores,
-                cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+                cwd=str(Path(__file__).resolve().parents[2]))
 
     def trace(self, spec: dict):
         """Trace one step described by `spec`; returns a device.Trace. Raises RuntimeError."""

@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 from dataclasses import asdict, dataclass
 
-from .result import MODES, Result, Span
+from ..result import MODES, Result, Span
 
 # Seed of the lesson, §6 widget defaults.
 SEED_N = 120  # source: seed, "kernels in chain N: 120"

@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 
 from .claim_checks import CHECKS, missing
-from .recordings import RECORDINGS_DIR
+from ..recordings.store import RECORDINGS_DIR
 
 CLAIMS_PATH = RECORDINGS_DIR.parent / "claims.json"
 VERDICTS = ("holds", "differs", "no data")

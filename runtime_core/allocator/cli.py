@@ -21,10 +21,10 @@ import sys
 from datetime import datetime, timezone
 from pathlib import Path
 
-from .allocator.errors import BadAllocSize
-from .allocator.sizes import GiB, MiB, check_size
-from .cli import CliError
-from .device import resolve_backend
+from .errors import BadAllocSize
+from .sizes import GiB, MiB, check_size
+from ..cli import CliError
+from ..engine.device import resolve_backend
 
 MAX_SIZE_BYTES = 1 * GiB  # a per-buffer benchmark; above this the numbers mean nothing here
 
@@ -61,7 +61,7 @@ def build_parser() -> argparse.ArgumentParser:
 def run(size_bytes: int, backend: str) -> dict:
     """Every measurement of the allocator lab, for `backend` "sim" or "cuda"."""
     import torch
-    from .allocator import compare, hot_path, labs, plan_report
+    from ..allocator import compare, hot_path, labs, plan_report
     cuda = backend == "cuda"
     out = {"backend": backend,
            "device_name": torch.cuda.get_device_name() if cuda else "SimDevice (simulated) + host arena",
@@ -77,8 +77,8 @@ def run(size_bytes: int, backend: str) -> dict:
                        "empty_cache_each_step": hot(empty_cache_each_step=True),
                        "cache_kept": hot(empty_cache_each_step=False)}
     if cuda:
-        from .allocator.graph_pool import cuda_graph_pool_check
-        from .allocator.torch_expandable import torch_expandable_comparison
+        from .graph_pool import cuda_graph_pool_check
+        from .torch_expandable import torch_expandable_comparison
         out["expandable"]["torch"] = torch_expandable_comparison()
         out["graph_pool"] = cuda_graph_pool_check()
     return out

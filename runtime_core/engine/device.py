@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .result import Span
+from ..result import Span
 
 # Names of the runtime API calls we count (CUDA runtime/driver spelling; the simulator uses them too).
 LAUNCH_CALLS = ("cudaLaunchKernel", "cuLaunchKernel", "cuLaunchKernelEx", "cudaLaunchKernelExC")

@@ -15,14 +15,14 @@ import statistics
 import time
 from pathlib import Path
 
-from . import model
-from .calibrate import calibrate
-from .calibration import constants_for
-from .device import get_device
-from .measure import measure
-from .model import Constants
-from .recordings import load, timeline_key
-from .workload import ChainWorkload
+from ..model import formulas as model
+from ..model.calibrate import calibrate
+from ..model.constants_for import constants_for
+from ..engine.device import get_device
+from ..engine.measure import measure
+from ..model.formulas import Constants
+from .store import load, timeline_key
+from ..engine.workload import ChainWorkload
 
 GRID_N = (1, 10, 30, 120, 300, 1000)
 GRID_WORK_US = (0, 1, 2, 4, 6, 10, 20, 40, 100)
@@ -249,7 +249,7 @@ def _clip(spans) -> list[dict]:
 
 
 def _meta(dev) -> dict:
-    from .measure import _torch_version
+    from ..engine.measure import _torch_version
     meta = {"device_name": dev.name, "backend": dev.backend, "torch_version": _torch_version(),
             "recorded_at": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
             "calibration_passes": []}
@@ -272,7 +272,7 @@ def retrace(out: Path, backend: str = "auto") -> dict:
     dev = get_device(backend)
     table = rec["meta"].get("kernel_size_table")
     if dev.backend == "cuda" and table:
-        from .kernel_sizing import SizeTable
+        from ..engine.kernel_sizing import SizeTable
         dev._sizes = SizeTable(table["numels"], table["us"])
     rec["timelines"] = {}
     points = {_key(p): p for p in rec["points"]}

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .device import Trace
-from .result import Span
+from ..result import Span
 from .sim_engine import SimEngine, SimOp, SimStream
 
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 import statistics
 import time
 
-from .model import Constants
+from .formulas import Constants
 
 CAL_N = 200
 LONG_N = 1000
@@ -36,7 +36,7 @@ def calibrate(dev, passes: int = 2) -> Constants:
 
 
 def _wall(dev, mode: str, n: int, work_us: float):
-    from .measure import measure
+    from ..engine.measure import measure
     return measure(dev, mode, n, work_us, trace=False, repeats=15)
 
 

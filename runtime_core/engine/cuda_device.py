@@ -220,7 +220,7 @@ class CudaDevice:
     def calibration(self):
         """The calibrated model's constants for this GPU (measured once, see calibrate.py)."""
         if self._calibration is None:
-            from .calibrate import calibrate
+            from ..model.calibrate import calibrate
             self._calibration = calibrate(self)
         return self._calibration
 
