@@ -4,7 +4,8 @@ from pages.ui.common import lesson_data, render_lesson, setup_page, source_badge
 import pandas as pd
 import streamlit as st
 
-from runtime_core.model.formulas import SEED_N, SEED_TAX_US, SEED_WORK_US, predict
+from runtime_core.knobs import SEED_N, SEED_TAX_US, SEED_WORK_US, Knobs
+from runtime_core.model.formulas import predict
 
 ctx = setup_page("Artifact vs runtime")
 text_col, live_col = st.columns([5, 6], gap="large")
@@ -29,7 +30,7 @@ with live_col:
                           f"work {SEED_WORK_US:g} µs per kernel")
     rows = []
     for mode in ("eager", "streams", "graph"):
-        m = predict(mode, SEED_N, SEED_TAX_US, SEED_WORK_US).metrics()
+        m = predict(Knobs(mode, SEED_N, SEED_WORK_US, tax_us=SEED_TAX_US)).metrics()
         rows.append({"dispatch": mode, "wall time / step (µs)": m["wall_us"],
                      "launch overhead (µs)": m["launch_overhead_us"],
                      "kernel work (µs)": m["kernel_work_us"], "driver calls": m["driver_calls"]})

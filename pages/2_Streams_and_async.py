@@ -6,7 +6,7 @@ import streamlit as st
 
 from pages.ui import lab_panels, widget_sources as src
 from pages.ui.timeline_chart import timeline_figure
-from runtime_core.model.formulas import SEED_TAX_US, SEED_WORK_US
+from runtime_core.knobs import SEED_TAX_US, SEED_WORK_US, Knobs
 
 ctx = setup_page("Streams and async dispatch")
 text_col, live_col = st.columns([5, 6], gap="large")
@@ -28,8 +28,8 @@ def simulated_panel() -> None:
             "baseline.")
     n = st.slider("kernels in the chain (N)", 2, 24, 8, key="s2_n")
     source_badge("simulated", f"SimDevice: {SEED_TAX_US:g} µs launch tax, {SEED_WORK_US:g} µs per kernel")
-    eager = src.simulated("eager", n, SEED_TAX_US, SEED_WORK_US, False, "fallback")
-    streams = src.simulated("streams", n, SEED_TAX_US, SEED_WORK_US, False, "fallback")
+    eager = src.simulated(Knobs("eager", n, SEED_WORK_US, tax_us=SEED_TAX_US))
+    streams = src.simulated(Knobs("streams", n, SEED_WORK_US, tax_us=SEED_TAX_US))
     c = st.columns(2)
     c[0].metric("eager wall / step", f"{eager['wall_us']:.0f} µs")
     c[1].metric("streams wall / step", f"{streams['wall_us']:.0f} µs")
@@ -43,16 +43,16 @@ def gpu_panel() -> None:
     if ctx.live:
         if st.button("measure eager and streams on this GPU", key="s2_measure"):
             with st.spinner("measuring on the GPU…"):
-                st.session_state[f"s2_live_{work}"] = (src.live("eager", 120, 0.0, work, False, "fallback"),
-                                                       src.live("streams", 120, 0.0, work, False, "fallback"))
+                st.session_state[f"s2_live_{work}"] = (src.live(Knobs("eager", 120, work)),
+                                                       src.live(Knobs("streams", 120, work)))
         if f"s2_live_{work}" not in st.session_state:
             return
         source_badge("live", "this machine's GPU")
         eager, streams = st.session_state[f"s2_live_{work}"]
     elif ctx.recording:
         source_badge("recorded", ctx.recording_label())
-        eager = src.recorded(ctx.recording, "eager", 120, 0.0, work, False, "fallback")
-        streams = src.recorded(ctx.recording, "streams", 120, 0.0, work, False, "fallback")
+        eager = src.recorded(ctx.recording, Knobs("eager", 120, work))
+        streams = src.recorded(ctx.recording, Knobs("streams", 120, work))
     else:
         st.info("No GPU here and no recording shipped: the simulated timeline above is all there is.")
         return

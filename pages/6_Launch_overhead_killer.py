@@ -23,24 +23,23 @@ with live_col:
     rec_floor = ctx.recording["meta"]["intrinsic_tax_us"] if (ctx.recording and not ctx.live) else None
     k = knobs.render(floor if ctx.live else rec_floor, "this GPU" if ctx.live else "the recorded H200")
     knobs.write_url(k)
-    args = (k.mode, k.n, k.tax_us, k.work_us, k.dynamic, k.policy)
-    book = src.textbook(*args)
-    sim = src.simulated(*args)
+    book = src.textbook(k)
+    sim = src.simulated(k)
     measured, meas_label, consts = None, "", None
     if ctx.live:
         extra = max(0.0, k.tax_us - floor)
         with st.spinner("Measuring on the GPU (the first run also calibrates and starts the profiler)…"):
-            measured = src.live(k.mode, k.n, extra, k.work_us, k.dynamic, k.policy)
+            measured = src.live(k.replace(extra_tax_us=extra))
             consts = src.live_calibration()
         meas_label, meas_source, eff_tax = "measured live", "live", floor + extra
     elif ctx.recording:
         rec = ctx.recording
         rec_floor = rec["meta"]["intrinsic_tax_us"]
         extra = max(0.0, k.tax_us - rec_floor)
-        measured = src.recorded(rec, k.mode, k.n, extra, k.work_us, k.dynamic, k.policy)
+        measured = src.recorded(rec, k.replace(extra_tax_us=extra))
         consts, eff_tax = rec["meta"]["calibration"], rec_floor + extra
         meas_label, meas_source = "recorded", "recorded"
-    calib = src.calibrated(consts, k.mode, k.n, eff_tax, k.work_us, k.dynamic, k.policy) if consts else None
+    calib = src.calibrated(consts, k.replace(tax_us=eff_tax)) if consts else None
 
     metric_row("Textbook model", book, "model", "the seed's formulas with your tax and work")
     if measured:

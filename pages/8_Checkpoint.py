@@ -19,19 +19,20 @@ st.markdown("Work through the six steps with the knobs below (they are the widge
 st.page_link("pages/6_Launch_overhead_killer.py", label="Open the full widget", icon="⚡")
 
 k = knobs.render(None)
-setting = {"n": k.n, "tax_us": k.tax_us, "work_us": k.work_us, "mode": k.mode, "dynamic": k.dynamic,
-           "policy": k.policy}
+setting = {"n": k.n, "tax_us": k.tax_us, "work_us": k.work_us, "mode": k.mode.value, "dynamic": k.dynamic,
+           "policy": k.policy.value}
 rec = ctx.recording if not ctx.live else None
 
 
 def view(mode: str, work_us: float, dynamic: bool) -> dict:
     """Model and measured (recorded, or simulated when no recording ships) for the current N and tax."""
-    model = src.textbook(mode, k.n, k.tax_us, work_us, dynamic, "fallback")
+    at = k.replace(mode=mode, work_us=work_us, dynamic=dynamic, policy="fallback")
+    model = src.textbook(at)
     if rec:
         extra = max(0.0, k.tax_us - rec["meta"]["intrinsic_tax_us"])
-        measured = src.recorded(rec, mode, k.n, extra, work_us, dynamic, "fallback")
+        measured = src.recorded(rec, at.replace(extra_tax_us=extra))
     else:
-        measured = src.simulated(mode, k.n, k.tax_us, work_us, dynamic, "fallback")
+        measured = src.simulated(at)
     return {"model": model, "measured": measured}
 
 

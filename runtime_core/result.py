@@ -8,10 +8,6 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
-MODES = ("eager", "streams", "graph")
-POLICIES = ("fallback", "recapture", "bucket")
-
-
 @dataclass
 class Span:
     """One bar of the timeline: `lane` is "cpu" or "gpu", `kind` groups colours (launch, kernel, graph, sync, copy)."""
@@ -48,7 +44,7 @@ class Result:
     copy_calls: int = 0
     sync_calls: int = 0
     host_free_us: float = 0.0
-    policy: str = "fallback"
+    policy: str = "fallback"  # a knobs.Policy value
     timeline: list[Span] = field(default_factory=list)
     extra: dict = field(default_factory=dict)
     chrome_trace: dict | None = field(default=None, repr=False)  # the profiler's own trace, if any

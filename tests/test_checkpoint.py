@@ -3,11 +3,12 @@ import pytest
 from conftest import open_page
 
 from runtime_core.lesson.checkpoint import ORDER, check_step, setting_todo
+from runtime_core.knobs import Knobs
 from runtime_core.model.formulas import predict
 
 
 def model_view(mode, work_us, dynamic):
-    return {"model": predict(mode, 120, 6.0, work_us, dynamic).metrics(), "measured": None}
+    return {"model": predict(Knobs(mode, 120, work_us, tax_us=6.0, dynamic=dynamic)).metrics(), "measured": None}
 
 
 def setting(**kw):

@@ -3,8 +3,14 @@ import math
 
 import pytest
 
+from runtime_core.constants import Constants
+from runtime_core.errors import UsageError
+from runtime_core.knobs import Knobs
 from runtime_core.model import formulas as model
-from runtime_core.model.formulas import Constants, predict
+
+
+def predict(mode, n, tax, work, dynamic=False, policy="fallback"):
+    return model.predict(Knobs(mode, n, work, tax_us=tax, dynamic=dynamic, policy=policy))
 
 
 def test_seed_defaults_eager_is_720_us_of_tax_against_240_of_work():
@@ -68,6 +74,6 @@ def test_timeline_has_both_lanes_and_one_graph_launch():
     ("eager", 0, 6, 2), ("eager", -1, 6, 2), ("eager", 2.5, 6, 2), ("eager", 10**9, 6, 2),
     ("eager", 120, math.nan, 2), ("eager", 120, -1, 2), ("eager", 120, 6, math.inf), ("warp", 120, 6, 2),
     ("eager", 120, "6", 2), ("eager", True, 6, 2)])
-def test_bad_inputs_raise_a_clear_value_error(args):
-    with pytest.raises(ValueError):
+def test_bad_inputs_raise_a_clear_usage_error(args):
+    with pytest.raises(UsageError):
         predict(*args)

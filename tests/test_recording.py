@@ -6,7 +6,9 @@ from pathlib import Path
 import pytest
 
 from runtime_core.model.accuracy import accuracy
-from runtime_core.model.formulas import constants_from_dict, predict
+from runtime_core.constants import Constants
+from runtime_core.knobs import Knobs
+from runtime_core.model.formulas import predict
 from runtime_core.recordings.store import latest_recording, nearest_point, timeline_for
 
 REC_PATH = Path(__file__).resolve().parents[1] / "lessons" / "recordings" / "sweep_h200.json"
@@ -46,10 +48,10 @@ def test_grid_is_complete():
 
 
 def test_every_point_has_kernel_time_and_the_calibrated_prediction():
-    c = constants_from_dict(REC["meta"]["calibration"])
+    c = Constants.from_dict(REC["meta"]["calibration"])
     for p in REC["points"]:
-        want = predict(p["mode"], p["n"], p["tax_us"], p["work_us"], p["dynamic"], c,
-                       p.get("dynamic_policy", "fallback")).wall_us
+        want = predict(Knobs(p["mode"], p["n"], p["work_us"], tax_us=p["tax_us"], dynamic=p["dynamic"],
+                             policy=p.get("dynamic_policy", "fallback")), c).wall_us
         assert p["kernel_time_us"] > 0
         assert p["model_wall_us"] == pytest.approx(want, rel=1e-6, abs=1e-3)
 

@@ -8,7 +8,9 @@ from graph_policy_checks import (check_bucket_padding_keeps_output_correct,
 from runtime_core.engine.device import get_device
 from runtime_core.engine.executors import make_executor
 from runtime_core.engine.measure import measure
-from runtime_core.model.formulas import Constants, predict
+from runtime_core.constants import Constants
+from runtime_core.knobs import Knobs
+from runtime_core.model.formulas import predict
 from runtime_core.engine.sim_device import SimDevice, SimParams
 from runtime_core.engine.workload import ChainWorkload
 
@@ -20,15 +22,15 @@ def test_simulator_agrees_with_the_model_within_one_percent(mode, n, tax, work):
     """Tolerance: 1% + 0.5 µs, against the model with its static-copy term on (the graph
     executor copies the input into the captured buffer; the textbook model leaves that out).
     Dynamic inputs are 32–256 elements larger, which adds ≤ 0.3 µs per kernel."""
-    sim = measure(SimDevice(SimParams(tax_us=tax)), mode, n, work, repeats=1, trace=False)
-    pred = predict(mode, n, tax, work, c=Constants(static_copy=True))
+    sim = measure(SimDevice(SimParams(tax_us=tax)), Knobs(mode, n, work), repeats=1, trace=False)
+    pred = predict(Knobs(mode, n, work, tax_us=tax), Constants(static_copy=True))
     assert sim.wall_us == pytest.approx(pred.wall_us, rel=0.01, abs=1.5)
 
 
 @pytest.mark.parametrize("mode,n,tax,work", [("graph", 120, 6, 2), ("eager", 120, 6, 2), ("streams", 10, 6, 40)])
 def test_dynamic_inputs_stay_close_to_the_model(mode, n, tax, work):
-    sim = measure(SimDevice(SimParams(tax_us=tax)), mode, n, work, dynamic=True, repeats=1, trace=False)
-    pred = predict(mode, n, tax, work, dynamic=True, c=Constants(static_copy=True))
+    sim = measure(SimDevice(SimParams(tax_us=tax)), Knobs(mode, n, work, dynamic=True), repeats=1, trace=False)
+    pred = predict(Knobs(mode, n, work, tax_us=tax, dynamic=True), Constants(static_copy=True))
     assert sim.wall_us == pytest.approx(pred.wall_us, rel=0.05)
 
 
@@ -36,8 +38,8 @@ def test_where_they_differ_the_launch_queue_fills_and_blocks_the_host():
     """Long kernels, cheap launches: the CPU runs ahead until 1024 launches wait, then blocks.
     The model has no queue, so it says the host is free after N·tax; the simulator disagrees."""
     dev = SimDevice(SimParams(tax_us=1.0, queue_depth=1024))
-    r = measure(dev, "streams", 2000, 100.0, repeats=1)
-    pred = predict("streams", 2000, 1.0, 100.0)
+    r = measure(dev, Knobs("streams", 2000, 100.0), repeats=1)
+    pred = predict(Knobs("streams", 2000, 100.0, tax_us=1.0))
     assert pred.host_free_us == pytest.approx(2000)
     blocked = [s for s in r.timeline if s.kind == "blocked"]
     assert blocked, "the host should block on a full launch queue"
@@ -48,7 +50,7 @@ def test_where_they_differ_the_launch_queue_fills_and_blocks_the_host():
 def test_driver_calls_are_counted_from_the_simulators_own_api_calls():
     dev = get_device("sim")
     for mode, calls in (("eager", 50), ("streams", 50), ("graph", 1)):
-        assert measure(dev, mode, 50, 2).driver_calls == calls
+        assert measure(dev, Knobs(mode, 50, 2)).driver_calls == calls
 
 
 def test_capture_records_launches_without_running_them():
@@ -95,7 +97,7 @@ def test_events_order_work_across_streams():
 
 
 def test_guard_miss_falls_back_and_clears_the_flag():
-    r = measure(get_device("sim"), "graph", 120, 2, dynamic=True)
+    r = measure(get_device("sim"), Knobs("graph", 120, 2, dynamic=True))
     assert r.graph_valid is False and r.driver_calls == 120
 
 

@@ -5,60 +5,36 @@ setting can be shared as a link. Junk in the URL falls back to the defaults with
 """
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass
-
 import streamlit as st
 
-from runtime_core.model.formulas import SEED_N, SEED_TAX_US, SEED_WORK_US
+from runtime_core.errors import UsageError
+from runtime_core.knobs import (LIMITS, SEED_N, SEED_TAX_US, SEED_WORK_US, Knobs, Mode, Policy, choices,
+                                parse_enum)
 
-MODES = ("eager", "streams", "graph")
-POLICIES = ("fallback", "recapture", "bucket")
-N_RANGE = (1, 2000)
-TAX_RANGE = (0.5, 100.0)
-WORK_RANGE = (0.0, 200.0)
+MODES = choices(Mode)
+POLICIES = choices(Policy)
+WIDGET = LIMITS["widget"]
+N_RANGE = (int(WIDGET["n"].lo), int(WIDGET["n"].hi))
+TAX_RANGE = (WIDGET["tax_us"].lo, WIDGET["tax_us"].hi)
+WORK_RANGE = (WIDGET["work_us"].lo, WIDGET["work_us"].hi)
 DEFAULTS = {"w_n": SEED_N, "w_tax": SEED_TAX_US, "w_work": SEED_WORK_US, "w_mode": "graph",
             "w_dynamic": False, "w_policy": "fallback"}
 URL_NAMES = {"w_n": "n", "w_tax": "tax", "w_work": "work", "w_mode": "mode", "w_dynamic": "dynamic",
              "w_policy": "policy"}
-
-
-@dataclass(frozen=True)
-class Knobs:
-    """One widget setting. tax_us is what the student asked for (it may be below a GPU's floor)."""
-
-    n: int
-    tax_us: float
-    work_us: float
-    mode: str
-    dynamic: bool
-    policy: str
+KNOB_NAMES = {"w_n": "n", "w_tax": "tax_us", "w_work": "work_us"}
 
 
 def _parse(key: str, text: str):
-    """Parse one URL value; raise ValueError with the reason if it's junk."""
-    if key == "w_n":
-        v = float(text)
-        if not v.is_integer() or not N_RANGE[0] <= v <= N_RANGE[1]:
-            raise ValueError(f"n must be a whole number in {N_RANGE[0]}–{N_RANGE[1]}")
-        return int(v)
-    if key in ("w_tax", "w_work"):
-        lo, hi = TAX_RANGE if key == "w_tax" else WORK_RANGE
-        v = float(text)
-        if not math.isfinite(v) or not lo <= v <= hi:
-            raise ValueError(f"{URL_NAMES[key]} must be a number in {lo:g}–{hi:g} µs")
-        return v
+    """Parse one URL value; raise UsageError with the reason if it's junk."""
+    if key in KNOB_NAMES:
+        return WIDGET[KNOB_NAMES[key]].parse(URL_NAMES[key], text)
     if key == "w_mode":
-        if text not in MODES:
-            raise ValueError(f"mode must be one of {', '.join(MODES)}")
-        return text
+        return parse_enum(Mode, "mode", text).value
     if key == "w_dynamic":
         if text.lower() not in ("0", "1", "true", "false"):
-            raise ValueError("dynamic must be 0 or 1")
+            raise UsageError("dynamic must be 0 or 1")
         return text.lower() in ("1", "true")
-    if text not in POLICIES:
-        raise ValueError(f"policy must be one of {', '.join(POLICIES)}")
-    return text
+    return parse_enum(Policy, "policy", text).value
 
 
 STORE = "wk_setting"  # a plain (non-widget) key: survives pages where the knobs aren't drawn
@@ -79,7 +55,7 @@ def init_from_url() -> list[str]:
             if raw is not None:
                 try:
                     setting[key] = _parse(key, raw)
-                except ValueError as e:
+                except UsageError as e:
                     notices.append(f"URL `{URL_NAMES[key]}={raw}` ignored: {e}; using the default {default}.")
         st.session_state[STORE] = setting
     for key in DEFAULTS:
@@ -88,16 +64,16 @@ def init_from_url() -> list[str]:
     return notices
 
 
-def remember(k: "Knobs") -> None:
+def remember(k: Knobs) -> None:
     """Keep the current setting in STORE (called after the knobs are drawn)."""
-    st.session_state[STORE] = {"w_n": k.n, "w_tax": k.tax_us, "w_work": k.work_us, "w_mode": k.mode,
-                               "w_dynamic": k.dynamic, "w_policy": k.policy}
+    st.session_state[STORE] = {"w_n": k.n, "w_tax": k.tax_us, "w_work": k.work_us, "w_mode": k.mode.value,
+                               "w_dynamic": k.dynamic, "w_policy": k.policy.value}
 
 
 def write_url(k: Knobs) -> None:
     """Mirror the knobs into the URL (only when they changed, to avoid extra reruns)."""
-    want = {"n": str(k.n), "tax": f"{k.tax_us:g}", "work": f"{k.work_us:g}", "mode": k.mode,
-            "dynamic": "1" if k.dynamic else "0", "policy": k.policy}
+    want = {"n": str(k.n), "tax": f"{k.tax_us:g}", "work": f"{k.work_us:g}", "mode": k.mode.value,
+            "dynamic": "1" if k.dynamic else "0", "policy": k.policy.value}
     if {q: st.query_params.get(q) for q in want} != want:
         st.query_params.update(want)
 
@@ -128,7 +104,7 @@ def render(tax_floor_us: float | None, floor_of: str = "this GPU") -> Knobs:
         st.caption(f"Measured numbers can't go below {floor_of}'s own launch tax of {tax_floor_us:.1f} µs, "
                    "so they use that floor; the textbook model and the simulator use your value.")
     s = st.session_state
-    k = Knobs(int(s["w_n"]), float(s["w_tax"]), float(s["w_work"]), s["w_mode"], bool(s["w_dynamic"]),
-              s["w_policy"])
+    k = Knobs(s["w_mode"], int(s["w_n"]), float(s["w_work"]), tax_us=float(s["w_tax"]),
+              dynamic=bool(s["w_dynamic"]), policy=s["w_policy"]).validate("widget")
     remember(k)
     return k

@@ -1,10 +1,13 @@
 """Where each column of the widget comes from: the textbook model, the calibrated model, the
-simulator, a live GPU measurement, or the shipped recording. Cached per knob setting."""
+simulator, a live GPU measurement, or the shipped recording. Each takes a Knobs; the cached
+workers below take its fields, so Streamlit's cache keys are plain values."""
 from __future__ import annotations
 
 import streamlit as st
 
-from runtime_core.model import formulas as model
+from runtime_core.constants import TEXTBOOK, Constants
+from runtime_core.knobs import Knobs
+from runtime_core.model.formulas import predict
 from runtime_core.recordings import store as recordings
 from runtime_core.result import Result
 
@@ -17,26 +20,41 @@ def result_dict(r: Result) -> dict:
     return d
 
 
-@st.cache_data(max_entries=512, show_spinner=False)
-def textbook(mode: str, n: int, tax_us: float, work_us: float, dynamic: bool, policy: str) -> dict:
+def _fields(k: Knobs) -> tuple:
+    return (k.mode.value, k.n, k.tax_us, k.work_us, k.extra_tax_us, k.dynamic, k.policy.value)
+
+
+def textbook(k: Knobs) -> dict:
     """The seed's model: tax and work as given, no sync, no gaps."""
-    return result_dict(model.predict(mode, n, tax_us, work_us, dynamic, model.TEXTBOOK, policy))
+    return _textbook(*_fields(k))
 
 
-def calibrated(consts: dict, mode: str, n: int, tax_us: float, work_us: float, dynamic: bool,
-               policy: str) -> dict:
+@st.cache_data(max_entries=512, show_spinner=False)
+def _textbook(*fields) -> dict:
+    return result_dict(predict(Knobs(*_unpack(fields)), TEXTBOOK))
+
+
+def calibrated(consts: dict, k: Knobs) -> dict:
     """The calibrated model with constants measured on a GPU (a recording's meta.calibration)."""
-    c = model.constants_from_dict(consts)
-    return result_dict(model.predict(mode, n, tax_us, work_us, dynamic, c, policy))
+    return result_dict(predict(k, Constants.from_dict(consts)))
+
+
+def simulated(k: Knobs) -> dict:
+    """The discrete-event simulator with the knob's tax: real executor code on a virtual clock."""
+    return _simulated(*_fields(k))
 
 
 @st.cache_data(max_entries=256, show_spinner=False)
-def simulated(mode: str, n: int, tax_us: float, work_us: float, dynamic: bool, policy: str) -> dict:
-    """The discrete-event simulator with the knob's tax: real executor code on a virtual clock."""
+def _simulated(*fields) -> dict:
     from runtime_core.engine.measure import measure
     from runtime_core.engine.sim_device import SimDevice, SimParams
-    dev = SimDevice(SimParams(tax_us=tax_us))
-    return result_dict(measure(dev, mode, n, work_us, 0.0, dynamic, policy))
+    k = Knobs(*_unpack(fields))
+    return result_dict(measure(SimDevice(SimParams(tax_us=k.tax_us)), k.replace(extra_tax_us=0.0)))
+
+
+def _unpack(fields: tuple) -> tuple:
+    mode, n, tax, work, extra, dynamic, policy = fields
+    return (mode, n, work, tax, extra, dynamic, policy)
 
 
 @st.cache_resource(show_spinner=False)
@@ -50,33 +68,37 @@ def live_floor_us() -> float:
         return dev.intrinsic_tax_us()
 
 
+def live(k: Knobs) -> dict:
+    """Measure `k` (its extra_tax_us on top of the GPU's own tax) on this machine's GPU now,
+    cached for 10 minutes per setting; one measurement at a time across all sessions."""
+    return _live(*_fields(k.replace(tax_us=0.0)))
+
+
 @st.cache_data(max_entries=256, ttl=600, show_spinner=False)
-def live(mode: str, n: int, extra_tax_us: float, work_us: float, dynamic: bool, policy: str) -> dict:
-    """Measure on this machine's GPU now (cached for 10 minutes per setting); one measurement at
-    a time across all sessions."""
+def _live(*fields) -> dict:
     import time
     from runtime_core.engine.cuda_device import CudaDevice
     from runtime_core.engine.measure import GPU_LOCK, measure
     with GPU_LOCK:
-        r = measure(CudaDevice.shared(), mode, n, work_us, extra_tax_us, dynamic, policy)
+        r = measure(CudaDevice.shared(), Knobs(*_unpack(fields)))
     d = result_dict(r)
     d["chrome_trace"] = r.chrome_trace
     d["measured_at"] = time.strftime("%H:%M:%S")
     return d
 
 
-def recorded(rec: dict, mode: str, n: int, extra_tax_us: float, work_us: float, dynamic: bool,
-             policy: str) -> dict | None:
-    """The nearest recorded point (and its timeline when the recording has one for it)."""
-    p = recordings.nearest_point(rec, mode, n, work_us, dynamic, extra_tax_us, policy)
+def recorded(rec: dict, k: Knobs) -> dict | None:
+    """The nearest recorded point to `k` (its extra_tax_us is the recording's grid key), and its
+    timeline when the recording has one for it."""
+    p = recordings.nearest_point(rec, k.mode, k.n, k.work_us, k.dynamic, k.extra_tax_us, k.policy)
     if p is None:
         return None
     d = dict(p)
     d["kernel_work_us"] = p["kernel_time_us"]
     fallback = p.get("dynamic_policy", "fallback") == "fallback"  # timelines are recorded for it only
     d["timeline"] = (recordings.timeline_for(rec, p["mode"], p["n"], p["work_us"], p["dynamic"]) or []) if fallback else []
-    d["exact"] = (p["n"], float(p["work_us"]), float(p.get("extra_tax_us", 0))) == (n, float(work_us),
-                                                                                  float(extra_tax_us))
+    d["exact"] = (p["n"], float(p["work_us"]), float(p.get("extra_tax_us", 0))) == (
+        k.n, float(k.work_us), float(k.extra_tax_us))
     return d
 
 

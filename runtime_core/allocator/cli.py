@@ -17,28 +17,22 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from datetime import datetime, timezone
 from pathlib import Path
 
+from ..cli import add_backend_arg, add_json_flag
+from ..engine.device import resolve_backend
 from .errors import BadAllocSize
 from .sizes import GiB, MiB, check_size
-from ..cli import CliError
-from ..engine.device import resolve_backend
 
 MAX_SIZE_BYTES = 1 * GiB  # a per-buffer benchmark; above this the numbers mean nothing here
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message):  # one line, not argparse's usage block
-        raise CliError(message)
 
 
 def _size_bytes(text: str) -> int:
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a whole number of bytes, got {text!r}") from None
+        raise argparse.ArgumentTypeError(f"must be a whole number of bytes, got {text[:40]!r}") from None
     try:
         check_size(value)
     except BadAllocSize as e:
@@ -48,14 +42,14 @@ def _size_bytes(text: str) -> int:
     return value
 
 
-def build_parser() -> argparse.ArgumentParser:
-    ap = _Parser(prog="python -m runtime_core alloc", description=__doc__.split("\n")[0])
-    ap.add_argument("--size-bytes", type=_size_bytes, default=1 * MiB,
-                    help=f"buffer size for the cost table, bytes (1..{MAX_SIZE_BYTES}; default 1 MiB)")
-    ap.add_argument("--backend", choices=("auto", "cuda", "sim"), default="auto")
-    ap.add_argument("--json", action="store_true", help="print JSON (the default output is JSON too)")
-    ap.add_argument("--record", metavar="PATH", help="also write the result as a recording")
-    return ap
+def register(sub) -> None:
+    p = sub.add_parser("alloc", help="allocator comparison")
+    p.add_argument("--size-bytes", type=_size_bytes, default=1 * MiB,
+                   help=f"buffer size for the cost table, bytes (1..{MAX_SIZE_BYTES}; default 1 MiB)")
+    add_backend_arg(p)
+    add_json_flag(p)
+    p.add_argument("--record", metavar="PATH", help="also write the result as a recording")
+    p.set_defaults(func=_cli)
 
 
 def run(size_bytes: int, backend: str) -> dict:
@@ -92,15 +86,8 @@ def write_recording(result: dict, path: str) -> None:
     Path(path).write_text(json.dumps(rec, indent=1), encoding="utf-8")
 
 
-def cli(argv: list[str]) -> int:
-    """Parse, measure, print JSON; bad arguments exit 2 with one line on stderr."""
-    try:
-        a = build_parser().parse_args(argv)
-        result = run(a.size_bytes, resolve_backend(a.backend))
-        if a.record:
-            write_recording(result, a.record)
-    except (CliError, RuntimeError, OSError) as e:
-        print(f"runtime_core alloc: error: {e}", file=sys.stderr)
-        return 2
-    print(json.dumps(result, indent=2))
-    return 0
+def _cli(a) -> dict:
+    result = run(a.size_bytes, resolve_backend(a.backend))
+    if a.record:
+        write_recording(result, a.record)
+    return result

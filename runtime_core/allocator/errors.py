@@ -1,8 +1,10 @@
 """The allocator's typed errors: a bad size is the caller's bug, an OOM is a state of the pool."""
 from __future__ import annotations
 
+from ..errors import UsageError
 
-class BadAllocSize(ValueError):
+
+class BadAllocSize(UsageError):
     """A requested size that no allocator should accept (0, negative, not an integer, too big)."""
 
 

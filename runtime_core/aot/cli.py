@@ -16,26 +16,27 @@ Bad arguments exit with status 2 and one line on stderr.
 from __future__ import annotations
 
 import json
-import sys
 import time
 from pathlib import Path
 
-from ..cli import CliError, _number, _Parser
+from ..cli import add_json_flag, number
+from ..errors import NoCudaDevice
+from ..knobs import Range
 
 
-def build_parser() -> _Parser:
-    ap = _Parser(prog="python -m runtime_core aot", description=__doc__.split("\n")[0])
+def register(sub) -> None:
+    ap = sub.add_parser("aot", help="export -> AOTInductor -> load", description=__doc__.split("\n")[0])
     ap.add_argument("what", nargs="?", default="measure",
                     choices=("measure", "decoder", "reduce-overhead", "clear-cache"))
     ap.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
-    ap.add_argument("--json", action="store_true", help="print JSON (the default output is JSON too)")
+    add_json_flag(ap)
     ap.add_argument("--record", metavar="PATH", help="also write a recording (JSON) to PATH")
-    ap.add_argument("--tokens", type=_number(10, 10_000, integer=True), default=50,
+    ap.add_argument("--tokens", type=number(Range(10, 10_000, integer=True), "tokens"), default=50,
                     help="tokens per timing block (decoder, reduce-overhead)")
-    ap.add_argument("--blocks", type=_number(1, 100, integer=True), default=8)
+    ap.add_argument("--blocks", type=number(Range(1, 100, integer=True), "blocks"), default=8)
     ap.add_argument("--no-reduce-overhead", action="store_true",
                     help="decoder: skip torch.compile(mode='reduce-overhead') (~15 s compile)")
-    return ap
+    ap.set_defaults(func=_run)
 
 
 def _meta(device_name: str, torch_version: str) -> dict:
@@ -73,27 +74,17 @@ def _cmd_reduce_overhead(a) -> tuple[dict, dict]:
 def _need_cuda(what: str) -> None:
     import torch
     if not torch.cuda.is_available():
-        raise CliError(f"'{what}' needs a CUDA device (CUDA graphs are GPU-only); "
+        raise NoCudaDevice(f"'{what}' needs a CUDA device (CUDA graphs are GPU-only); "
                        "the page shows the recorded H200 numbers instead")
 
 
-def cli(argv: list[str]) -> int:
-    """Run `aot` with argv (after the word aot). Returns the exit status."""
-    try:
-        a = build_parser().parse_args(argv)
-        if a.what == "clear-cache":
-            from .paths import clear_cache
-            out = {"freed_bytes": clear_cache()}
-        else:
-            cmd = {"measure": _cmd_measure, "decoder": _cmd_decoder,
-                   "reduce-overhead": _cmd_reduce_overhead}[a.what]
-            out, rec = cmd(a)
-            if a.record:
-                Path(a.record).parent.mkdir(parents=True, exist_ok=True)
-                Path(a.record).write_text(json.dumps(rec, indent=2, default=str), encoding="utf-8")
-    except (CliError, ValueError, RuntimeError, OSError) as e:
-        print(f"runtime_core aot: error: {str(e).splitlines()[0] if str(e) else type(e).__name__}",
-              file=sys.stderr)
-        return 2
-    print(json.dumps(out, indent=2, default=str))
-    return 0
+def _run(a) -> dict:
+    if a.what == "clear-cache":
+        from .paths import clear_cache
+        return {"freed_bytes": clear_cache()}
+    cmd = {"measure": _cmd_measure, "decoder": _cmd_decoder, "reduce-overhead": _cmd_reduce_overhead}[a.what]
+    out, rec = cmd(a)
+    if a.record:
+        Path(a.record).parent.mkdir(parents=True, exist_ok=True)
+        Path(a.record).write_text(json.dumps(rec, indent=2, default=str), encoding="utf-8")
+    return out

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..errors import NoCudaDevice, UsageError
 from .child import run_child
 from .paths import cache_dir, cache_root, torch_tag
 
@@ -131,14 +132,14 @@ def new_state(device: str) -> dict:
     """What the steps share: the test input, eager's output for it, a scratch directory.
 
     Raises:
-        ValueError: device is not "cpu" or "cuda"; RuntimeError: cuda asked for but absent.
+        UsageError: device is not "cpu" or "cuda"; NoCudaDevice: cuda asked for but absent.
     """
     import torch
     from .models import make_mlp, mlp_input
     if device not in ("cpu", "cuda"):
-        raise ValueError(f"device must be cpu or cuda, got {device!r}")
+        raise UsageError(f"device must be cpu or cuda, got {device!r}")
     if device == "cuda" and not torch.cuda.is_available():
-        raise RuntimeError("device 'cuda' asked for, but torch sees no CUDA device here")
+        raise NoCudaDevice("device 'cuda' asked for, but torch sees no CUDA device here")
     x = mlp_input(TEST_BATCH)
     with torch.no_grad():
         eager = make_mlp().to(device)(x.to(device)).cpu().numpy()

@@ -14,6 +14,8 @@ import time
 
 import torch
 
+from ..errors import NoCudaDevice
+
 from .graph_capture import RawGraphStep, StaticGraphStep
 from .models import decoder_inputs, make_decoder
 from .token_timing import interleaved_ms_per_token, launches_per_token, token_inputs
@@ -46,7 +48,7 @@ def run_decoder_bench(tokens: int = 50, blocks: int = 8, with_reduce_overhead: b
         with_reduce_overhead: include torch.compile(mode="reduce-overhead") (~15 s to compile).
     """
     if not torch.cuda.is_available():
-        raise RuntimeError("the decoder benchmark needs a CUDA device (CUDA graphs are GPU-only)")
+        raise NoCudaDevice("the decoder benchmark needs a CUDA device (CUDA graphs are GPU-only)")
     model = make_decoder("cuda")
     token, pos = decoder_inputs("cuda")
     steps = {"eager": model,

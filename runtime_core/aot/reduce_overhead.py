@@ -19,6 +19,8 @@ import time
 
 import torch
 
+from ..errors import NoCudaDevice
+
 from .models import DecoderStep, TwoHalvesStep, decoder_inputs, make_decoder
 from .token_timing import launches_per_token, time_block_ms, token_inputs
 
@@ -136,7 +138,7 @@ def _phase(model_cls, tokens: int, batches=(1,)) -> dict:
 def run_reduce_overhead(tokens: int = 50) -> dict:
     """Run the four experiments on the GPU and return their numbers (see the module docstring)."""
     if not torch.cuda.is_available():
-        raise RuntimeError("reduce-overhead needs a CUDA device (CUDA graphs are GPU-only)")
+        raise NoCudaDevice("reduce-overhead needs a CUDA device (CUDA graphs are GPU-only)")
     torch._dynamo.reset()
     plain = _phase(DecoderStep, tokens, batches=(1, 2, 4))
     plain["recordings_for_new_batches"] = plain["recordings_total"] - plain["recordings_batch1_all_positions"]

@@ -1,4 +1,4 @@
-"""`python -m runtime_core bench`: our executors against raw torch, side by side in one process.
+"""Our executors against raw torch, side by side in one process (`python -m runtime_core bench`).
 
 At N=120 kernels of ~2 µs (the seed's defaults) it prints, from interleaved medians:
 - our GraphExecutor step (static-input copy included) / raw CUDAGraph.replay() + sync (≤ 1.05x);
@@ -7,8 +7,6 @@ At N=120 kernels of ~2 µs (the seed's defaults) it prints, from interleaved med
 """
 from __future__ import annotations
 
-import argparse
-import json
 import statistics
 import time
 
@@ -89,23 +87,10 @@ def run_bench(n: int = 120, work_us: float = 2.0, rounds: int = 7, reps: int = 4
     }
 
 
-def cli(argv: list[str]) -> int:
-    from ..cli import CliError, _number, _Parser
-    ap = _Parser(prog="python -m runtime_core bench", description=__doc__.split("\n")[0])
-    ap.add_argument("--n", type=_number(1, 5000, integer=True), default=120)
-    ap.add_argument("--work-us", type=_number(0, 1000), default=2.0)
-    ap.add_argument("--json", action="store_true")
-    a = ap.parse_args(argv)
-    from .device import cuda_available
-    if not cuda_available():
-        raise CliError("bench needs a CUDA GPU: it compares our executors with raw torch on the device")
-    out = run_bench(a.n, a.work_us)
-    if a.json:
-        print(json.dumps(out, indent=2))
-    else:
-        for k, v in out["median_step_us"].items():
-            print(f"{k:>22}: {v:10.1f} µs/step")
-        for k in ("graph_vs_raw_replay", "graph_vs_raw_replay_with_copy", "streams_extra_us_per_launch",
-                  "eager_extra_us_per_launch", "graph_speedup_over_eager"):
-            print(f"{k:>30}: {out[k]}")
-    return 0
+def print_table(out: dict) -> None:
+    """The bench result as a short text table."""
+    for k, v in out["median_step_us"].items():
+        print(f"{k:>22}: {v:10.1f} µs/step")
+    for k in ("graph_vs_raw_replay", "graph_vs_raw_replay_with_copy", "streams_extra_us_per_launch",
+              "eager_extra_us_per_launch", "graph_speedup_over_eager"):
+        print(f"{k:>30}: {out[k]}")

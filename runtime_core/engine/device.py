@@ -18,6 +18,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..errors import NoCudaDevice
+from ..knobs import Backend, parse_enum
 from ..result import Span
 
 # Names of the runtime API calls we count (CUDA runtime/driver spelling; the simulator uses them too).
@@ -66,20 +68,19 @@ def cuda_available() -> bool:
         return False
 
 
-def resolve_backend(name: str) -> str:
+def resolve_backend(name: str) -> Backend:
     """"auto" -> "cuda" when torch sees a GPU, else "sim"; "cuda" without a GPU is an error.
 
     Raises:
-        ValueError: `name` is not auto, cuda or sim.
-        RuntimeError: "cuda" was asked for and there is no CUDA device.
+        UsageError: `name` is not auto, cuda or sim.
+        NoCudaDevice: "cuda" was asked for and there is no CUDA device.
     """
-    if name not in ("auto", "cuda", "sim"):
-        raise ValueError(f"backend must be auto, cuda or sim, got {name!r}")
-    if name == "cuda" and not cuda_available():
-        raise RuntimeError("backend 'cuda' asked for, but torch sees no CUDA device here")
-    if name == "auto":
-        return "cuda" if cuda_available() else "sim"
-    return name
+    backend = parse_enum(Backend, "backend", name)
+    if backend == Backend.CUDA and not cuda_available():
+        raise NoCudaDevice("backend 'cuda' asked for, but torch sees no CUDA device here")
+    if backend == Backend.AUTO:
+        return Backend.CUDA if cuda_available() else Backend.SIM
+    return backend
 
 
 def get_device(backend: str = "auto", **sim_params):
@@ -89,10 +90,10 @@ def get_device(backend: str = "auto", **sim_params):
         backend: "auto", "cuda" or "sim".
         sim_params: SimParams fields (tax_us, sync_us, ...) for the simulator.
     Raises:
-        RuntimeError: backend "cuda" was asked for and no CUDA device is present.
+        NoCudaDevice: backend "cuda" was asked for and no CUDA device is present.
     """
-    if resolve_backend(backend) == "cuda":
+    if resolve_backend(backend) == Backend.CUDA:
         from .cuda_device import CudaDevice
         return CudaDevice.shared()
     from .sim_device import SimDevice, SimParams
-    return SimDevice(SimParams(**sim_params))
+    return SimDevice(SimParams.of(**sim_params))

@@ -6,7 +6,8 @@ counting this class's own API calls, so they are never assumed. Buffers hold rea
 (numpy), so a replayed graph really reads its captured buffers: a stale input shows up as a
 wrong answer here as it does on a GPU.
 
-Nothing here imports the analytic model: the simulator simulates, the model predicts.
+Nothing here imports the analytic model's formulas: the simulator simulates, the model
+predicts. They share only the names of the machine's costs (runtime_core.constants).
 """
 from __future__ import annotations
 
@@ -14,13 +15,21 @@ import contextlib
 import itertools
 import time
 from collections import Counter
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
 
+from ..constants import Constants
+from ..errors import UsageError
 from .device import Trace
 from ..result import Span
 from .sim_engine import SimEngine, SimOp, SimStream
+
+
+# The simulated machine's own costs come in the model's Constants type (one set of names for
+# both), with the graph step's static-input copy switched on: GraphExecutor always copies in.
+SIM_MACHINE = Constants(static_copy=True, source="SimDevice parameters")
 
 
 @dataclass(frozen=True)
@@ -29,23 +38,28 @@ class SimParams:
 
     Args:
         tax_us: host cost of one kernel launch call (seed §6 default: 6).
-        sync_us: extra host cost of a synchronize after the GPU is idle (default 0).
-        graph_launch_us: host cost of one graph replay call; None means one launch's tax.
-        node_gap_us: GPU gap between nodes of a replayed graph (default 0).
+        machine: the named costs shared with the model (sync_us, graph_launch_us, node_gap_us,
+            kernel_floor_us, ...); see runtime_core.constants.Constants.
         queue_depth: launches a stream holds before an enqueue blocks the host (CUDA: 1024).
         elems_per_us: elements a chain kernel processes per µs; sets kernel time from size.
-        kernel_floor_us: shortest kernel (default 0).
         capture_us_per_node: host cost of recording and instantiating one graph node.
     """
 
     tax_us: float = 6.0
-    sync_us: float = 0.0
-    graph_launch_us: float | None = None
-    node_gap_us: float = 0.0
+    machine: Constants = SIM_MACHINE
     queue_depth: int = 1024
     elems_per_us: float = 1000.0
-    kernel_floor_us: float = 0.0
     capture_us_per_node: float = 1.0
+
+    @classmethod
+    def of(cls, **params) -> "SimParams":
+        """SimParams from flat keywords: Constants fields (sync_us=...) go into `machine`."""
+        consts = {k: params.pop(k) for k in list(params) if k in Constants.__dataclass_fields__}
+        unknown = set(params) - set(cls.__dataclass_fields__)
+        if unknown:
+            raise UsageError(f"unknown simulator parameter(s): {', '.join(sorted(unknown))}")
+        machine = dataclasses.replace(params.pop("machine", SIM_MACHINE), **consts)
+        return cls(machine=machine, **params)
 
 
 class SimBuffer:
@@ -160,7 +174,7 @@ class SimDevice:
         return max(1, int(round(work_us * self.params.elems_per_us)))
 
     def kernel_us(self, numel: int) -> float:
-        return max(self.params.kernel_floor_us, numel / self.params.elems_per_us)
+        return max(self.params.machine.kernel_floor_us, numel / self.params.elems_per_us)
 
     def chain_busy_us(self, n: int, numel: int) -> float:
         """GPU busy time of a chain of n kernels over `numel` elements, µs."""
@@ -207,7 +221,7 @@ class SimDevice:
         start = self.host_us
         self.engine.run_until(self.host_us)
         idle_at = self.engine.run_while(lambda: not self.engine.all_idle())
-        self.host_us = max(self.host_us, idle_at) + self.params.sync_us
+        self.host_us = max(self.host_us, idle_at) + self.params.machine.sync_us
         self.host_spans.append(Span("cpu", "sync", "cudaDeviceSynchronize", start, self.host_us))
 
     # ---- kernels and copies -------------------------------------------------------------
@@ -270,13 +284,13 @@ class SimDevice:
         return SimGraph(self, nodes)
 
     def _replay(self, graph: SimGraph) -> None:
-        p = self.params
-        cost = p.tax_us if p.graph_launch_us is None else p.graph_launch_us
+        p, m = self.params, self.params.machine
+        cost = p.tax_us if m.graph_launch_us is None else m.graph_launch_us
         self.counts["cudaGraphLaunch"] += 1
         self._wait_for_queue_slot(self._current)
         self._host_span("graph", "cudaGraphLaunch", cost)
         op = SimOp("graph", "graph replay", 0.0, ready_us=self.host_us, nodes=graph.nodes,
-                   node_gap_us=p.node_gap_us)
+                   node_gap_us=m.node_gap_us)
         self.engine.run_until(self.host_us)
         self.engine.submit(self._current, op)
         self.engine.run_until(self.host_us)

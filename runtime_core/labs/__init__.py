@@ -15,8 +15,8 @@ CLI: python -m runtime_core lab NAME [--backend auto|cuda|sim] [--json]
 from __future__ import annotations
 
 import importlib
-import json
-import sys
+
+from ..errors import UsageError
 
 LABS = {
     "overlap": "pinned vs pageable host-to-device copy beside compute",
@@ -32,33 +32,10 @@ def run_lab(name: str, backend: str = "auto", **params) -> dict:
     """Run lab `name` on `backend` ("auto", "cuda" or "sim") and return its result dict.
 
     Raises:
-        ValueError: unknown lab, unknown backend, or a parameter out of range.
-        RuntimeError: backend "cuda" without a CUDA device.
+        UsageError: unknown lab, unknown backend, a parameter out of range, or backend "cuda"
+            without a CUDA device.
     """
     if name not in LABS:
-        raise ValueError(f"unknown lab {name!r}; choose one of {', '.join(LABS)}")
+        raise UsageError(f"unknown lab {name!r}; choose one of {', '.join(LABS)}")
     module = importlib.import_module(f".{name}", __name__)
     return module.run(backend, **params)
-
-
-def build_parser():
-    from ..cli import _Parser
-    ap = _Parser(prog="python -m runtime_core lab", description="Run one failure-mode lab.")
-    ap.add_argument("name", choices=list(LABS), metavar="NAME",
-                    help="one of: " + ", ".join(LABS))
-    ap.add_argument("--backend", choices=("auto", "cuda", "sim"), default="auto")
-    ap.add_argument("--json", action="store_true", help="print JSON (the default output is JSON too)")
-    return ap
-
-
-def cli(argv: list[str]) -> int:
-    """`python -m runtime_core lab ...`: print the lab's dict as JSON; bad input exits 2."""
-    from ..cli import CliError
-    try:
-        a = build_parser().parse_args(argv)
-        out = run_lab(a.name, a.backend)
-    except (CliError, ValueError, RuntimeError) as e:
-        print(f"runtime_core lab: error: {e}", file=sys.stderr)
-        return 2
-    print(json.dumps(out, indent=2))
-    return 0

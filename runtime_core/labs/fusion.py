@@ -11,10 +11,12 @@ with the device's constants, so the page can show the model beside the measureme
 """
 from __future__ import annotations
 
-from ..model.constants_for import constants_for
+from ..model.calibrate import constants_for
 from ..engine.device import get_device
 from ..engine.measure import measure
 from ..model.formulas import predict
+from ..errors import UsageError
+from ..knobs import Knobs
 from .common import header, resolve_backend
 
 DEFAULT_N = 120        # the seed's chain length
@@ -36,9 +38,9 @@ def run(backend: str = "sim", n: int = DEFAULT_N, work_us: float = DEFAULT_WORK_
     "<variant>_<mode>_wall_us", tax_us, signal and verdict.
     """
     if isinstance(fuse, bool) or not isinstance(fuse, int) or fuse < 2:
-        raise ValueError(f"fuse must be a whole number of at least 2, got {fuse!r}")
+        raise UsageError(f"fuse must be a whole number of at least 2, got {fuse!r}")
     if isinstance(n, bool) or not isinstance(n, int) or n < fuse or n % fuse:
-        raise ValueError(f"n must be a whole multiple of fuse={fuse}, got {n!r}")
+        raise UsageError(f"n must be a whole multiple of fuse={fuse}, got {n!r}")
     backend = resolve_backend(backend)
     dev = get_device(backend)
     consts = constants_for(dev)
@@ -47,8 +49,8 @@ def run(backend: str = "sim", n: int = DEFAULT_N, work_us: float = DEFAULT_WORK_
     for variant, (k, w) in variants.items():
         for mode in ("streams", "graph"):
             # On CUDA the traced step runs in a worker process; the counts are known without it.
-            res = measure(dev, mode, k, w, trace=backend == "sim")
-            model = predict(mode, k, res.tax_us, w, c=consts)
+            res = measure(dev, Knobs(mode, k, w), trace=backend == "sim")
+            model = predict(Knobs(mode, k, w, tax_us=res.tax_us), consts)
             rows.append({"variant": variant, "mode": mode, "n": k, "work_us": w,
                          "wall_us": round(res.wall_us, 3),
                          "launch_overhead_us": round(res.launch_overhead_us, 3),

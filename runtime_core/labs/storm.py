@@ -16,6 +16,7 @@ from __future__ import annotations
 from ..engine.device import get_device
 from ..engine.graph_executor import GraphExecutor
 from ..engine.workload import ChainWorkload
+from ..errors import UsageError
 from .common import header, resolve_backend
 
 N_KERNELS = 20       # kernels per captured chain
@@ -90,4 +91,4 @@ def _reserved_bytes(dev) -> int | None:
 
 def _check(name: str, value, hi: int) -> None:
     if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= hi:
-        raise ValueError(f"{name} must be a whole number from 1 to {hi}, got {value!r}")
+        raise UsageError(f"{name} must be a whole number from 1 to {hi}, got {value!r}")

@@ -59,7 +59,7 @@ def _run_sim() -> dict:
     from ..engine.sim_device import SimDevice, SimParams
     out, timelines = {}, {}
     for variant in ("no_sync", "sync"):
-        dev = SimDevice(SimParams(tax_us=SIM_TAX_US, sync_us=SIM_SYNC_US))
+        dev = SimDevice(SimParams.of(tax_us=SIM_TAX_US, sync_us=SIM_SYNC_US))
         x = dev.new_buffer(dev.numel_for_work(SIM_OP_WORK_US))
 
         def steps(k: int) -> None:

@@ -10,7 +10,7 @@ import statistics
 
 from ..allocator import labs as alloc_labs
 from ..allocator.sizes import MID_SEGMENT_BYTES, SMALL_REQUEST_BYTES, MiB, round_size, segment_bytes
-from ..model.formulas import SEED_N, SEED_TAX_US, SEED_WORK_US
+from ..knobs import SEED_N, SEED_TAX_US, SEED_WORK_US
 
 # The seed's numbers (shared/reference, lesson §2–§4): these are the claims, not measurements.
 SEED_TAX_RANGE_US = (5.0, 25.0)      # "≈5–25 µs of CPU tax" per launch

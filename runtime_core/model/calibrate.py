@@ -1,4 +1,4 @@
-"""calibrate(): measure the calibrated model's constants on this device.
+"""Calibration: the constants that describe a device, measured by calibrate() or read from the simulator.
 
 Each constant comes from a small measurement with our own executors, so the model and the
 measurements describe the same code path. The launch tax t itself is measured directly
@@ -21,7 +21,8 @@ from __future__ import annotations
 import statistics
 import time
 
-from .formulas import Constants
+from ..constants import TEXTBOOK, Constants
+from ..knobs import Knobs
 
 CAL_N = 200
 LONG_N = 1000
@@ -37,7 +38,7 @@ def calibrate(dev, passes: int = 2) -> Constants:
 
 def _wall(dev, mode: str, n: int, work_us: float):
     from ..engine.measure import measure
-    return measure(dev, mode, n, work_us, trace=False, repeats=15)
+    return measure(dev, Knobs(mode, n, work_us), trace=False, repeats=15)
 
 
 def _one_pass(dev) -> Constants:
@@ -75,3 +76,11 @@ def _replay_host_us(dev, replays: int = 200) -> float:
         times.append((time.perf_counter_ns() - t0) / 1000.0 / replays)
         dev.synchronize()
     return statistics.median(times)
+
+
+def constants_for(dev) -> Constants:
+    """The model constants that describe `dev` (textbook ones if nothing is known)."""
+    if dev.backend == "sim":
+        return dev.params.machine
+    cal = getattr(dev, "calibration", None)
+    return cal() if callable(cal) else TEXTBOOK

@@ -15,12 +15,14 @@ import statistics
 import time
 from pathlib import Path
 
+from ..errors import UsageError
+from ..knobs import Knobs
 from ..model import formulas as model
 from ..model.calibrate import calibrate
-from ..model.constants_for import constants_for
+from ..model.calibrate import constants_for
 from ..engine.device import get_device
 from ..engine.measure import measure
-from ..model.formulas import Constants
+from ..constants import Constants
 from .store import load, timeline_key
 from ..engine.workload import ChainWorkload
 
@@ -47,6 +49,13 @@ def grid(quick: bool = False) -> list[dict]:
         pts += [dict(mode="graph", n=n, work_us=w, extra_tax_us=0, dynamic=True, policy=p)
                 for p in POLICY_SLICE["policies"] for n in POLICY_SLICE["n"] for w in POLICY_SLICE["work_us"]]
     return pts
+
+
+def _knobs(p: dict, tax_us: float | None = None) -> Knobs:
+    """The Knobs of a grid entry or a recorded point."""
+    k = Knobs(p["mode"], p["n"], float(p["work_us"]), extra_tax_us=float(p.get("extra_tax_us", 0)),
+              dynamic=bool(p["dynamic"]), policy=p.get("dynamic_policy", p.get("policy", "fallback")))
+    return k if tax_us is None else k.replace(tax_us=tax_us)
 
 
 def _key(p: dict) -> tuple:
@@ -105,8 +114,7 @@ def _timing_pass(dev, rec, points, order, pass_i, t_start, budget_s, out) -> boo
             continue
         if time.monotonic() - t_start > budget_s:
             return False
-        r = measure(dev, k["mode"], k["n"], float(k["work_us"]), float(k["extra_tax_us"]), k["dynamic"],
-                    k["policy"], trace=False)
+        r = measure(dev, _knobs(k), trace=False)
         p["wall_us_passes"].append(round(r.wall_us, 3))
         p.setdefault("tax_us_passes", []).append(round(r.tax_us - float(k["extra_tax_us"]), 3))
         p.setdefault("kernel_time_us", round(r.kernel_work_us, 3))
@@ -123,17 +131,17 @@ def _timing_pass(dev, rec, points, order, pass_i, t_start, budget_s, out) -> boo
 def check_writable(out: Path) -> None:
     """Fail before any measuring if the recording can't be written where asked."""
     if out.is_dir():
-        raise ValueError(f"--out {out} is a directory; give a file path such as {out}/sweep.json")
+        raise UsageError(f"--out {out} is a directory; give a file path such as {out}/sweep.json")
     parent = out.parent if str(out.parent) else Path(".")
     if not parent.is_dir() or not os.access(parent, os.W_OK):
-        raise ValueError(f"--out {out}: the folder {parent} does not exist or is not writable")
+        raise UsageError(f"--out {out}: the folder {parent} does not exist or is not writable")
 
 
 def _check_same_device(rec: dict, dev) -> None:
     """Resuming must not mix numbers from two machines (or the simulator) in one recording."""
     m = rec["meta"]
     if (m.get("backend"), m.get("device_name")) != (dev.backend, dev.name):
-        raise ValueError(f"cannot resume a recording of {m.get('device_name')} ({m.get('backend')}) "
+        raise UsageError(f"cannot resume a recording of {m.get('device_name')} ({m.get('backend')}) "
                          f"on {dev.name} ({dev.backend}); write to a new --out instead")
 
 
@@ -214,8 +222,7 @@ def _snapshot(rec: dict, points: dict, order: list) -> dict:
         p["wall_us"] = round(trimmed_mean(p["wall_us_passes"]), 3)
         p["tax_us"] = round(trimmed_mean(p.get("tax_us_passes") or [tax]) + float(p["extra_tax_us"]), 3)
         p["launch_overhead_us"] = round(p["wall_us"] - p["kernel_time_us"], 3)
-        pred = model.predict(p["mode"], p["n"], p["tax_us"], float(p["work_us"]), p["dynamic"], consts,
-                             p.get("dynamic_policy", "fallback"))
+        pred = model.predict(_knobs(p, tax_us=p["tax_us"]), consts)
         p["model_wall_us"] = round(pred.wall_us, 3)
         out.append(p)
     rec["points"] = out
@@ -294,25 +301,3 @@ def refresh(out: Path) -> dict:
     rec["meta"]["refreshed_at"] = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     _write(out, rec)
     return rec
-
-
-def run_sweep_cli(a) -> int:
-    out = Path(a.out)
-    check_writable(out)
-    if a.retrace:
-        if not out.exists():
-            raise ValueError(f"--retrace needs an existing recording, and {out} does not exist")
-        rec = retrace(out, a.backend)
-        print(json.dumps({"out": str(out), "timelines": len(rec["timelines"]), "retraced": True}))
-        return 0
-    if a.refresh:
-        if not out.exists():
-            raise ValueError(f"--refresh needs an existing recording, and {out} does not exist")
-        rec = refresh(out)
-        print(json.dumps({"out": str(out), "points": len(rec["points"]), "refreshed": True}))
-        return 0
-    rec = run_sweep(out, a.backend, a.budget_s, a.resume, a.quick, a.passes)
-    total = len(grid(a.quick))
-    print(json.dumps({"out": str(out), "points": len(rec["points"]), "of": total,
-                      "complete": rec["meta"]["complete"]}))
-    return 0

@@ -1,0 +1,166 @@
+"""The widget's knobs, as one type: what a step asks for, its names, and the bounds of each.
+
+Every layer takes a `Knobs`: the CLI builds one from its arguments, the pages from the URL and
+the controls, `measure()` runs one on a device and `predict()` prices one. The names of the
+modes, policies and backends are spelled here and nowhere else, and so is every bound.
+
+Bounds come in three scopes, because the same knob costs different things in each:
+    model    a formula: any size it can price (N up to 100 000)
+    measure  a real or simulated run: a step must finish in seconds
+    widget   the page's controls: the range a student can reach with a slider
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass
+from enum import StrEnum
+
+from .errors import UsageError
+
+
+class Mode(StrEnum):
+    """How the chain is dispatched. EAGER blocks after every launch (like CUDA_LAUNCH_BLOCKING=1);
+    STREAMS is asynchronous, which is what PyTorch's own eager mode does; GRAPH replays a capture."""
+
+    EAGER = "eager"
+    STREAMS = "streams"
+    GRAPH = "graph"
+
+
+class Policy(StrEnum):
+    """What graph mode does when the input's shape misses the captured one."""
+
+    FALLBACK = "fallback"    # dispatch this call without the graph
+    RECAPTURE = "recapture"  # capture a graph for the new shape (LRU cache)
+    BUCKET = "bucket"        # pad up to a captured power-of-two size
+
+
+class Backend(StrEnum):
+    """Which device runs a measurement. AUTO picks CUDA when torch sees a GPU, else SIM."""
+
+    AUTO = "auto"
+    CUDA = "cuda"
+    SIM = "sim"
+
+
+def choices(enum: type[StrEnum]) -> tuple[str, ...]:
+    """The values of an enum, for argparse and selectboxes."""
+    return tuple(e.value for e in enum)
+
+
+def parse_enum(enum: type[StrEnum], name: str, value) -> StrEnum:
+    """`value` as a member of `enum`; UsageError naming the allowed values otherwise."""
+    try:
+        return enum(value)
+    except ValueError:
+        raise UsageError(f"{name} must be one of {', '.join(choices(enum))}, got {value!r}") from None
+
+
+@dataclass(frozen=True)
+class Range:
+    """A closed interval a knob must lie in. `integer` knobs must also be whole numbers."""
+
+    lo: float
+    hi: float
+    integer: bool = False
+    unit: str = ""
+
+    def __post_init__(self):
+        cast = int if self.integer else float
+        object.__setattr__(self, "lo", cast(self.lo))
+        object.__setattr__(self, "hi", cast(self.hi))
+
+    def check(self, name: str, value):
+        """Return `value` (an int for integer ranges) or raise UsageError with one line."""
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise UsageError(f"{name} must be a number, got {value!r}")
+        if not math.isfinite(value):
+            raise UsageError(f"{name} must be finite, got {value!r}")
+        if self.integer and value != int(value):
+            raise UsageError(f"{name} must be a whole number, got {value!r}")
+        if not self.lo <= value <= self.hi:
+            unit = f" {self.unit}" if self.unit else ""
+            raise UsageError(f"{name} must be between {self.lo:g} and {self.hi:g}{unit}, got {value:g}")
+        return int(value) if self.integer else float(value)
+
+    def parse(self, name: str, text: str):
+        """Parse text (a CLI argument, a URL value) and check it."""
+        try:
+            value = float(text)
+        except (TypeError, ValueError):
+            raise UsageError(f"{name} is not a number: {str(text)[:40]!r}") from None
+        return self.check(name, value)
+
+
+# The seed's widget defaults (§6: "kernels in chain N: 120", "tax µs: 6", "work µs: 2").
+SEED_N = 120
+SEED_TAX_US = 6.0
+SEED_WORK_US = 2.0
+
+LIMITS: dict[str, dict[str, Range]] = {
+    "model": {"n": Range(1, 100_000, integer=True), "tax_us": Range(0, 100_000, unit="µs"),
+              "work_us": Range(0, 1_000_000, unit="µs"), "extra_tax_us": Range(0, 100_000, unit="µs")},
+    "measure": {"n": Range(1, 20_000, integer=True), "tax_us": Range(0, 100_000, unit="µs"),
+                "work_us": Range(0, 10_000, unit="µs"), "extra_tax_us": Range(0, 10_000, unit="µs")},
+    "widget": {"n": Range(1, 2000, integer=True), "tax_us": Range(0.5, 100, unit="µs"),
+               "work_us": Range(0, 200, unit="µs"), "extra_tax_us": Range(0, 100, unit="µs")},
+}
+
+
+@dataclass(frozen=True)
+class Knobs:
+    """One setting of the widget.
+
+    Args:
+        mode: eager, streams or graph.
+        n: kernels in the chain.
+        work_us: requested GPU work per kernel, µs.
+        tax_us: per-launch CPU tax, µs: what the model prices and the simulator charges. A real
+            GPU has its own tax; there `extra_tax_us` adds host work on top of it.
+        extra_tax_us: host busy-work before each launch on a measured device, µs.
+        dynamic: the input shape changes on every call.
+        policy: what graph mode does on a shape miss (only used when mode is graph and dynamic).
+    """
+
+    mode: Mode
+    n: int
+    work_us: float
+    tax_us: float = SEED_TAX_US
+    extra_tax_us: float = 0.0
+    dynamic: bool = False
+    policy: Policy = Policy.FALLBACK
+
+    def __post_init__(self):
+        object.__setattr__(self, "mode", parse_enum(Mode, "mode", self.mode))
+        object.__setattr__(self, "policy", parse_enum(Policy, "policy", self.policy))
+        if not isinstance(self.dynamic, bool):
+            raise UsageError(f"dynamic must be true or false, got {self.dynamic!r}")
+
+    def validate(self, scope: str = "model") -> "Knobs":
+        """Check every number against the bounds of `scope` (model, measure or widget).
+
+        Returns a copy with whole-number N and float times; raises UsageError on the first bad knob.
+        """
+        limits = LIMITS[scope]
+        return dataclasses.replace(self, **{k: r.check(k, getattr(self, k)) for k, r in limits.items()})
+
+    @property
+    def missed_shape(self) -> bool:
+        """True when a captured graph sees a new shape on every call (graph mode, dynamic)."""
+        return self.mode == Mode.GRAPH and self.dynamic
+
+    @property
+    def effective_policy(self) -> Policy:
+        """The policy that matters: the chosen one on a shape miss, else fallback."""
+        return self.policy if self.missed_shape else Policy.FALLBACK
+
+    def replace(self, **changes) -> "Knobs":
+        return dataclasses.replace(self, **changes)
+
+    def as_dict(self) -> dict:
+        return {"mode": str(self.mode), "n": self.n, "work_us": self.work_us, "tax_us": self.tax_us,
+                "extra_tax_us": self.extra_tax_us, "dynamic": self.dynamic, "policy": str(self.policy)}
+
+
+SEED_KNOBS = Knobs(Mode.GRAPH, SEED_N, SEED_WORK_US, SEED_TAX_US)

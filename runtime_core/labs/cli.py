@@ -1,0 +1,13 @@
+"""`python -m runtime_core lab NAME`: run one failure-mode lab and print its result as JSON."""
+from __future__ import annotations
+
+from ..cli import add_backend_arg, add_json_flag
+from . import LABS, run_lab
+
+
+def register(sub) -> None:
+    p = sub.add_parser("lab", help="a failure-mode lab")
+    p.add_argument("name", choices=list(LABS), metavar="NAME", help="one of: " + ", ".join(LABS))
+    add_backend_arg(p)
+    add_json_flag(p)
+    p.set_defaults(func=lambda a: run_lab(a.name, a.backend))

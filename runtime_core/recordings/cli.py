@@ -1,0 +1,48 @@
+"""`python -m runtime_core sweep`: measure a grid of widget points into a recording."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from ..cli import add_backend_arg, number
+from ..errors import UsageError
+from ..knobs import Range
+
+
+def register(sub) -> None:
+    p = sub.add_parser("sweep", help="record a grid of measured points (JSON)")
+    p.add_argument("--out", required=True)
+    add_backend_arg(p)
+    p.add_argument("--budget-s", type=number(Range(1, 86_400), "budget_s"), default=480.0)
+    p.add_argument("--resume", action="store_true", help="continue a partial recording at --out")
+    p.add_argument("--quick", action="store_true", help="a small grid (for tests)")
+    p.add_argument("--retrace", action="store_true",
+                   help="trace the shipped timelines of an existing recording again (needs the device)")
+    p.add_argument("--refresh", action="store_true",
+                   help="recompute the derived fields of an existing recording (no device needed)")
+    p.add_argument("--passes", type=number(Range(1, 10, integer=True), "passes"), default=None,
+                   help="timing passes over the grid (default: 5 on a GPU, 1 simulated)")
+    p.set_defaults(func=run)
+
+
+def run(a) -> int:
+    from .sweep import check_writable, grid, refresh, retrace, run_sweep
+    out = Path(a.out)
+    check_writable(out)
+    if a.retrace:
+        if not out.exists():
+            raise UsageError(f"--retrace needs an existing recording, and {out} does not exist")
+        rec = retrace(out, a.backend)
+        print(json.dumps({"out": str(out), "timelines": len(rec["timelines"]), "retraced": True}))
+        return 0
+    if a.refresh:
+        if not out.exists():
+            raise UsageError(f"--refresh needs an existing recording, and {out} does not exist")
+        rec = refresh(out)
+        print(json.dumps({"out": str(out), "points": len(rec["points"]), "refreshed": True}))
+        return 0
+    rec = run_sweep(out, a.backend, a.budget_s, a.resume, a.quick, a.passes)
+    total = len(grid(a.quick))
+    print(json.dumps({"out": str(out), "points": len(rec["points"]), "of": total,
+                      "complete": rec["meta"]["complete"]}))
+    return 0
