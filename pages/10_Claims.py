@@ -1,20 +1,18 @@
 """The lesson's claims beside what was measured: computed now from the shipped recordings (and,
 for the copy-overlap claim, from the overlap lab), with a verdict and the reason for it."""
-from pages.ui.common import SOURCE_LABELS, setup_page, source_badge
+from pages.ui.common import SOURCE_LABELS, recordings_of, setup_page, source_badge
 
 import streamlit as st
 
 from pages.ui import lab_panels
 from runtime_core.lesson.claims import evaluate_claims
-from runtime_core.recordings.store import latest_recording
 
 ctx = setup_page("Claims vs measurements")
 VERDICT_STYLE = {"holds": ":green[**holds**]", "differs": ":orange[**differs**]", "no data": ":gray[**no data**]"}
 
 
-@st.cache_data(show_spinner=False)
 def _recordings() -> dict:
-    return {kind: latest_recording(prefix=f"{kind}_") for kind in ("sweep", "alloc", "decoder")}
+    return {kind: recordings_of(kind)[0] for kind in ("sweep", "alloc", "decoder")}
 
 
 st.title("🔎 The lesson's claims, checked")

@@ -1,6 +1,6 @@
 """§3 The caching allocator: a pool playground, the fragmentation lab, empty_cache on the hot
 path, the realized memory plan, and measured costs. UI only: the logic is runtime_core.allocator."""
-from pages.ui.common import setup_page, render_lesson, source_badge
+from pages.ui.common import recordings_of, render_lesson, setup_page, source_badge
 
 import pandas as pd
 import streamlit as st
@@ -9,7 +9,6 @@ from pages.ui import alloc_charts
 from runtime_core.allocator import AllocatorOOM, BadAllocSize, fmt_bytes
 from runtime_core.allocator import compare, hot_path, labs, plan_report
 from runtime_core.allocator.playground import Playground
-from runtime_core.recordings.store import latest_recording
 
 ctx = setup_page("Caching allocator")
 state = st.session_state
@@ -150,13 +149,12 @@ def _expandable_table(by_order: dict) -> pd.DataFrame:
 
 def cost_panel() -> None:
     st.subheader("What a buffer costs, measured")
-    rec = latest_recording(prefix="alloc_")
+    rec, _ = recordings_of("alloc")
     if rec:
-        m = rec["meta"]
-        source_badge("recorded", f"{m['device_name']} · torch {m['torch_version']} · {m['recorded_at'][:10]}")
-        recorded = rec["labs"]["alloc"]
+        source_badge(rec.meta.source, rec.label())
+        recorded = rec.labs["alloc"]
         st.dataframe(_cost_table(recorded["allocators"]), hide_index=True)
-        if recorded.get("expandable", {}).get("torch"):
+        if recorded["expandable"].get("torch"):
             st.caption("PyTorch's own allocator, default vs PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True "
                        "(each in a child process), same allocation orders as the lab:")
             st.dataframe(_expandable_table(recorded["expandable"]["torch"]), hide_index=True)

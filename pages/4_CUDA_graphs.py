@@ -1,6 +1,6 @@
 """§4 CUDA graphs: a stale input (stale lab), a capture storm (storm lab, recapture vs bucket),
 and the decoder worked example from the shipped recording."""
-from pages.ui.common import render_lesson, setup_page, source_badge
+from pages.ui.common import recordings_of, render_lesson, setup_page, source_badge
 
 import pandas as pd
 import streamlit as st
@@ -8,7 +8,6 @@ import streamlit as st
 from pages.ui import lab_panels
 from runtime_core.aot.tables import decoder_rows
 from runtime_core.lesson.claims import evaluate_claims, load_claims
-from runtime_core.recordings.store import latest_recording
 
 ctx = setup_page("CUDA graphs")
 text_col, live_col = st.columns([5, 6], gap="large")
@@ -38,13 +37,12 @@ def storm_panel() -> None:
 
 def decoder_panel() -> None:
     st.subheader("Worked example: a small decoder, one token per step")
-    rec = latest_recording(prefix="decoder_")
+    rec, _ = recordings_of("decoder")
     if rec is None:
         st.warning("No decoder recording is shipped (lessons/recordings/decoder_*.json), so there are no "
                    "measured numbers for this example here. It needs a GPU to record.")
         return
-    m = rec["meta"]
-    source_badge("recorded", f"{m['device_name']} · torch {m['torch_version']} · {m['recorded_at'][:10]}")
+    source_badge(rec.meta.source, rec.label())
     st.dataframe(pd.DataFrame(decoder_rows(rec)), hide_index=True, width="stretch")
     claim = [c for c in load_claims() if c["id"] == "decoder_2x"]
     row = evaluate_claims(None, None, rec, claims=claim)[0]

@@ -7,6 +7,7 @@ import streamlit as st
 
 from pages.ui import knobs, widget_sources as src
 from pages.ui.timeline_chart import timeline_figure
+from runtime_core.constants import Constants
 from pages.ui.widget_panels import accuracy_panel, downloads, metric_row, policy_panel
 
 ctx = setup_page("Launch-overhead killer")
@@ -20,7 +21,7 @@ text_col, live_col = st.columns([2, 3], gap="large")
 
 with live_col:
     floor = src.live_floor_us() if ctx.live else None
-    rec_floor = ctx.recording["meta"]["intrinsic_tax_us"] if (ctx.recording and not ctx.live) else None
+    rec_floor = ctx.recording.meta.intrinsic_tax_us if (ctx.recording and not ctx.live) else None
     k = knobs.render(floor if ctx.live else rec_floor, "this GPU" if ctx.live else "the recorded H200")
     knobs.write_url(k)
     book = src.textbook(k)
@@ -30,22 +31,22 @@ with live_col:
         extra = max(0.0, k.tax_us - floor)
         with st.spinner("Measuring on the GPU (the first run also calibrates and starts the profiler)…"):
             measured = src.live(k.replace(extra_tax_us=extra))
-            consts = src.live_calibration()
+            consts = Constants.from_dict(src.live_calibration())
         meas_label, meas_source, eff_tax = "measured live", "live", floor + extra
     elif ctx.recording:
         rec = ctx.recording
-        rec_floor = rec["meta"]["intrinsic_tax_us"]
+        rec_floor = rec.meta.intrinsic_tax_us
         extra = max(0.0, k.tax_us - rec_floor)
         measured = src.recorded(rec, k.replace(extra_tax_us=extra))
-        consts, eff_tax = rec["meta"]["calibration"], rec_floor + extra
-        meas_label, meas_source = "recorded", "recorded"
+        consts, eff_tax = rec.meta.calibration, rec_floor + extra
+        meas_label, meas_source = rec.meta.source, rec.meta.source
     calib = src.calibrated(consts, k.replace(tax_us=eff_tax)) if consts else None
 
     metric_row("Textbook model", book, "model", "the seed's formulas with your tax and work")
     if measured:
-        detail = (ctx.recording_label() if meas_source == "recorded"
+        detail = (ctx.recording_label() if meas_source != "live"
                   else f"this machine's GPU, measured at {measured.get('measured_at', '?')}")
-        if meas_source == "recorded" and not measured["exact"]:
+        if meas_source != "live" and not measured["exact"]:
             detail += (f" · nearest recorded point: N={measured['n']}, work={measured['work_us']} µs, "
                        f"extra tax={measured.get('extra_tax_us', 0)} µs")
         metric_row(f"GPU, {meas_label}", measured, meas_source, detail)

@@ -29,7 +29,7 @@ def view(mode: str, work_us: float, dynamic: bool) -> dict:
     at = k.replace(mode=mode, work_us=work_us, dynamic=dynamic, policy="fallback")
     model = src.textbook(at)
     if rec:
-        extra = max(0.0, k.tax_us - rec["meta"]["intrinsic_tax_us"])
+        extra = max(0.0, k.tax_us - rec.meta.intrinsic_tax_us)
         measured = src.recorded(rec, at.replace(extra_tax_us=extra))
     else:
         measured = src.simulated(at)

@@ -5,7 +5,17 @@ import pytest
 
 from runtime_core.lesson.claims import VERDICTS, evaluate_claims, load_claims
 from runtime_core.labs import run_lab
-from runtime_core.recordings.store import latest_recording
+from runtime_core.recordings import best, store
+
+
+def _typed(doc: dict):
+    """The fixture as the app sees it: migrated, validated against the sweep schema, typed."""
+    doc = copy.deepcopy(doc)
+    for p in doc["points"]:
+        p.setdefault("launch_overhead_us", p["wall_us"] - p["kernel_time_us"])
+        p.setdefault("graph_valid", True)
+    store.validate(store.migrate(doc))
+    return store.from_doc(doc)
 
 
 def _fixture_sweep(eager_overhead_us: float) -> dict:
@@ -20,8 +30,10 @@ def _fixture_sweep(eager_overhead_us: float) -> dict:
         {**base, "mode": "streams", "work_us": 40, "kernel_time_us": 4800.0, "wall_us": 4806.0, "driver_calls": 120},
         {**base, "mode": "graph", "work_us": 40, "kernel_time_us": 4800.0, "wall_us": 4806.0, "driver_calls": 1},
     ]
-    return {"meta": {"device_name": "Fixture GPU", "torch_version": "0", "recorded_at": "2026-01-01",
-                     "intrinsic_tax_us": 6.0}, "points": pts}
+    cal = {"sync_us": 0, "graph_launch_us": None, "node_gap_us": 0, "kernel_floor_us": 0, "eager_floor_us": 0,
+           "fixed_us": 0}
+    return {"meta": {"device_name": "Fixture GPU", "torch_version": "0", "recorded_at": "2026-01-01T00:00:00Z",
+                     "intrinsic_tax_us": 6.0, "calibration": cal}, "points": pts}
 
 
 def _by_id(rows):
@@ -29,9 +41,9 @@ def _by_id(rows):
 
 
 def test_eager_overhead_verdict_flips_with_the_recorded_numbers():
-    textbook = _by_id(evaluate_claims(_fixture_sweep(720.0), None, None))["eager_720"]
+    textbook = _by_id(evaluate_claims(_typed(_fixture_sweep(720.0)), None, None))["eager_720"]
     assert textbook["verdict"] == "holds" and "720 µs overhead" in textbook["measured"]
-    measured = _by_id(evaluate_claims(_fixture_sweep(2300.0), None, None))["eager_720"]
+    measured = _by_id(evaluate_claims(_typed(_fixture_sweep(2300.0)), None, None))["eager_720"]
     assert measured["verdict"] == "differs" and "2300 µs overhead" in measured["measured"]
     assert "synchronize" in measured["reason"]
     assert measured["source"] == "recorded" and "Fixture GPU" in measured["source_detail"]
@@ -39,10 +51,10 @@ def test_eager_overhead_verdict_flips_with_the_recorded_numbers():
 
 def test_graph_call_count_verdict_flips_when_a_replay_makes_two_calls():
     sweep = _fixture_sweep(720.0)
-    assert _by_id(evaluate_claims(sweep, None, None))["graph_one_call"]["verdict"] == "holds"
+    assert _by_id(evaluate_claims(_typed(sweep), None, None))["graph_one_call"]["verdict"] == "holds"
     broken = copy.deepcopy(sweep)
     broken["points"][2]["driver_calls"] = 2
-    assert _by_id(evaluate_claims(broken, None, None))["graph_one_call"]["verdict"] == "differs"
+    assert _by_id(evaluate_claims(_typed(broken), None, None))["graph_one_call"]["verdict"] == "differs"
 
 
 def test_missing_recordings_say_so_instead_of_guessing():
@@ -54,8 +66,7 @@ def test_missing_recordings_say_so_instead_of_guessing():
 
 @pytest.fixture(scope="module")
 def shipped_rows():
-    return evaluate_claims(latest_recording(), latest_recording(prefix="alloc_"),
-                           latest_recording(prefix="decoder_"), run_lab("overlap", "sim"))
+    return evaluate_claims(best("sweep"), best("alloc"), best("decoder"), run_lab("overlap", "sim"))
 
 
 def test_every_claim_gets_a_verdict_from_the_shipped_recordings(shipped_rows):
@@ -67,7 +78,7 @@ def test_every_claim_gets_a_verdict_from_the_shipped_recordings(shipped_rows):
 
 
 def test_decoder_speedup_is_computed_from_the_recording(shipped_rows):
-    dec = {p["variant"]: p for p in latest_recording(prefix="decoder_")["points"]}
+    dec = {p["variant"]: p for p in best("decoder").data["points"]}
     speedup = dec["eager"]["ms_per_token"] / dec["our_graph"]["ms_per_token"]
     row = _by_id(shipped_rows)["decoder_2x"]
     assert f"({speedup:.1f}×)" in row["measured"]

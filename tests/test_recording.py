@@ -9,10 +9,11 @@ from runtime_core.model.accuracy import accuracy
 from runtime_core.constants import Constants
 from runtime_core.knobs import Knobs
 from runtime_core.model.formulas import predict
-from runtime_core.recordings.store import latest_recording, nearest_point, timeline_for
+from runtime_core.recordings import best, load, nearest_point, point_at, timeline_for
 
 REC_PATH = Path(__file__).resolve().parents[1] / "lessons" / "recordings" / "sweep_h200.json"
 REC = json.loads(REC_PATH.read_text())
+TYPED = load(REC_PATH, kind="sweep")
 PTS = {(p["mode"], p["n"], p["work_us"], p["extra_tax_us"], p["dynamic"], p.get("dynamic_policy", "fallback")): p
        for p in REC["points"]}
 
@@ -67,9 +68,10 @@ def test_graph_is_one_driver_call_with_n_kernels_and_wall_above_gpu_time():
         if p["mode"] == "graph" and not p["dynamic"]:
             assert p["driver_calls"] == 1 and p["graph_valid"]
             assert p["wall_us"] >= 0.9 * p["kernel_time_us"]
-    kernels = [s for s in timeline_for(REC, "graph", 120, 2, False) if s["lane"] == "gpu" and s["kind"] == "kernel"]
+    spans = timeline_for(TYPED, point_at(TYPED, "graph", 120, 2))
+    kernels = [s for s in spans if s["lane"] == "gpu" and s["kind"] == "kernel"]
     assert len(kernels) == 120
-    assert sum(1 for s in timeline_for(REC, "graph", 120, 2, False) if s["kind"] == "graph") == 1
+    assert sum(1 for s in spans if s["kind"] == "graph") == 1
 
 
 def test_dynamic_fallback_clears_the_flag_and_dispatches_eagerly():
@@ -132,13 +134,13 @@ def test_graph_is_at_least_4x_faster_than_eager_at_the_seed_defaults():
 def test_calibrated_model_accuracy_and_every_miss_explained():
     """Target: ±15% at 90% of points. This recording reaches 88.8%: the misses are listed on
     the widget page with reasons (host fast/slow states; see README, Known limits)."""
-    acc = accuracy(REC)
+    acc = accuracy(TYPED)
     assert acc["share"] >= 0.88
     assert all(m["reason"] for m in acc["misses"])
 
 
 def test_the_app_finds_the_recording_and_a_nearest_point():
-    rec = latest_recording()
-    assert rec is not None and rec["meta"]["device_name"] == "NVIDIA H200"
-    p = nearest_point(rec, "eager", 150, 2.5)
-    assert (p["n"], p["work_us"]) == (120, 2)
+    rec = best("sweep")
+    assert rec is not None and rec.meta.device_name == "NVIDIA H200"
+    p = nearest_point(rec, Knobs("eager", 150, 2.5))
+    assert (p.n, p.work_us) == (120, 2)

@@ -4,11 +4,10 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from pages.ui.common import source_badge
+from pages.ui.common import recordings_of, source_badge
 from runtime_core.aot import coldwarm, tables
 from runtime_core.aot.paths import clear_cache
 from runtime_core.aot.serving import MISS_POLICIES, RequestRejected, ServingLoop, bucket_artifacts, jit_compile_fn
-from runtime_core.recordings.store import latest_recording
 
 BUCKETS = (1, 2, 4, 8)
 
@@ -104,24 +103,23 @@ def _describe(r) -> str:
 def decoder_panel(live: bool) -> None:
     """The decoder worked example: the recorded GPU numbers (or what is still owed)."""
     st.subheader("Decoder step: eager vs graphs vs reduce-overhead")
-    rec = latest_recording(prefix="decoder_")
+    rec, _ = recordings_of("decoder")
     if rec is None:
         st.warning("Owed: no decoder recording is shipped yet. It needs a GPU: "
                    "`python -m runtime_core aot decoder --json --record lessons/recordings/decoder_h200.json`. "
                    "On a CPU the graph variants cannot run at all.")
         return
-    m = rec["meta"]
-    source_badge("recorded", f"{m['device_name']} · torch {m['torch_version']} · {m['recorded_at'][:10]}")
+    source_badge(rec.meta.source, rec.label())
     if live:
         st.caption("This machine has a GPU: run the command above to measure it live.")
     st.dataframe(pd.DataFrame(tables.decoder_rows(rec)), hide_index=True, width="stretch")
-    stale = rec.get("labs", {}).get("stale_input")
+    stale = rec.labs.get("stale_input")
     if stale:
         st.markdown(f"**Stale input:** replaying after putting the new token in a fresh tensor gave logits "
                     f"off by up to **{stale['fresh_tensor_max_abs_err']:.3g}**; copying it into the captured "
                     f"buffer: max error {stale['copied_in_max_abs_err']:.3g} "
                     f"({'exact' if stale['copied_in_exact'] else 'not exact'}).")
-    ro = rec.get("labs", {}).get("reduce_overhead")
+    ro = rec.labs.get("reduce_overhead")
     if ro:
         st.markdown("**reduce-overhead: CUDA-graph recordings made by cudagraph trees**")
         st.dataframe(pd.DataFrame(tables.reduce_overhead_rows(ro)), hide_index=True, width="stretch")

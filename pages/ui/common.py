@@ -12,7 +12,7 @@ from pathlib import Path
 import streamlit as st
 
 from runtime_core.engine.device import cuda_available
-from runtime_core.recordings.store import latest_recording
+from runtime_core.recordings import Recording, store
 
 ROOT = Path(__file__).resolve().parents[2]
 LESSONS = ROOT / "lessons"
@@ -28,23 +28,25 @@ SOURCE_LABELS = {
 
 @dataclass
 class PageContext:
-    """What a page needs to know about where its numbers come from."""
+    """What a page needs to know about where its numbers come from.
+
+    `recording` is the sweep the widget replays (store.best: complete before partial, a real
+    GPU before the simulator); `skipped` names the recording files that failed validation."""
 
     live: bool
-    recording: dict | None
+    recording: Recording | None
+    skipped: list[str]
 
     @property
     def source(self) -> str:
-        """"live" with a GPU, else "recorded" when a recording ships, else "simulated"."""
+        """"live" with a GPU, else "recorded" (or "simulated" for a simulated sweep) when a
+        recording ships, else "simulated"."""
         if self.live:
             return "live"
-        return "recorded" if self.recording else "simulated"
+        return self.recording.meta.source if self.recording else "simulated"
 
     def recording_label(self) -> str:
-        if not self.recording:
-            return "no recording shipped"
-        m = self.recording["meta"]
-        return f"{m.get('device_name')} · torch {m.get('torch_version')} · {m.get('recorded_at', '')[:10]}"
+        return self.recording.label() if self.recording else "no recording shipped"
 
 
 @st.cache_resource
@@ -52,20 +54,25 @@ def _gpu_present() -> bool:
     return cuda_available()
 
 
-@st.cache_data
-def _recording() -> dict | None:
-    return latest_recording()
+def recordings_of(kind: str) -> tuple[Recording | None, list[str]]:
+    """The best recording of `kind`, and a line for each file that failed validation (the store
+    parses each file once per version, so this is cheap on every rerun)."""
+    found, skipped = store.scan(kind)
+    return max(found, key=store.rank, default=None), skipped
 
 
 def setup_page(title: str, icon: str = "⚡") -> PageContext:
     """Configure the page and show, in the sidebar, where this machine's numbers come from."""
     st.set_page_config(page_title=title, page_icon=icon, layout="wide")
-    ctx = PageContext(live=_gpu_present(), recording=_recording())
+    rec, skipped = recordings_of("sweep")
+    ctx = PageContext(live=_gpu_present(), recording=rec, skipped=skipped)
     with st.sidebar:
         st.markdown("**Numbers on this machine**")
         st.caption(SOURCE_LABELS[ctx.source])
         if ctx.recording and not ctx.live:
             st.caption(f"Recording: {ctx.recording_label()}")
+        for line in skipped:
+            st.warning(f"Skipped a recording that failed its check: {line}", icon="⚠️")
     return ctx
 
 

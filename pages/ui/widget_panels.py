@@ -70,7 +70,7 @@ def accuracy_panel(rec: dict) -> None:
     acc = accuracy(rec)
     with st.expander(f"How good is the calibrated model? {acc['within']}/{acc['total']} recorded points "
                      f"within ±{acc['tolerance']:.0%}", expanded=False):
-        pts = [p for p in rec["points"] if "model_wall_us" in p]
+        pts = [p.metrics() for p in rec.points if p.model_wall_us is not None]
         fig = go.Figure()
         for mode, colour in (("eager", "#d62728"), ("streams", "#1f77b4"), ("graph", "#2ca02c")):
             mine = [p for p in pts if p["mode"] == mode]

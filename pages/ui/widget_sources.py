@@ -8,7 +8,7 @@ import streamlit as st
 from runtime_core.constants import TEXTBOOK, Constants
 from runtime_core.knobs import Knobs
 from runtime_core.model.formulas import predict
-from runtime_core.recordings import store as recordings
+from runtime_core.recordings import Recording, is_exact, nearest_point, timeline_for
 from runtime_core.result import Result
 
 SIM_MAX_KERNEL_TIMELINE = 400
@@ -34,9 +34,9 @@ def _textbook(*fields) -> dict:
     return result_dict(predict(Knobs(*_unpack(fields)), TEXTBOOK))
 
 
-def calibrated(consts: dict, k: Knobs) -> dict:
+def calibrated(consts: Constants, k: Knobs) -> dict:
     """The calibrated model with constants measured on a GPU (a recording's meta.calibration)."""
-    return result_dict(predict(k, Constants.from_dict(consts)))
+    return result_dict(predict(k, consts))
 
 
 def simulated(k: Knobs) -> dict:
@@ -87,18 +87,15 @@ def _live(*fields) -> dict:
     return d
 
 
-def recorded(rec: dict, k: Knobs) -> dict | None:
+def recorded(rec: Recording, k: Knobs) -> dict | None:
     """The nearest recorded point to `k` (its extra_tax_us is the recording's grid key), and its
     timeline when the recording has one for it."""
-    p = recordings.nearest_point(rec, k.mode, k.n, k.work_us, k.dynamic, k.extra_tax_us, k.policy)
+    p = nearest_point(rec, k)
     if p is None:
         return None
-    d = dict(p)
-    d["kernel_work_us"] = p["kernel_time_us"]
-    fallback = p.get("dynamic_policy", "fallback") == "fallback"  # timelines are recorded for it only
-    d["timeline"] = (recordings.timeline_for(rec, p["mode"], p["n"], p["work_us"], p["dynamic"]) or []) if fallback else []
-    d["exact"] = (p["n"], float(p["work_us"]), float(p.get("extra_tax_us", 0))) == (
-        k.n, float(k.work_us), float(k.extra_tax_us))
+    d = p.metrics()
+    d["timeline"] = timeline_for(rec, p)
+    d["exact"] = is_exact(p, k)
     return d
 
 

@@ -16,9 +16,7 @@ The page reads lessons/recordings/alloc_*.json.
 from __future__ import annotations
 
 import argparse
-import json
 from datetime import datetime, timezone
-from pathlib import Path
 
 from ..cli import add_backend_arg, add_json_flag
 from ..engine.device import resolve_backend
@@ -79,11 +77,10 @@ def run(size_bytes: int, backend: str) -> dict:
 
 
 def write_recording(result: dict, path: str) -> None:
-    rec = {"meta": {"device_name": result["device_name"], "torch_version": result["torch_version"],
-                    "recorded_at": result["recorded_at"], "kind": "alloc"},
-           "points": [], "labs": {"alloc": result}}
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
-    Path(path).write_text(json.dumps(rec, indent=1), encoding="utf-8")
+    from ..recordings import store
+    meta = store.new_meta("alloc", result["device_name"], result["torch_version"], result["backend"])
+    meta["recorded_at"] = result["recorded_at"]
+    store.write(path, {"meta": meta, "points": [], "labs": {"alloc": result}})
 
 
 def _cli(a) -> dict:

@@ -15,10 +15,6 @@ Bad arguments exit with status 2 and one line on stderr.
 """
 from __future__ import annotations
 
-import json
-import time
-from pathlib import Path
-
 from ..cli import add_json_flag, number
 from ..errors import NoCudaDevice
 from ..knobs import Range
@@ -39,15 +35,15 @@ def register(sub) -> None:
     ap.set_defaults(func=_run)
 
 
-def _meta(device_name: str, torch_version: str) -> dict:
-    return {"device_name": device_name, "torch_version": torch_version,
-            "recorded_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+def _meta(kind: str, device_name: str, torch_version: str, backend: str = "cuda") -> dict:
+    from ..recordings import store
+    return store.new_meta(kind, device_name, torch_version, backend)
 
 
 def _cmd_measure(a) -> tuple[dict, dict]:
     from .coldwarm import measure
     res = measure(a.device)
-    rec = {"meta": {**_meta(res["device_name"], res["torch_version"]), "kind": "aot"},
+    rec = {"meta": _meta("aot", res["device_name"], res["torch_version"], res["device"]),
            "points": [res], "aot": res}
     return res, rec
 
@@ -67,7 +63,7 @@ def _cmd_reduce_overhead(a) -> tuple[dict, dict]:
     from .reduce_overhead import run_reduce_overhead
     _need_cuda("aot reduce-overhead")
     res = run_reduce_overhead(a.tokens)
-    meta = {**_meta(torch.cuda.get_device_name(0), torch.__version__), "kind": "reduce_overhead"}
+    meta = _meta("reduce_overhead", torch.cuda.get_device_name(0), torch.__version__)
     return res, {"meta": meta, "points": [], "labs": {"reduce_overhead": res}}
 
 
@@ -85,6 +81,6 @@ def _run(a) -> dict:
     cmd = {"measure": _cmd_measure, "decoder": _cmd_decoder, "reduce-overhead": _cmd_reduce_overhead}[a.what]
     out, rec = cmd(a)
     if a.record:
-        Path(a.record).parent.mkdir(parents=True, exist_ok=True)
-        Path(a.record).write_text(json.dumps(rec, indent=2, default=str), encoding="utf-8")
+        from ..recordings import store
+        store.write(a.record, rec)
     return out

@@ -10,8 +10,6 @@ into a fresh tensor is never seen; copying it into the captured buffer matches e
 """
 from __future__ import annotations
 
-import time
-
 import torch
 
 from ..errors import NoCudaDevice
@@ -85,6 +83,6 @@ def recording(results: dict, reduce_overhead: dict | None = None) -> dict:
     labs = {"stale_input": results["stale_input"]}
     if reduce_overhead is not None:
         labs["reduce_overhead"] = reduce_overhead
-    meta = {"device_name": torch.cuda.get_device_name(0), "torch_version": torch.__version__,
-            "recorded_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "kind": "decoder"}
+    from ..recordings.store import new_meta
+    meta = new_meta("decoder", torch.cuda.get_device_name(0), torch.__version__, "cuda")
     return {"meta": meta, "points": points, "decoder": results, "labs": labs}

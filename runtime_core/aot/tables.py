@@ -29,14 +29,13 @@ def coldwarm_problems(res: dict) -> list[str]:
     return [f"{k.replace('_error', '')}: {res[k]}" for k in keys if res.get(k)]
 
 
-def decoder_rows(rec: dict) -> list[dict]:
-    """One row per decoder variant of a decoder recording: ms/token, launches/token, speedup."""
-    dec = rec.get("decoder", {})
-    speed = dec.get("speedup_vs_eager", {})
+def decoder_rows(rec) -> list[dict]:
+    """One row per decoder variant of a decoder Recording: ms/token, launches/token, speedup."""
+    speed = rec.data["decoder"]["speedup_vs_eager"]
     return [{"variant": p["variant"].replace("_", " "), "ms/token": round(p["ms_per_token"], 3),
              "launches/token": round(p["launches_per_token"], 1),
              "speedup vs eager": round(speed.get(p["variant"], float("nan")), 2)}
-            for p in rec.get("points", [])]
+            for p in rec.data["points"]]
 
 
 def reduce_overhead_rows(ro: dict) -> list[dict]:

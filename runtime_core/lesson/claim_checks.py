@@ -1,7 +1,7 @@
 """One check per claim id of lessons/claims.json: what was measured, holds or differs, and why.
 
-Each check takes the recordings {"sweep", "alloc", "decoder"} (those named in its `needs` are
-present) and an optional overlap-lab dict, and returns the row fields of claims.evaluate_claims.
+Each check takes the recordings {"sweep", "alloc", "decoder"} (typed Recordings; those named
+in its `needs` are present) and an optional overlap-lab dict, and returns the row fields of claims.evaluate_claims.
 The constants below are the seed's own numbers, i.e. the claims being checked.
 """
 from __future__ import annotations
@@ -11,6 +11,7 @@ import statistics
 from ..allocator import labs as alloc_labs
 from ..allocator.sizes import MID_SEGMENT_BYTES, SMALL_REQUEST_BYTES, MiB, round_size, segment_bytes
 from ..knobs import SEED_N, SEED_TAX_US, SEED_WORK_US
+from ..recordings import Point, Recording, point_at
 
 # The seed's numbers (shared/reference, lesson §2–§4): these are the claims, not measurements.
 SEED_TAX_RANGE_US = (5.0, 25.0)      # "≈5–25 µs of CPU tax" per launch
@@ -25,7 +26,7 @@ STREAMS_CLOSE_RATIO = 1.15           # "streams nearly catch graph mode": within
 WITHIN = 0.25                        # a measured total "matches" a seed total within ±25%
 
 
-def row(measured: str, holds: bool, reason: str, rec: dict | None = None, source: str = "recorded",
+def row(measured: str, holds: bool, reason: str, rec: Recording | None = None, source: str = "recorded",
         detail: str | None = None) -> dict:
     return {"measured": measured, "verdict": "holds" if holds else "differs", "reason": reason,
             "source": source, "source_detail": detail if detail is not None else describe(rec)}
@@ -37,27 +38,19 @@ def missing(reason: str) -> dict:
             "source": "missing", "source_detail": ""}
 
 
-def describe(rec: dict | None) -> str:
+def describe(rec: Recording | None) -> str:
     """"NVIDIA H200 · torch 2.11.0+cu130 · 2026-11-30" for a recording."""
-    if not rec:
-        return ""
-    m = rec.get("meta", {})
-    return f"{m.get('device_name', '?')} · torch {m.get('torch_version', '?')} · {m.get('recorded_at', '')[:10]}"
+    return rec.label() if rec else ""
 
 
-def point(rec: dict, mode: str, n: int, work_us: float) -> dict | None:
+def point(rec: Recording, mode: str, n: int, work_us: float) -> Point | None:
     """The recorded point with exactly these knobs (static shapes, no extra tax), or None."""
-    for p in rec["points"]:
-        if (p["mode"], p["n"], p["work_us"], p.get("extra_tax_us", 0), bool(p["dynamic"])) == \
-                (mode, n, work_us, 0, False):
-            return p
-    return None
+    return point_at(rec, mode, n, work_us)
 
 
-def sweep_tax_us(sweep: dict) -> float:
-    """The sweep's launch tax, µs: meta.intrinsic_tax_us, else the median of its points' tax_us."""
-    tax = sweep["meta"].get("intrinsic_tax_us")
-    return tax if tax is not None else statistics.median(p["tax_us"] for p in sweep["points"])
+def sweep_tax_us(sweep: Recording) -> float:
+    """The sweep's launch tax, µs (meta.intrinsic_tax_us, which the schema requires)."""
+    return sweep.meta.intrinsic_tax_us
 
 
 def needs(*names):
@@ -77,7 +70,7 @@ def _in(x: float, lo_hi: tuple) -> bool:
 def launch_tax(recs, _lab) -> dict:
     sweep = recs["sweep"]
     tax = sweep_tax_us(sweep)
-    taxes = [p["tax_us"] for p in sweep["points"] if "tax_us" in p]
+    taxes = [p.tax_us for p in sweep.points]
     spread = f"; {min(taxes):.1f}–{max(taxes):.1f} µs at single points" if taxes else ""
     holds = _in(tax, SEED_TAX_RANGE_US)
     reason = (f"Inside the seed's 5–25 µs band, and {tax / SEED_TAX_US:.1f}× the widget's default "
@@ -90,15 +83,15 @@ def launch_tax(recs, _lab) -> dict:
 def tiny_kernels(recs, _lab) -> dict:
     sweep = recs["sweep"]
     tax = sweep_tax_us(sweep)
-    per_kernel = {w: p["kernel_time_us"] / p["n"] for w in (0, 2)
+    per_kernel = {w: p.kernel_time_us / p.n for w in (0, 2)
                   if (p := point(sweep, "streams", SEED_N, w))}
     streams = point(sweep, "streams", SEED_N, SEED_WORK_US)
     if 2 not in per_kernel or streams is None:
         return missing(f"the sweep has no streams point at N={SEED_N}, work 0 and {SEED_WORK_US:g} µs")
-    busy_pct = 100 * streams["kernel_time_us"] / streams["wall_us"]
+    busy_pct = 100 * streams.kernel_time_us / streams.wall_us
     kernel_range = "–".join(f"{v:.2f}" for v in per_kernel.values())
     measured = (f"kernels {kernel_range} µs (asked for 0–2 µs), dispatch {tax:.1f} µs; async step at "
-                f"N={SEED_N}: GPU busy {streams['kernel_time_us']:.0f} of {streams['wall_us']:.0f} µs "
+                f"N={SEED_N}: GPU busy {streams.kernel_time_us:.0f} of {streams.wall_us:.0f} µs "
                 f"({busy_pct:.0f}%)")
     holds = per_kernel[2] <= SEED_TINY_KERNEL_US * 1.25 and tax > 2 * per_kernel[2] and busy_pct < 50
     reason = (f"The GPU runs dry: it idles {100 - busy_pct:.0f}% of an async step because each launch "
@@ -110,12 +103,12 @@ def tiny_kernels(recs, _lab) -> dict:
 @needs("decoder", "sweep")
 def kernels_per_token(recs, _lab) -> dict:
     dec, sweep = recs["decoder"], recs["sweep"]
-    eager = {p["variant"]: p for p in dec["points"]}.get("eager")
+    eager = {p["variant"]: p for p in dec.data["points"]}.get("eager")
     if eager is None:
         return missing("the decoder recording has no eager variant")
     launches, tax = eager["launches_per_token"], sweep_tax_us(sweep)
     dispatch_ms = launches * tax / 1000
-    layers = dec.get("decoder", {}).get("config", {}).get("layers")
+    layers = dec.data["decoder"]["config"].get("layers")
     per_layer = f" ({launches / layers:.0f} per layer × {layers} layers)" if layers else ""
     measured = (f"{launches:.0f} launches/token{per_layer} × {tax:.1f} µs = {dispatch_ms:.2f} ms "
                 f"of dispatch; eager measured {eager['ms_per_token']:.2f} ms/token")
@@ -134,8 +127,7 @@ def kernels_per_token(recs, _lab) -> dict:
 
 
 def pinned_overlap(recs, lab) -> dict:
-    recorded = next((r["labs"]["overlap"] for r in recs.values()
-                     if r and isinstance(r.get("labs"), dict) and "overlap" in r["labs"]), None)
+    recorded = next((r.labs["overlap"] for r in recs.values() if r and "overlap" in r.labs), None)
     lab = recorded or lab
     if lab is None:
         return missing("measured live on GPU only; not in the shipped recordings. "
@@ -155,9 +147,9 @@ def pinned_overlap(recs, lab) -> dict:
 # ---- §3: allocation ------------------------------------------------------------------------
 @needs("alloc")
 def cudamalloc_cost(recs, _lab) -> dict:
-    allocs = recs["alloc"]["labs"]["alloc"]["allocators"]
+    allocs = recs["alloc"].labs["alloc"]["allocators"]
     raw, pool = allocs["raw"]["alloc_free_us"], allocs["torch"]["alloc_free_us"]
-    size = recs["alloc"]["labs"]["alloc"].get("size_bytes", MiB)
+    size = recs["alloc"].labs["alloc"]["size_bytes"]
     measured = (f"{raw:.1f} µs per cudaMalloc + cudaFree pair of {size / MiB:g} MiB; "
                 f"PyTorch's caching allocator {pool:.1f} µs per pair")
     holds = raw <= SEED_MALLOC_PAIR_US
@@ -170,10 +162,10 @@ def cudamalloc_cost(recs, _lab) -> dict:
 
 @needs("alloc")
 def segments(recs, _lab) -> dict:
-    alloc = recs["alloc"]["labs"]["alloc"]
+    alloc = recs["alloc"].labs["alloc"]
     small, mid = segment_bytes(round_size(SMALL_REQUEST_BYTES)), segment_bytes(round_size(3 * MiB))
-    rise = _hot_path_rise_bytes(alloc.get("hot_path", {}))
-    torch_growing = alloc.get("expandable", {}).get("torch", {}).get("growing", {}).get("default", {})
+    rise = _hot_path_rise_bytes(alloc["hot_path"])
+    torch_growing = (alloc["expandable"].get("torch") or {}).get("growing", {}).get("default", {})
     ours_growing = alloc_labs.run_order("growing")["stats"]["reserved_bytes.peak"]
     if rise is None or "reserved_peak_bytes" not in torch_growing:
         return missing("the alloc recording lacks the hot-path samples or the growing order")
@@ -194,7 +186,7 @@ def segments(recs, _lab) -> dict:
 def _hot_path_rise_bytes(hot_path: dict) -> int | None:
     """Median rise of reserved bytes from a step's end to the next step's allocations (PyTorch,
     empty_cache each step): the segments one step's buffers pulled from the driver."""
-    samples = hot_path.get("empty_cache_each_step", {}).get("samples", [])
+    samples = hot_path["empty_cache_each_step"].get("samples", [])
     rises = [b[2] - a[2] for a, b in zip(samples, samples[1:]) if a[3] == "step end" and b[3] == "malloc"]
     return int(statistics.median(rises)) if rises else None
 
@@ -206,26 +198,27 @@ def eager_720(recs, _lab) -> dict:
     if p is None:
         return missing(f"the sweep has no eager point at N={SEED_N}, work {SEED_WORK_US:g} µs")
     seed_tax, seed_work = SEED_N * SEED_TAX_US, SEED_N * SEED_WORK_US
-    overhead, work = p["launch_overhead_us"], p["kernel_time_us"]
+    overhead, work = p.launch_overhead_us, p.kernel_time_us
     measured = (f"{overhead:.0f} µs overhead vs {work:.0f} µs kernel work "
                 f"({overhead / work:.1f}× the work; the seed: {seed_tax / seed_work:.0f}×)")
     holds = abs(overhead / seed_tax - 1) <= WITHIN
     per_kernel = overhead / SEED_N
     reason = (f"Within {WITHIN:.0%} of N × tax = {seed_tax:.0f} µs." if holds else
               f"{overhead / seed_tax:.1f}× the seed's {seed_tax:.0f} µs: each blocking launch cost "
-              f"{per_kernel:.1f} µs, not just the {p.get('tax_us', SEED_TAX_US):.1f} µs tax, because the "
+              f"{per_kernel:.1f} µs, not just the {p.tax_us:.1f} µs tax, because the "
               f"host also waits a synchronize round trip after every kernel.")
     return row(measured, holds, reason, recs["sweep"])
 
 
 @needs("sweep")
 def graph_one_call(recs, _lab) -> dict:
-    graphs = [p for p in recs["sweep"]["points"] if p["mode"] == "graph" and not p["dynamic"]]
+    graphs = [p for p in recs["sweep"].points
+              if p.mode == "graph" and not p.dynamic and p.driver_calls is not None]
     if not graphs:
-        return missing("the sweep has no static-shape graph points")
-    calls = sorted({p["driver_calls"] for p in graphs})
-    copies = sorted({p.get("copy_calls", 0) for p in graphs})
-    ns = sorted({p["n"] for p in graphs})
+        return missing("the sweep has no traced static-shape graph points")
+    calls = sorted({p.driver_calls for p in graphs})
+    copies = sorted({p.copy_calls or 0 for p in graphs})
+    ns = sorted({p.n for p in graphs})
     measured = (f"driver calls per replayed step: {', '.join(map(str, calls))} over {len(graphs)} graph "
                 f"points (N = {ns[0]}…{ns[-1]}), plus {', '.join(map(str, copies))} copy into the static input")
     holds = calls == [1]
@@ -240,7 +233,7 @@ def streams_catch_graph(recs, _lab) -> dict:
     for w in (40, SEED_WORK_US):
         s, g = point(recs["sweep"], "streams", SEED_N, w), point(recs["sweep"], "graph", SEED_N, w)
         if s and g:
-            ratios[w] = s["wall_us"] / g["wall_us"]
+            ratios[w] = s.wall_us / g.wall_us
     if 40 not in ratios:
         return missing(f"the sweep has no streams and graph points at N={SEED_N}, work 40 µs")
     contrast = f" (at {SEED_WORK_US:g} µs work: {ratios[SEED_WORK_US]:.2f}×)" if SEED_WORK_US in ratios else ""
@@ -253,7 +246,7 @@ def streams_catch_graph(recs, _lab) -> dict:
 @needs("decoder")
 def decoder_2x(recs, _lab) -> dict:
     dec = recs["decoder"]
-    v = {p["variant"]: p for p in dec["points"]}
+    v = {p["variant"]: p for p in dec.data["points"]}
     if "eager" not in v or "our_graph" not in v:
         return missing("the decoder recording lacks the eager or graph variant")
     eager, graph = v["eager"]["ms_per_token"], v["our_graph"]["ms_per_token"]

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import json
 
+from ..recordings import RECORDINGS_DIR, Recording
 from .claim_checks import CHECKS, missing
-from ..recordings.store import RECORDINGS_DIR
 
 CLAIMS_PATH = RECORDINGS_DIR.parent / "claims.json"
 VERDICTS = ("holds", "differs", "no data")
@@ -26,7 +26,7 @@ def load_claims() -> list[dict]:
     return json.loads(CLAIMS_PATH.read_text(encoding="utf-8"))["claims"]
 
 
-def evaluate_claims(sweep_rec: dict | None, alloc_rec: dict | None, decoder_rec: dict | None,
+def evaluate_claims(sweep_rec: Recording | None, alloc_rec: Recording | None, decoder_rec: Recording | None,
                     overlap_lab: dict | None = None, claims: list[dict] | None = None) -> list[dict]:
     """One row per claim: id, section, claim, seed_value, measured, verdict, reason, source
     ("recorded", "live", "simulated" or "missing") and source_detail.

@@ -1,72 +1,218 @@
-"""Shipped GPU recordings (lessons/recordings/*.json): load them and find the nearest point.
+"""Reading and writing recordings: validate on load, migrate old layouts, write atomically.
 
-Format (design.md): {"meta": {device_name, torch_version, recorded_at, calibration},
-"points": [...], "timelines": {...}, "labs": {...}}. Points are keyed by the *requested* knobs
-(mode, n, work_us, extra_tax_us, dynamic, dynamic_policy).
+    load(path)        -> Recording, or RecordingError naming the file and the field
+    scan(kind)        -> every recording of a kind in lessons/recordings/, and the files skipped
+    best(kind)        -> the one a page shows: complete before partial, a real GPU before the
+                         simulator, then the newest
+    write(path, doc)  -> validate, then write through a temporary file and a rename
+
+A file is checked against schemas/<kind>.schema.json (JSON Schema, via `jsonschema`). Files
+written before schema_version 2 carry no `kind`, `schema_version`, `backend` or `complete`:
+`migrate()` fills them in from what the file holds, so old recordings still load.
 """
 from __future__ import annotations
 
+import datetime as dt
 import json
-import math
+import os
+import tempfile
+from functools import lru_cache
 from pathlib import Path
 
+from ..constants import Constants
+from ..errors import RecordingError, UsageError
+from .types import KINDS, SCHEMA_VERSION, Meta, Point, Recording
+
 RECORDINGS_DIR = Path(__file__).resolve().parents[2] / "lessons" / "recordings"
-SWEEP_PREFIX = "sweep_"
+DIR_ENV = "RUNTIME_RECORDINGS_DIR"  # another folder of recordings (tests, a student's own runs)
+SCHEMAS_DIR = Path(__file__).resolve().parent / "schemas"
 
 
-def load(path: str | Path) -> dict:
-    """Read one recording; raise ValueError with the reason if it isn't one."""
+# ---- loading --------------------------------------------------------------------------------
+def load(path: str | Path, kind: str | None = None) -> Recording:
+    """Read, migrate and validate one recording.
+
+    Args:
+        path: the JSON file.
+        kind: if given, the file must be a recording of this kind.
+    Raises:
+        RecordingError: unreadable, not JSON, foreign, incomplete, or of another kind.
+    """
     path = Path(path)
     try:
-        rec = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as e:
-        raise ValueError(f"{path.name}: not a readable recording ({e})") from None
-    if not isinstance(rec, dict) or "meta" not in rec or "points" not in rec:
-        raise ValueError(f"{path.name}: a recording needs 'meta' and 'points'")
-    return rec
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as e:
+        raise RecordingError(f"{path.name}: cannot read it ({e.strerror or e})") from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise RecordingError(f"{path.name}: not JSON, maybe truncated ({_one_line(e)})") from None
+    doc = migrate(doc, path.name)
+    validate(doc, path.name)
+    if kind is not None and doc["meta"]["kind"] != kind:
+        raise RecordingError(f"{path.name}: meta.kind is {doc['meta']['kind']!r}, expected a {kind} recording")
+    return from_doc(doc, path)
 
 
-def latest_recording(directory: Path = RECORDINGS_DIR, prefix: str = SWEEP_PREFIX) -> dict | None:
-    """The newest sweep recording shipped with the app (by meta.recorded_at), or None."""
-    best = None
-    for p in sorted(directory.glob(f"{prefix}*.json")):
-        try:
-            rec = load(p)
-        except ValueError:
-            continue
-        rec["meta"].setdefault("file", p.name)
-        if best is None or rec["meta"].get("recorded_at", "") > best["meta"].get("recorded_at", ""):
-            best = rec
-    return best
+def from_doc(doc: dict, path: Path | None = None) -> Recording:
+    """Build the typed Recording from a validated document."""
+    m = doc["meta"]
+    meta = Meta(kind=m["kind"], schema_version=m["schema_version"], device_name=m["device_name"],
+                torch_version=m["torch_version"], recorded_at=m["recorded_at"], backend=m["backend"],
+                complete=m["complete"],
+                calibration=Constants.from_dict(m["calibration"]) if m.get("calibration") else None,
+                intrinsic_tax_us=m.get("intrinsic_tax_us"), file=path.name if path else "")
+    points = [Point.from_dict(p) for p in doc["points"]] if meta.kind == "sweep" else []
+    return Recording(meta=meta, points=points, timelines=doc.get("timelines") or {},
+                     labs=doc.get("labs") or {}, data=doc, path=path)
 
 
-def point_key(p: dict) -> tuple:
-    return (p["mode"], bool(p["dynamic"]), p.get("dynamic_policy", "fallback"))
+def migrate(doc, name: str = "recording") -> dict:
+    """Bring an older layout up to SCHEMA_VERSION (in place) and return it.
 
-
-def nearest_point(rec: dict, mode: str, n: int, work_us: float, dynamic: bool = False,
-                  extra_tax_us: float = 0.0, policy: str = "fallback") -> dict | None:
-    """The recorded point closest to the knobs: same mode/dynamic/policy, nearest N, work, tax.
-
-    Distance is on a log scale (N 120 vs 300 is as far as 300 vs 750), so a student at N=150
-    is shown N=120, not N=300. Returns None when no point has that mode and policy.
+    Version 1 (before types): no kind, schema_version, backend or complete in meta.
     """
-    policy = policy if (mode == "graph" and dynamic) else "fallback"
-    same = [p for p in rec["points"] if point_key(p) == (mode, bool(dynamic), policy)]
-    if not same:
-        return None
+    if not isinstance(doc, dict):
+        raise RecordingError(f"{name}: top level: expected an object, got {type(doc).__name__}")
+    meta = doc.get("meta")
+    if not isinstance(meta, dict):
+        raise RecordingError(f"{name}: meta: expected an object, got {type(meta).__name__}")
+    version = meta.get("schema_version", 1)
+    if not isinstance(version, int) or version > SCHEMA_VERSION:
+        raise RecordingError(f"{name}: meta.schema_version: {version!r} is newer than this app reads "
+                             f"({SCHEMA_VERSION})")
+    if version == 1:
+        meta.setdefault("kind", _guess_kind(doc))
+        meta.setdefault("backend", _guess_backend(doc))
+        meta.setdefault("complete", True)
+        meta["schema_version"] = 2
+    return doc
 
-    def dist(p: dict) -> float:
-        return (abs(math.log((p["n"] + 1) / (n + 1)))
-                + abs(math.log((p["work_us"] + 1) / (work_us + 1)))
-                + abs(math.log((p.get("extra_tax_us", 0) + 1) / (extra_tax_us + 1))))
-    return min(same, key=dist)
+
+def _guess_kind(doc: dict) -> str:
+    if "calibration" in doc["meta"] or "calibration_passes" in doc["meta"]:
+        return "sweep"
+    if "decoder" in doc:
+        return "decoder"
+    if "aot" in doc:
+        return "aot"
+    labs = doc.get("labs") if isinstance(doc.get("labs"), dict) else {}
+    for kind in ("alloc", "bench", "reduce_overhead"):
+        if kind in labs:
+            return kind
+    return "unknown"
 
 
-def timeline_for(rec: dict, mode: str, n: int, work_us: float, dynamic: bool) -> list[dict] | None:
-    """The recorded timeline spans for exactly this setting (fallback policy), if recorded."""
-    return (rec.get("timelines") or {}).get(timeline_key(mode, n, work_us, dynamic))
+def _guess_backend(doc: dict) -> str:
+    name = str(doc["meta"].get("device_name", ""))
+    if name.startswith("SimDevice"):
+        return "sim"
+    return "cpu" if (doc.get("aot") or {}).get("device") == "cpu" else "cuda"
 
 
-def timeline_key(mode: str, n: int, work_us: float, dynamic: bool) -> str:
-    return f"{mode}|n={n}|work={work_us:g}|dynamic={int(bool(dynamic))}"
+def validate(doc: dict, name: str = "recording") -> None:
+    """Check a (migrated) document against the schema of its kind; RecordingError names the field."""
+    kind = doc["meta"].get("kind")
+    if kind not in KINDS:
+        raise RecordingError(f"{name}: meta.kind: {kind!r} is not a recording kind ({', '.join(KINDS)})")
+    import jsonschema
+    errors = list(_validator(kind).iter_errors(doc))
+    if errors:
+        e = jsonschema.exceptions.best_match(errors)
+        where = ".".join(str(p) for p in e.absolute_path) or "top level"
+        raise RecordingError(f"{name}: {where}: {_one_line(e.message)}")
+
+
+@lru_cache(maxsize=None)
+def _validator(kind: str):
+    import jsonschema
+    from referencing import Registry, Resource
+    schemas = {p.name: json.loads(p.read_text(encoding="utf-8")) for p in SCHEMAS_DIR.glob("*.schema.json")}
+    registry = Registry().with_resources((name, Resource.from_contents(s)) for name, s in schemas.items())
+    return jsonschema.Draft202012Validator(schemas[f"{kind}.schema.json"], registry=registry)
+
+
+def _one_line(e) -> str:
+    text = " ".join(str(e).split())
+    return text if len(text) <= 160 else text[:157] + "..."
+
+
+# ---- finding ---------------------------------------------------------------------------------
+def recordings_dir() -> Path:
+    """lessons/recordings/, or the folder named by $RUNTIME_RECORDINGS_DIR."""
+    return Path(os.environ.get(DIR_ENV) or RECORDINGS_DIR)
+
+
+def scan(kind: str, directory: Path | None = None) -> tuple[list[Recording], list[str]]:
+    """Every valid recording of `kind` in `directory` (default: recordings_dir()), and one line
+    for each file skipped. Files of other kinds are ignored; a file that fails to load is reported.
+    """
+    found, skipped = [], []
+    for path in sorted(Path(directory or recordings_dir()).glob("*.json")):
+        try:
+            rec = _load_cached(str(path), path.stat().st_mtime_ns)
+        except RecordingError as e:
+            skipped.append(str(e))
+            continue
+        if rec.meta.kind == kind:
+            found.append(rec)
+    return found, skipped
+
+
+@lru_cache(maxsize=64)
+def _load_cached(path: str, mtime_ns: int) -> Recording:
+    return load(path)  # parsed once per file version, however many pages and sessions ask
+
+
+def rank(rec: Recording) -> tuple:
+    """Sort key, best last: complete over partial, a real device over the simulator, then newer."""
+    return (rec.meta.complete, not rec.meta.simulated, rec.meta.recorded_at)
+
+
+def best(kind: str, directory: Path | None = None) -> Recording | None:
+    """The recording of `kind` a page shows by default (see `rank`), or None."""
+    found, _ = scan(kind, directory)
+    return max(found, key=rank, default=None)
+
+
+# ---- writing ---------------------------------------------------------------------------------
+def now_utc() -> str:
+    return dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def new_meta(kind: str, device_name: str, torch_version: str, backend: str, **extra) -> dict:
+    """The meta block every writer starts from."""
+    return {"kind": kind, "schema_version": SCHEMA_VERSION, "device_name": device_name,
+            "torch_version": torch_version, "recorded_at": now_utc(), "backend": backend,
+            "complete": True, **extra}
+
+
+def check_target(path: str | Path, force: bool = False) -> Path:
+    """Fail before any work if `path` can't be written (or exists and `force` is off)."""
+    path = Path(path)
+    if path.is_dir():
+        raise UsageError(f"{path} is a directory; give a file path such as {path}/recording.json")
+    parent = path.parent if str(path.parent) else Path(".")
+    if not parent.is_dir() or not os.access(parent, os.W_OK):
+        raise UsageError(f"{path}: the folder {parent} does not exist or is not writable")
+    if path.exists() and not force:
+        raise UsageError(f"{path} exists; pass --force to replace it")
+    return path
+
+
+def write(path: str | Path, doc: dict, check: bool = True) -> Path:
+    """Write `doc` to `path` atomically (a temporary file in the same folder, then a rename), so
+    a reader or a kill mid-write sees the old file or the new one, never half of one."""
+    path = Path(path)
+    if check:
+        validate(migrate(doc, path.name), path.name)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump(doc, f, indent=1, default=str)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path

@@ -8,8 +8,6 @@ driver-call counts of that trace stand for the group (they don't depend on work)
 """
 from __future__ import annotations
 
-import datetime as dt
-import json
 import os
 import statistics
 import time
@@ -23,7 +21,8 @@ from ..model.calibrate import constants_for
 from ..engine.device import get_device
 from ..engine.measure import measure
 from ..constants import Constants
-from .store import load, timeline_key
+from . import store
+from .lookup import timeline_key
 from ..engine.workload import ChainWorkload
 
 GRID_N = (1, 10, 30, 120, 300, 1000)
@@ -84,7 +83,7 @@ def run_sweep(out: Path, backend: str = "auto", budget_s: float = 480.0, resume:
     t_start = time.monotonic()
     check_writable(out)
     dev = get_device(backend)
-    rec = load(out) if (resume and out.exists()) else None
+    rec = store.load(out, kind="sweep").data if (resume and out.exists()) else None
     if rec is not None:
         _check_same_device(rec, dev)
         passes = passes or rec["meta"].get("passes")
@@ -130,11 +129,7 @@ def _timing_pass(dev, rec, points, order, pass_i, t_start, budget_s, out) -> boo
 
 def check_writable(out: Path) -> None:
     """Fail before any measuring if the recording can't be written where asked."""
-    if out.is_dir():
-        raise UsageError(f"--out {out} is a directory; give a file path such as {out}/sweep.json")
-    parent = out.parent if str(out.parent) else Path(".")
-    if not parent.is_dir() or not os.access(parent, os.W_OK):
-        raise UsageError(f"--out {out}: the folder {parent} does not exist or is not writable")
+    store.check_target(out, force=True)
 
 
 def _check_same_device(rec: dict, dev) -> None:
@@ -257,25 +252,22 @@ def _clip(spans) -> list[dict]:
 
 def _meta(dev) -> dict:
     from ..engine.measure import _torch_version
-    meta = {"device_name": dev.name, "backend": dev.backend, "torch_version": _torch_version(),
-            "recorded_at": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-            "calibration_passes": []}
+    meta = store.new_meta("sweep", dev.name, _torch_version(), str(dev.backend), complete=False,
+                          calibration_passes=[])
     if hasattr(dev, "sizes"):
         meta["kernel_size_table"] = dev.sizes().as_dict()
     return meta
 
 
 def _write(out: Path, rec: dict) -> None:
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_suffix(".tmp")
-    tmp.write_text(json.dumps(rec, indent=1), encoding="utf-8")
-    tmp.replace(out)
+    if rec["points"]:  # a sweep with no measured point yet is not a recording: nothing to keep
+        store.write(out, rec)
 
 
 def retrace(out: Path, backend: str = "auto") -> dict:
     """Trace the shipped timelines of an existing recording again (no timing), with the
     recording's own kernel-size table so every buffer has the size it was timed at."""
-    rec = load(out)
+    rec = store.load(out, kind="sweep").data
     dev = get_device(backend)
     table = rec["meta"].get("kernel_size_table")
     if dev.backend == "cuda" and table:
@@ -284,7 +276,7 @@ def retrace(out: Path, backend: str = "auto") -> dict:
     rec["timelines"] = {}
     points = {_key(p): p for p in rec["points"]}
     _trace_pass(dev, rec, points, grid(), time.monotonic(), 1e9, out)
-    rec["meta"]["retraced_at"] = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    rec["meta"]["retraced_at"] = store.now_utc()
     _write(out, rec)
     return rec
 
@@ -292,12 +284,12 @@ def retrace(out: Path, backend: str = "auto") -> dict:
 def refresh(out: Path) -> dict:
     """Recompute a recording's derived fields (per-point means, calibration, model_wall_us) from
     its raw passes, with no device: for when the model's formulas change after a recording."""
-    rec = load(out)
+    rec = store.load(out, kind="sweep").data
     order = list(rec["points"])  # exactly the points the file has, in its order
     points = {_key(p): p for p in order}
     complete = rec["meta"].get("complete", False)
     _snapshot(rec, points, order)
     rec["meta"]["complete"] = complete
-    rec["meta"]["refreshed_at"] = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    rec["meta"]["refreshed_at"] = store.now_utc()
     _write(out, rec)
     return rec

@@ -1,0 +1,55 @@
+"""Finding a point in a sweep recording: the nearest recorded setting, and its timeline.
+
+Points are keyed by the *requested* knobs (mode, n, work_us, extra_tax_us, dynamic, policy).
+"""
+from __future__ import annotations
+
+import math
+
+from ..knobs import Knobs, Policy
+from .types import Point, Recording
+
+
+def nearest_point(rec: Recording, k: Knobs) -> Point | None:
+    """The recorded point closest to `k`: same mode, dynamic and policy, nearest N, work and extra tax.
+
+    Distance is on a log scale (N 120 vs 300 is as far as 300 vs 750), so a student at N=150
+    is shown N=120, not N=300. Returns None when no point has that mode and policy.
+    """
+    policy = k.effective_policy
+    same = [p for p in rec.points if (p.mode, p.dynamic, p.policy) == (k.mode, k.dynamic, policy)]
+    if not same:
+        return None
+
+    def dist(p: Point) -> float:
+        return (abs(math.log((p.n + 1) / (k.n + 1)))
+                + abs(math.log((p.work_us + 1) / (k.work_us + 1)))
+                + abs(math.log((p.extra_tax_us + 1) / (k.extra_tax_us + 1))))
+    return min(same, key=dist)
+
+
+def is_exact(p: Point, k: Knobs) -> bool:
+    """True when `p` was recorded at exactly the knobs of `k` (N, work and extra tax)."""
+    return (p.n, p.work_us, p.extra_tax_us) == (k.n, float(k.work_us), float(k.extra_tax_us))
+
+
+def timeline_key(mode: str, n: int, work_us: float, dynamic: bool) -> str:
+    return f"{mode}|n={n}|work={work_us:g}|dynamic={int(bool(dynamic))}"
+
+
+def timeline_for(rec: Recording, p: Point) -> list[dict]:
+    """The recorded spans of exactly this point's setting, or [] (timelines exist for the
+    fallback policy and the settings the sweep chose to trace)."""
+    if p.policy != Policy.FALLBACK:
+        return []
+    return rec.timelines.get(timeline_key(p.mode, p.n, p.work_us, p.dynamic), [])
+
+
+def point_at(rec: Recording, mode: str, n: int, work_us: float, extra_tax_us: float = 0.0,
+             dynamic: bool = False, policy: str = "fallback") -> Point | None:
+    """The point recorded at exactly these knobs, or None."""
+    for p in rec.points:
+        if (p.mode, p.n, p.work_us, p.extra_tax_us, p.dynamic, p.policy) == (
+                mode, n, float(work_us), float(extra_tax_us), dynamic, policy):
+            return p
+    return None
