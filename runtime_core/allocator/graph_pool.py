@@ -77,22 +77,22 @@ def cuda_graph_pool_check(replays: int = 5, batch: int = 64) -> dict:
     """
     import torch
     from .plan import TinyBlock
+    from ..engine.capture import warm_up_and_capture
+    from ..engine.cuda_device import CudaDevice
+    dev = CudaDevice.shared()
     model = TinyBlock().cuda().eval()
     x_static = torch.randn(batch, 128, device="cuda")
-    side = torch.cuda.Stream()  # warm up off the capture stream, as PyTorch's docs advise
-    side.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(side), torch.no_grad():
-        for _ in range(3):
-            model(x_static)
-    torch.cuda.current_stream().wait_stream(side)
-
-    graph, pool, inter = torch.cuda.CUDAGraph(), torch.cuda.graph_pool_handle(), []
+    inter = []  # every intermediate of the captured call, kept alive as graph outputs
     hooks = [m.register_forward_hook(lambda _m, _i, out: inter.append(out)) for m in model.children()]
-    with torch.no_grad(), torch.cuda.graph(graph, pool=pool):
-        y_static = model(x_static)
+
+    def step():
+        inter.clear()  # keep only the last call's (the capture's) intermediates
+        with torch.no_grad():
+            return model(x_static)
+    graph, y_static = warm_up_and_capture(dev, step, pool=dev.new_pool(), warmups=3)
     for h in hooks:
         h.remove()
-    return _replay_and_check(torch, model, graph, x_static, y_static, inter, replays)
+    return _replay_and_check(torch, model, graph.g, x_static, y_static, inter, replays)
 
 
 def _replay_and_check(torch, model, graph, x_static, y_static, inter, replays) -> dict:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import torch
 
+from ..engine.capture import warm_up_and_capture
+
 
 class StaticGraphStep:
     """A captured decoder step: `step(token, pos)` copies the inputs in, replays, returns logits.
@@ -25,26 +27,13 @@ class StaticGraphStep:
         self.dev = dev or CudaDevice.shared()
         self.model = model
         self.static_token, self.static_pos = token.clone(), pos.clone()
-        self._warm_up(warmup)
         self.pool = self.dev.new_pool()
-        holder = {}
 
         def region():
-            holder["out"] = model(self.static_token, self.static_pos)
-        with torch.no_grad():
-            self.graph = self.dev.capture(region, pool=self.pool)
-        self.static_out = holder["out"]
-
-    def _warm_up(self, n: int) -> None:
-        # Lazy work (cuBLAS handles, allocator growth) must happen before capture, and on a side
-        # stream: capture itself runs on a side stream, and some lazy state is kept per stream.
-        side = torch.cuda.Stream()
-        side.wait_stream(torch.cuda.current_stream())
-        with torch.cuda.stream(side), torch.no_grad():
-            for _ in range(n):
-                self.model(self.static_token, self.static_pos)
-        torch.cuda.current_stream().wait_stream(side)
-        torch.cuda.synchronize()
+            with torch.no_grad():
+                return model(self.static_token, self.static_pos)
+        # Warm-up and capture on one side stream that waits for the clones above (engine/capture.py).
+        self.graph, self.static_out = warm_up_and_capture(self.dev, region, pool=self.pool, warmups=warmup)
 
     def step(self, token: torch.Tensor, pos: torch.Tensor) -> torch.Tensor:
         """Copy the new inputs into the captured buffers, replay, return the static output.
@@ -63,7 +52,11 @@ class StaticGraphStep:
 
 
 class RawGraphStep:
-    """The same step captured the textbook way: torch.cuda.graph directly, as PyTorch documents."""
+    """The same step captured the textbook way: torch.cuda.graph directly, as PyTorch documents.
+
+    This is the baseline our capture is compared with (decoder_bench: our speedup / raw speedup),
+    so it is written out in plain torch on purpose and shares no code with engine/capture.py.
+    """
 
     def __init__(self, model, token: torch.Tensor, pos: torch.Tensor, warmup: int = 3):
         self.static_token, self.static_pos = token.clone(), pos.clone()

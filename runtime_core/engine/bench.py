@@ -35,6 +35,8 @@ def run_bench(n: int = 120, work_us: float = 2.0, rounds: int = 7, reps: int = 4
     x = wl.make_input(dev)
     ours = {m: make_executor(m, dev, wl) for m in ("eager", "streams", "graph")}
     ours["graph"].prepare(x)
+    # The raw side is plain torch written out here on purpose: it is the yardstick our executors
+    # are measured against, so it must not share code with them (not even engine/capture.py).
     raw_x = torch.zeros(numel, device="cuda")
     raw_in = torch.zeros(numel, device="cuda")
     for _ in range(3):

@@ -156,6 +156,10 @@ class CudaDevice:
     def new_event(self) -> CudaEvent:
         return CudaEvent()
 
+    def wait_stream(self, waiter, producer) -> None:
+        """Make `waiter` wait for everything enqueued on `producer` so far (no host blocking)."""
+        waiter.wait_stream(producer)
+
     def synchronize(self) -> None:
         torch.cuda.synchronize()
 
@@ -175,11 +179,11 @@ class CudaDevice:
         """A private memory pool: graphs captured into it get stable addresses on replay."""
         return torch.cuda.graph_pool_handle()
 
-    def capture(self, fn, pool=None) -> CudaGraph:
-        """Capture the launches `fn` makes into a graph (torch.cuda.graph captures on a side
-        stream of its own). Callers warm `fn` up first; see GraphExecutor._warm_up."""
+    def capture(self, fn, pool=None, stream=None) -> CudaGraph:
+        """Capture the launches `fn` makes on `stream` (torch's own side stream if None) into a
+        graph. Callers warm `fn` up first: see engine/capture.py."""
         g = torch.cuda.CUDAGraph()
-        with torch.cuda.graph(g, pool=pool):
+        with torch.cuda.graph(g, pool=pool, stream=stream):
             fn()
         return CudaGraph(g)
 

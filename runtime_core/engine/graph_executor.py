@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from dataclasses import dataclass, field
 
+from .capture import warm_up_and_capture
 from .executors import EagerExecutor, Executor
 from .workload import ChainWorkload
 
@@ -110,23 +111,15 @@ class GraphExecutor(Executor):
             return self._capture(bucket_numel(x.numel))
         return self._capture(x.numel, x)
 
-    def _warm_up(self, buf) -> None:
-        # Warm-up runs the chain once for real on a side stream before capture: lazy
-        # initialisation (kernel loading, library handles, allocator growth) must not happen
-        # inside the capture, or the graph records one-off work instead of the steady state.
-        side = self.dev.new_stream()
-        with self.dev.use_stream(side):
-            self.workload.launch(self.dev, buf)
-        self.dev.synchronize()
-
     def _capture(self, numel: int, like=None) -> Captured:
         t0 = self.dev.host_now_us()
         reserved0 = self.dev.reserved_bytes()
         static_in = self.dev.new_buffer(numel)
         if like is not None and like.numel == numel:
             self.dev.copy(static_in, like)
-        self._warm_up(static_in)
-        graph = self.dev.capture(lambda: self.workload.launch(self.dev, static_in), pool=self.pool)
+        # Warm up and capture on one side stream that waits for the copy above (engine/capture.py).
+        graph, _ = warm_up_and_capture(self.dev, lambda: self.workload.launch(self.dev, static_in),
+                                       pool=self.pool)
         self.dev.synchronize()
         entry = Captured(ShapeGuard(numel), static_in, graph, self.dev.host_now_us() - t0)
         self.stats.captures += 1

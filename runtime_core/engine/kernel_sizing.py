@@ -13,6 +13,8 @@ from dataclasses import dataclass
 
 import torch
 
+from .capture import warm_up_and_capture
+
 # Half-octave steps from 1 element to 2^27 elements (512 MiB of float32): enough to reach
 # well past 100 µs of work on an H200 and fine enough to land within ±20% of a request.
 SIZES = sorted({max(1, int(round(2 ** (k / 2)))) for k in range(0, 55)})
@@ -54,13 +56,11 @@ class SizeTable:
 def time_graph_us(dev, numel: int, kernels: int, min_total_us: float = 2000.0) -> float:
     """µs for `kernels` back-to-back add_ kernels over `numel` elements, from graph replays."""
     x = torch.zeros(numel, device="cuda")
-    for _ in range(3):  # warm-up outside capture (see GraphExecutor._warm_up for why)
-        x.add_(1.0)
-    torch.cuda.synchronize()
-    g = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(g):
+
+    def chain():
         for _ in range(kernels):
             x.add_(1.0)
+    g = warm_up_and_capture(dev, chain)[0].g
     g.replay()
     torch.cuda.synchronize()
     start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)

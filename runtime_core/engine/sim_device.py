@@ -215,6 +215,12 @@ class SimDevice:
     def new_event(self) -> SimEvent:
         return SimEvent(self)
 
+    def wait_stream(self, waiter: SimStream, producer: SimStream) -> None:
+        """Make `waiter` wait for everything enqueued on `producer` so far (no host blocking)."""
+        ev = SimEvent(self)
+        ev.record(producer)
+        ev.wait(waiter)
+
     def synchronize(self) -> None:
         """Block the host until every stream is idle, then pay `sync_us`."""
         self.counts["cudaDeviceSynchronize"] += 1
@@ -271,11 +277,13 @@ class SimDevice:
     def new_pool(self):
         return object()  # the simulator keeps captured buffers alive by reference
 
-    def capture(self, fn, pool=None) -> SimGraph:
-        """Record the launches `fn` makes, without running them; return a replayable graph."""
+    def capture(self, fn, pool=None, stream=None) -> SimGraph:
+        """Record the launches `fn` makes on `stream` (a fresh side stream if None), without
+        running them; return a replayable graph."""
         self._capture = []
         try:
-            fn()
+            with self.use_stream(stream if stream is not None else self.new_stream()):
+                fn()
             nodes = self._capture
         finally:
             self._capture = None

@@ -114,15 +114,13 @@ def _gpu_busy_us_per_step(x, replays: int = 200) -> float:
     """GPU time of one step's two kernels, timed in bulk: a captured step replayed many times
     between two events (one event pair around one tiny kernel reads far too high)."""
     import torch
-    side = torch.cuda.Stream()
-    with torch.cuda.stream(side):  # warm up off the default stream before capture
+    from ..engine.capture import warm_up_and_capture
+    from ..engine.cuda_device import CudaDevice
+
+    def step():
         x.add_(1.0)
         x.sum()
-    torch.cuda.synchronize()
-    g = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(g):
-        x.add_(1.0)
-        x.sum()
+    g = warm_up_and_capture(CudaDevice.shared(), step)[0].g
     start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     g.replay()
     start.record()
