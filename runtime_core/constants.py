@@ -18,22 +18,32 @@ class Constants:
             and once at the end of a streams or graph step. Textbook: 0. Calibrated: measured.
         graph_launch_us: g, host cost of one `cudaGraphLaunch`. Textbook: None, meaning "one
             launch's tax" (the seed: "overhead about one launch"). Calibrated: measured.
-        node_gap_us: gap, GPU time between consecutive nodes of a replayed graph. Textbook: 0.
+        node_gap_us: gn, GPU time between consecutive nodes of a replayed graph. Textbook: 0.
+        stream_gap_us: gs, GPU time between two kernels from separate launches on one stream
+            while the queue is not empty (the front end fetching the next launch). Textbook: 0.
+        graph_upload_us: extra host cost of a graph's first replay (its upload). Textbook: 0.
         kernel_floor_us: the shortest time any kernel takes on the GPU. Textbook: 0.
         eager_floor_us: f, the floor under one eager launch+sync round trip. Textbook: 0.
         fixed_us: L, launch latency of a graph step: from the replay call until its first node
             runs on the GPU (longer than a kernel's: the graph is scheduled as a whole). Textbook: 0.
-        static_copy: whether a graph step first copies its input into the static buffer (c).
+        static_copy: whether a graph step on the copy path pays for copying its input into the
+            static buffer (c). The textbook model leaves the copy out.
+        miss_runs: what dispatches a call whose shape misses the captured graph under the
+            fallback policy: "eager" in the seed's textbook widget, "streams" in PyTorch
+            (asynchronous dispatch), which is what our GraphExecutor does.
         source: where the numbers came from (the seed, a named recording, calibrate() on a device).
     """
 
     sync_us: float = 0.0
     graph_launch_us: float | None = None
     node_gap_us: float = 0.0
+    stream_gap_us: float = 0.0
+    graph_upload_us: float = 0.0
     kernel_floor_us: float = 0.0
     eager_floor_us: float = 0.0
     fixed_us: float = 0.0
     static_copy: bool = False
+    miss_runs: str = "eager"
     source: str = "textbook (seed §6)"
 
     def as_dict(self) -> dict:
@@ -48,8 +58,8 @@ class Constants:
 
     @classmethod
     def fields(cls) -> tuple[str, ...]:
-        """The numeric constants (not `static_copy` or `source`)."""
-        return tuple(f for f in cls.__dataclass_fields__ if f not in ("static_copy", "source"))
+        """The numeric constants (not `static_copy`, `miss_runs` or `source`)."""
+        return tuple(f for f in cls.__dataclass_fields__ if f not in ("static_copy", "miss_runs", "source"))
 
 
 TEXTBOOK = Constants()

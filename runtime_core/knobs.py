@@ -36,6 +36,16 @@ class Policy(StrEnum):
     BUCKET = "bucket"        # pad up to a captured power-of-two size
 
 
+class GraphInput(StrEnum):
+    """How a graph step gets its input. COPY: the request arrives in a fresh buffer and is copied
+    into the captured (static) buffer before the replay. ZERO_COPY: the producer writes the next
+    input straight into the captured buffer, as serving engines write token ids into a
+    persistent buffer, so the step has no copy."""
+
+    COPY = "copy"
+    ZERO_COPY = "zero-copy"
+
+
 class Backend(StrEnum):
     """Which device runs a measurement. AUTO picks CUDA when torch sees a GPU, else SIM."""
 
@@ -121,6 +131,7 @@ class Knobs:
         extra_tax_us: host busy-work before each launch on a measured device, µs.
         dynamic: the input shape changes on every call.
         policy: what graph mode does on a shape miss (only used when mode is graph and dynamic).
+        graph_input: copy or zero-copy (graph mode only): see GraphInput.
     """
 
     mode: Mode
@@ -130,10 +141,12 @@ class Knobs:
     extra_tax_us: float = 0.0
     dynamic: bool = False
     policy: Policy = Policy.FALLBACK
+    graph_input: GraphInput = GraphInput.COPY
 
     def __post_init__(self):
         object.__setattr__(self, "mode", parse_enum(Mode, "mode", self.mode))
         object.__setattr__(self, "policy", parse_enum(Policy, "policy", self.policy))
+        object.__setattr__(self, "graph_input", parse_enum(GraphInput, "graph_input", self.graph_input))
         if not isinstance(self.dynamic, bool):
             raise UsageError(f"dynamic must be true or false, got {self.dynamic!r}")
 
@@ -155,12 +168,18 @@ class Knobs:
         """The policy that matters: the chosen one on a shape miss, else fallback."""
         return self.policy if self.missed_shape else Policy.FALLBACK
 
+    @property
+    def copies_input(self) -> bool:
+        """True when a graph step copies its input into the static buffer."""
+        return self.mode == Mode.GRAPH and self.graph_input == GraphInput.COPY
+
     def replace(self, **changes) -> "Knobs":
         return dataclasses.replace(self, **changes)
 
     def as_dict(self) -> dict:
         return {"mode": str(self.mode), "n": self.n, "work_us": self.work_us, "tax_us": self.tax_us,
-                "extra_tax_us": self.extra_tax_us, "dynamic": self.dynamic, "policy": str(self.policy)}
+                "extra_tax_us": self.extra_tax_us, "dynamic": self.dynamic, "policy": str(self.policy),
+                "graph_input": str(self.graph_input)}
 
 
 SEED_KNOBS = Knobs(Mode.GRAPH, SEED_N, SEED_WORK_US, SEED_TAX_US)

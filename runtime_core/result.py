@@ -28,7 +28,9 @@ class Result:
     """One step of the widget, from any source ("model", "sim", "cuda" or "recorded").
 
     `kernel_work_us` is the GPU work the chain asked for (model) or was measured doing (sim,
-    cuda); `launch_overhead_us` is always `wall_us - kernel_work_us`.
+    cuda); `launch_overhead_us` is always `wall_us - kernel_work_us`. Counts (driver, copy and
+    sync calls) are None where the step was not traced: measured or absent, never guessed.
+    `host_free_us` (when the host finished dispatching) is None where the source can't know it.
     """
 
     source: str
@@ -39,11 +41,11 @@ class Result:
     dynamic: bool
     wall_us: float
     kernel_work_us: float
-    driver_calls: int
+    driver_calls: int | None
     graph_valid: bool
-    copy_calls: int = 0
-    sync_calls: int = 0
-    host_free_us: float = 0.0
+    copy_calls: int | None = 0
+    sync_calls: int | None = 0
+    host_free_us: float | None = None
     policy: str = "fallback"  # a knobs.Policy value
     timeline: list[Span] = field(default_factory=list)
     extra: dict = field(default_factory=dict)
@@ -70,7 +72,7 @@ class Result:
             "sync_calls": self.sync_calls,
             "graph_valid": self.graph_valid,
         }
-        if self.source in ("model", "sim"):  # only these know when the host finished dispatching
+        if self.host_free_us is not None:
             out["host_free_us"] = round(self.host_free_us, 3)
         if self.policy != "fallback":
             out["dynamic_policy"] = self.policy

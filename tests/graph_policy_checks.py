@@ -26,4 +26,4 @@ def check_bucket_padding_keeps_output_correct(dev, n: int, calls: int) -> None:
         x = wl.make_input(dev, call, dynamic=True)
         want = [v + n for v in dev.read(x)]
         assert dev.read(g.run(x)) == want
-    assert g.last["graph_valid"] and g.stats.wasted_work_pct > 0
+    assert g.last.graph_valid and g.stats.wasted_work_pct > 0

@@ -4,20 +4,23 @@ import pytest
 from runtime_core.allocator.compare import caching_pool, measure_allocators
 from runtime_core.allocator.hot_path import hot_path_sim
 from runtime_core.allocator.sizes import MiB
+from runtime_core.engine.device import get_device
+from runtime_core.engine.sim_params import SimParams
 
 
 def test_our_pool_makes_no_driver_malloc_in_steady_state():
-    r = caching_pool(1 * MiB, "sim")
-    assert r["driver_mallocs_steady"] == 0 and r["alloc_free_us"] > 0
-    assert r["measured_on"] == "CPU"
+    r = caching_pool(get_device("sim"), 1 * MiB)
+    assert r["driver_mallocs_steady"] == 0 and r["alloc_free_us"] == 0  # no driver call: free on the sim
+    assert r["measured_on"] == "simulated"
 
 
-def test_cost_table_has_all_four_and_labels_cpu():
-    table = measure_allocators(64 * 1024, "sim")
+def test_cost_table_has_all_four_and_prices_only_driver_calls_on_the_simulator():
+    table = measure_allocators(get_device("sim"), 64 * 1024)
     assert set(table) == {"plan_arena", "caching_pool", "torch", "raw"}
-    assert all(v["measured_on"] == "CPU" for v in table.values())
+    assert all(v["measured_on"] == "simulated" for v in table.values())
     assert table["raw"]["driver_mallocs_steady"] == table["raw"]["steady_pairs"]
-    assert table["torch"]["driver_mallocs_steady"] > 0  # the CPU allocator does not cache
+    assert table["raw"]["alloc_free_us"] == 2 * SimParams().driver_call_us  # one malloc + one free
+    assert table["plan_arena"]["alloc_free_us"] == table["caching_pool"]["alloc_free_us"] == 0
 
 
 def test_empty_cache_every_step_pays_driver_calls_and_saws():
@@ -30,6 +33,7 @@ def test_empty_cache_every_step_pays_driver_calls_and_saws():
     assert min(s[2] for s in cached["samples"][4:]) > 0
     assert sawing["wall_us"] > cached["wall_us"]
     first_launch = min(s[2] for s in sawing["spans"] if s[1] == "cudaLaunchKernel")
+    assert any(s[1] == "cudaFree" for s in sawing["spans"])
     assert any(s[1] == "cudaMalloc" and s[3] <= first_launch for s in sawing["spans"])
 
 
@@ -50,7 +54,7 @@ def test_cuda_backend_malloc_free_and_view():
 @pytest.mark.gpu
 def test_cuda_cost_table_and_pytorch_expandable_child():
     from runtime_core.allocator.torch_expandable import torch_expandable_comparison
-    table = measure_allocators(1 * MiB, "cuda")
+    table = measure_allocators(get_device("cuda"), 1 * MiB)
     assert table["caching_pool"]["driver_mallocs_steady"] == 0
     assert table["torch"]["driver_mallocs_steady"] == 0
     assert table["raw"]["alloc_free_us"] > table["torch"]["alloc_free_us"]

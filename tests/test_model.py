@@ -50,11 +50,16 @@ def test_bucket_policy_keeps_the_graph_valid():
 
 
 def test_calibrated_constants_enter_each_formula():
-    c = Constants(sync_us=3, graph_launch_us=4, node_gap_us=0.5, kernel_floor_us=1, eager_floor_us=20,
-                  fixed_us=7, static_copy=True)
+    c = Constants(sync_us=3, graph_launch_us=4, node_gap_us=0.5, stream_gap_us=1.5, kernel_floor_us=1,
+                  eager_floor_us=20, fixed_us=7, static_copy=True)
     assert model.eager_wall_us(10, 5, 0, c) == pytest.approx(10 * max(20, 5 + 1 + 3))
-    assert model.streams_wall_us(10, 5, 2, c) == pytest.approx(max(10 * 5 + 2, 5 + 10 * 2) + 3)
-    assert model.graph_wall_us(10, 5, 2, c) == pytest.approx(7 + 5 + max(4, 2.5) + 10 * 2.5 + 3)
+    # launch-bound: the last launch starts at 9·t, then one round trip with its floor
+    assert model.streams_wall_us(10, 5, 2, c) == pytest.approx(9 * 5 + max(20, 5 + 2 + 3))
+    # GPU-bound: kernels back to back with the stream gap between them
+    assert model.streams_wall_us(10, 5, 40, c) == pytest.approx(5 + 10 * 40 + 9 * 1.5 + 3)
+    # copy path: the copy launch, then max(g + L, copy) before N nodes with N−1 gaps
+    assert model.graph_wall_us(10, 5, 2, c) == pytest.approx(5 + max(4 + 7, 2) + 10 * 2 + 9 * 0.5 + 3)
+    assert model.graph_wall_us(10, 5, 2, c, copies=False) == pytest.approx(max(20, 4 + 7 + 20 + 4.5 + 3))
 
 
 def test_docstrings_show_the_formulas():

@@ -8,7 +8,7 @@ from graph_policy_checks import (check_bucket_padding_keeps_output_correct,
 from runtime_core.engine.device import get_device
 from runtime_core.engine.executors import make_executor
 from runtime_core.engine.measure import measure
-from runtime_core.constants import Constants
+from runtime_core.engine.sim_params import SIM_MACHINE
 from runtime_core.knobs import Knobs
 from runtime_core.model.formulas import predict
 from runtime_core.engine.sim_device import SimDevice, SimParams
@@ -23,14 +23,14 @@ def test_simulator_agrees_with_the_model_within_one_percent(mode, n, tax, work):
     executor copies the input into the captured buffer; the textbook model leaves that out).
     Dynamic inputs are 32–256 elements larger, which adds ≤ 0.3 µs per kernel."""
     sim = measure(SimDevice(SimParams(tax_us=tax)), Knobs(mode, n, work), repeats=1, trace=False)
-    pred = predict(Knobs(mode, n, work, tax_us=tax), Constants(static_copy=True))
+    pred = predict(Knobs(mode, n, work, tax_us=tax), SIM_MACHINE)
     assert sim.wall_us == pytest.approx(pred.wall_us, rel=0.01, abs=1.5)
 
 
 @pytest.mark.parametrize("mode,n,tax,work", [("graph", 120, 6, 2), ("eager", 120, 6, 2), ("streams", 10, 6, 40)])
 def test_dynamic_inputs_stay_close_to_the_model(mode, n, tax, work):
     sim = measure(SimDevice(SimParams(tax_us=tax)), Knobs(mode, n, work, dynamic=True), repeats=1, trace=False)
-    pred = predict(Knobs(mode, n, work, tax_us=tax, dynamic=True), Constants(static_copy=True))
+    pred = predict(Knobs(mode, n, work, tax_us=tax, dynamic=True), SIM_MACHINE)
     assert sim.wall_us == pytest.approx(pred.wall_us, rel=0.05)
 
 

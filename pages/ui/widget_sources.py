@@ -105,4 +105,5 @@ def live_calibration() -> dict:
     from runtime_core.engine.cuda_device import CudaDevice
     from runtime_core.engine.measure import GPU_LOCK
     with GPU_LOCK:
-        return CudaDevice.shared().calibration().as_dict()
+        from runtime_core.model.calibrate import constants_for
+        return constants_for(CudaDevice.shared()).as_dict()

@@ -10,6 +10,7 @@ uses a SimDevice's streams and events, so stream-aware reuse runs on a virtual c
 from __future__ import annotations
 
 import itertools
+import time
 
 import numpy as np
 
@@ -29,6 +30,10 @@ class Backend:
         self.reserved_bytes = 0
         self.driver_mallocs = 0
         self.driver_frees = 0
+
+    def now_us(self) -> float:
+        """The clock the pool's memory timeline uses: the host's wall clock."""
+        return time.perf_counter() * 1e6
 
     # ---- called by the pool ------------------------------------------------------------
     def alloc(self, nbytes: int):
@@ -122,6 +127,10 @@ class HostArenaBackend(Backend):
         # Fake addresses, 2 MiB apart at least, never reused (so a stale pointer is obvious).
         self._next_address = itertools.count(0x7F0000000000, 2 * MiB)
 
+    def now_us(self) -> float:
+        """The simulated device's host clock (virtual µs)."""
+        return self.device.host_now_us()
+
     def _new_address(self, nbytes: int) -> int:
         address = next(self._next_address)
         for _ in range((nbytes - 1) // (2 * MiB)):
@@ -131,7 +140,7 @@ class HostArenaBackend(Backend):
     def _driver_call(self, api: str) -> None:
         if self.driver_call_us > 0:
             t0 = self.device.host_now_us()
-            self.device.host_spin(self.driver_call_us)
+            self.device.host_spin(self.driver_call_us, name=api)
             self.driver_spans.append((t0, self.device.host_now_us(), api))
 
     def _alloc(self, nbytes: int):
@@ -158,14 +167,12 @@ class HostArenaBackend(Backend):
         """The bytes of a block as a numpy uint8 array (shares memory with the segment)."""
         return handle.data[offset_bytes:offset_bytes + nbytes]
 
-    def sim_buffer(self, block):
+    def device_buffer(self, block):
         """A SimBuffer whose float32 data is the block's bytes, so SimDevice kernels and copies
         really read and write the block (as SimDevice.view_prefix does: share memory, keep the address)."""
-        from ..engine.sim_device import SimBuffer
-        buf = SimBuffer.__new__(SimBuffer)
+        from ..engine.sim_objects import SimBuffer
         view = self.view(block.segment.handle, block.offset_bytes, block.requested_bytes)
-        buf.data, buf.address = view.view(np.float32), block.address
-        return buf
+        return SimBuffer.view_of(view.view(np.float32), block.address)
 
     def current_stream(self):
         return self.device.current_stream()

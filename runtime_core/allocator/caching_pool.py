@@ -10,8 +10,6 @@
 """
 from __future__ import annotations
 
-import time
-
 from ..allocator import expandable
 from .errors import AllocatorOOM, BackendOutOfMemory
 from .free_lists import FreeLists
@@ -188,8 +186,7 @@ class CachingPool:
                                      s.reserved_bytes.current, what))
 
     def _now_us(self) -> float:
-        clock = getattr(self.backend, "device", None)
-        return clock.host_now_us() if clock is not None else time.perf_counter() * 1e6
+        return self.backend.now_us()
 
     def free_block_sizes(self) -> list[int]:
         """Sizes (bytes) of the blocks that are free now (not those awaiting events)."""

@@ -19,7 +19,6 @@ import argparse
 from datetime import datetime, timezone
 
 from ..cli import add_backend_arg, add_json_flag
-from ..engine.device import resolve_backend
 from .errors import BadAllocSize
 from .sizes import GiB, MiB, check_size
 
@@ -51,24 +50,22 @@ def register(sub) -> None:
 
 
 def run(size_bytes: int, backend: str) -> dict:
-    """Every measurement of the allocator lab, for `backend` "sim" or "cuda"."""
+    """Every measurement of the allocator lab on the device of `backend` ("sim", "cuda", "auto")."""
     import torch
     from ..allocator import compare, hot_path, labs, plan_report
-    cuda = backend == "cuda"
-    out = {"backend": backend,
-           "device_name": torch.cuda.get_device_name() if cuda else "SimDevice (simulated) + host arena",
+    from ..engine.device import get_device
+    dev = get_device(backend, **hot_path.SIM_PARAMS)
+    out = {"backend": str(dev.backend), "source": dev.source_label, "device_name": dev.name,
            "torch_version": torch.__version__,
            "recorded_at": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
            "size_bytes": size_bytes,
-           "allocators": compare.measure_allocators(size_bytes, backend),
-           "plan": plan_report.plan_report("cuda" if cuda else "cpu",
-                                           backend=compare.make_backend(backend)),
-           "expandable": {"ours": labs.expandable_comparison()}}
-    hot = hot_path.hot_path_cuda if cuda else hot_path.hot_path_sim
-    out["hot_path"] = {"clock": "wall (CUDA)" if cuda else "virtual (SimDevice)",
-                       "empty_cache_each_step": hot(empty_cache_each_step=True),
-                       "cache_kept": hot(empty_cache_each_step=False)}
-    if cuda:
+           "allocators": compare.measure_allocators(dev, size_bytes),
+           "plan": plan_report.plan_report(dev.torch_device, backend=dev.allocator_backend(1 << 30)),
+           "expandable": {"ours": labs.expandable_comparison()},
+           "hot_path": {"clock": f"{dev.source_label} host clock",
+                        "empty_cache_each_step": hot_path.hot_path(dev, empty_cache_each_step=True),
+                        "cache_kept": hot_path.hot_path(dev, empty_cache_each_step=False)}}
+    if dev.torch_device == "cuda":  # experiments on PyTorch's own CUDA allocator: GPU only
         from .graph_pool import cuda_graph_pool_check
         from .torch_expandable import torch_expandable_comparison
         out["expandable"]["torch"] = torch_expandable_comparison()
@@ -84,7 +81,7 @@ def write_recording(result: dict, path: str) -> None:
 
 
 def _cli(a) -> dict:
-    result = run(a.size_bytes, resolve_backend(a.backend))
+    result = run(a.size_bytes, a.backend)
     if a.record:
         write_recording(result, a.record)
     return result

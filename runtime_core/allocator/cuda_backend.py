@@ -121,6 +121,12 @@ class CudaBackend(Backend):
         """The block as a torch.uint8 CUDA tensor (a view: it does not own the memory)."""
         return self._torch.as_tensor(_DeviceBytes(handle + offset_bytes, nbytes), device="cuda")
 
+    def device_buffer(self, block):
+        """The block as a CudaBuffer of float32 (a view over the raw cudaMalloc memory)."""
+        from ..engine.cuda_objects import CudaBuffer
+        raw = self.view(block.segment.handle, block.offset_bytes, block.requested_bytes)
+        return CudaBuffer(raw.view(self._torch.float32))
+
     def current_stream(self):
         return self._torch.cuda.current_stream()
 

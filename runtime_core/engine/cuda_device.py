@@ -13,61 +13,20 @@ import time
 
 import torch
 
-from .kernel_sizing import SizeTable, measure_size_table
+from ..knobs import Backend
+from .cuda_objects import CudaBuffer, CudaEvent, CudaGraph, CudaHostBuffer
+from .device import Device
+from .kernel_sizing import SizeTable, measure_size_table, sleep_cycles_per_us
 from .profiler_trace import trace_region
 
 
-class CudaBuffer:
-    """A float32 CUDA tensor with the attributes executors use: numel, shape, address."""
+class CudaDevice(Device):
+    """The real GPU. Use `CudaDevice.shared()`: the sizing tables are per process."""
 
-    __slots__ = ("t",)
-
-    def __init__(self, t: torch.Tensor):
-        self.t = t
-
-    @property
-    def numel(self) -> int:
-        return self.t.numel()
-
-    @property
-    def shape(self) -> tuple[int, ...]:
-        return tuple(self.t.shape)
-
-    @property
-    def address(self) -> int:
-        return self.t.data_ptr()
-
-
-class CudaEvent:
-    """torch.cuda.Event with the interface's record / query / wait."""
-
-    def __init__(self):
-        self.ev = torch.cuda.Event()
-
-    def record(self, stream=None) -> None:
-        self.ev.record(stream or torch.cuda.current_stream())
-
-    def query(self) -> bool:
-        return self.ev.query()
-
-    def wait(self, stream=None) -> None:
-        (stream or torch.cuda.current_stream()).wait_event(self.ev)
-
-
-class CudaGraph:
-    """A captured torch.cuda.CUDAGraph; replay() is one cudaGraphLaunch."""
-
-    def __init__(self, g: torch.cuda.CUDAGraph):
-        self.g = g
-
-    def replay(self) -> None:
-        self.g.replay()
-
-
-class CudaDevice:
-    """The real GPU. Use `CudaDevice.shared()`: calibration tables are per process."""
-
-    backend = "cuda"
+    backend = Backend.CUDA
+    source_label = "live"
+    deterministic = False
+    torch_device = "cuda"
     _shared: "CudaDevice | None" = None
     _lock = threading.Lock()
 
@@ -80,7 +39,7 @@ class CudaDevice:
         self._sizes: SizeTable | None = None
         self._tax_us: float | None = None
         self._busy_cache: dict[tuple[int, int], float] = {}
-        self._calibration = None
+        self._cycles_per_us: float | None = None
         if in_worker:
             with trace_region():  # the first profile of a process is slow; pay it up front
                 self.launch_chain_kernel(self.new_buffer(1))
@@ -96,7 +55,7 @@ class CudaDevice:
     def host_now_us(self) -> float:
         return time.perf_counter_ns() / 1000.0
 
-    def host_spin(self, us: float) -> None:
+    def host_spin(self, us: float, name: str = "extra host tax") -> None:
         """Busy-wait `us` on the host: extra launch tax as real host work, not a sleep."""
         if us <= 0:
             return
@@ -105,7 +64,7 @@ class CudaDevice:
             while time.perf_counter_ns() < end:
                 pass
             return
-        with torch.profiler.record_function("extra host tax"):
+        with torch.profiler.record_function(name):
             while time.perf_counter_ns() < end:
                 pass
 
@@ -118,6 +77,27 @@ class CudaDevice:
     def reserved_bytes(self) -> int:
         """Bytes PyTorch's caching allocator holds on this GPU (pools included)."""
         return torch.cuda.memory_reserved()
+
+    def allocated_bytes(self) -> int:
+        return torch.cuda.memory_allocated()
+
+    def allocator_backend(self, capacity_bytes: int):
+        from ..allocator.cuda_backend import CudaBackend
+        return CudaBackend(capacity_bytes)
+
+    def new_host_buffer(self, numel: int, pinned: bool) -> CudaHostBuffer:
+        return CudaHostBuffer(numel, pinned)
+
+    def copy_from_host(self, dst: CudaBuffer, src: CudaHostBuffer) -> None:
+        """non_blocking upload: from pinned memory a DMA the host only enqueues; from pageable
+        memory the driver stages the bytes and the host waits."""
+        n = src.numel
+        if dst.numel < n:
+            raise ValueError(f"upload of {n} elements into a buffer of {dst.numel}")
+        (dst.t if dst.numel == n else dst.t[:n]).copy_(src.t, non_blocking=True)
+
+    def item(self, buf: CudaBuffer) -> float:
+        return float(buf.t[0].item())
 
     def sizes(self) -> SizeTable:
         if self._sizes is None:
@@ -166,6 +146,13 @@ class CudaDevice:
     # ---- kernels and copies -------------------------------------------------------------
     def launch_chain_kernel(self, buf: CudaBuffer) -> None:
         buf.t.add_(1.0)
+
+    def launch_busy_kernel(self, us: float) -> None:
+        """torch.cuda._sleep: a kernel that spins for a number of GPU clock cycles, converted
+        from µs with a rate measured once on this GPU (kernel_sizing.sleep_cycles_per_us)."""
+        if self._cycles_per_us is None:
+            self._cycles_per_us = sleep_cycles_per_us(self)
+        torch.cuda._sleep(max(1, int(us * self._cycles_per_us)))
 
     def copy(self, dst: CudaBuffer, src: CudaBuffer) -> None:
         """dst[:src.numel] = src, a device-to-device cudaMemcpyAsync."""
@@ -221,13 +208,6 @@ class CudaDevice:
             self._busy_cache[key] = self.sizes().time_chain_us(self, n, numel)
         return self._busy_cache[key]
 
-    def calibration(self):
-        """The calibrated model's constants for this GPU (measured once, see calibrate.py)."""
-        if self._calibration is None:
-            from ..model.calibrate import calibrate
-            self._calibration = calibrate(self)
-        return self._calibration
-
     _worker = None
 
     def trace_step(self, spec: dict):
@@ -247,6 +227,24 @@ class CudaDevice:
 
     @contextlib.contextmanager
     def trace(self, warmup=None):
-        """Profile the enclosed region with torch.profiler; yields a Trace filled on exit."""
+        """Profile the enclosed region with torch.profiler; yields a Trace filled on exit.
+        Use it in the trace worker only: see trace_worker.py for why."""
         with trace_region(warmup) as tr:
             yield tr
+
+    def trace_inline(self, fn):
+        """Profiling this process would slow every later launch in it: run `fn` untraced."""
+        fn()
+        return None
+
+    # ---- what the device is --------------------------------------------------------------
+    def known_constants(self):
+        """A real GPU's constants are not known: calibrate() measures them."""
+        return None
+
+    def describe(self) -> dict:
+        return {"kernel_size_table": self.sizes().as_dict()}
+
+    def use_sizing(self, table: dict | None) -> None:
+        if table:
+            self._sizes = SizeTable(table["numels"], table["us"])

@@ -1,21 +1,24 @@
-"""The device interface that every executor talks to, and `get_device()` to pick a backend.
+"""The device contract every layer above talks to, and `get_device()` to pick one.
 
-Two peers implement it: `SimDevice` (a discrete-event simulator on a virtual clock) and
-`CudaDevice` (torch.cuda on a real GPU). Executors never ask which one they drive.
+Two peers implement it in full: `SimDevice` (sim_device.py, a discrete-event GPU on a virtual
+clock) and `CudaDevice` (cuda_device.py, torch.cuda on a real GPU). Nothing outside those two
+files asks which one it drives: executors, measure(), calibration, the labs and the allocator
+comparison are written once against `Device`. As in tinygrad's device.py, the hooks below are
+abstract (a peer that lacks one fails loudly at construction), and policy lives above them.
 
-A backend provides:
-    buffers    new_buffer(numel), numel_for_work(work_us), read(buf) -> list of floats
-    kernels    launch_chain_kernel(buf): one GPU kernel that reads buf and writes buf + 1
-               copy(dst, src): a device-to-device copy (a helper call, counted apart)
-    streams    new_stream(), use_stream(s) (a context manager), current_stream()
-    events     new_event() -> Event with record(stream), query() and wait(stream)
-    sync       synchronize(): the host waits until every stream is idle
-    graphs     capture(fn, pool) -> Graph with replay(); new_pool()
-    host       host_spin(us): real host work (extra tax); host_now_us(): the host clock
-    tracing    trace(): a context manager yielding a Trace of spans and API-call counts
+A peer also declares what it is, for labels and records only (never branch on them):
+    name          "NVIDIA H200", "SimDevice (simulated)"
+    backend       Backend.CUDA or Backend.SIM (written into recordings)
+    source_label  "live" or "simulated": what a page shows beside a number from this device
+and two facts that change *how* a measurement is made, not what it runs:
+    deterministic   every run gives the same answer, so one timing pass is enough
+    torch_device    where torch tensors of this device's models live ("cuda"; the simulator
+                    has no tensor memory, so torch models beside it run on "cpu")
 """
 from __future__ import annotations
 
+import contextlib
+from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 
 from ..errors import NoCudaDevice
@@ -31,11 +34,16 @@ SYNC_CALLS = ("cudaDeviceSynchronize", "cudaStreamSynchronize")
 
 @dataclass
 class Trace:
-    """What one traced region did: timeline spans (µs from the region's start) and API-call counts."""
+    """What one traced region did: timeline spans (µs from the region's start) and API-call counts.
+
+    `host_free_us` is when the host finished dispatching, where the device knows it without
+    disturbing the host (the simulator does; a profiler inflates host spans, so CUDA leaves None).
+    """
 
     spans: list[Span] = field(default_factory=list)
     counts: dict[str, int] = field(default_factory=dict)
     chrome_trace: dict | None = None
+    host_free_us: float | None = None
 
     def count(self, names) -> int:
         if isinstance(names, str):
@@ -57,6 +65,167 @@ class Trace:
 
     def kernel_busy_us(self) -> float:
         return sum(s.dur_us for s in self.spans if s.lane == "gpu" and s.kind == "kernel")
+
+
+class Device(ABC):
+    """The operations a runtime needs from a GPU, in µs and elements of float32.
+
+    Buffers are opaque handles with `.numel`, `.shape` and `.address`; streams and events are
+    the peer's own objects; a graph has `replay()`.
+    """
+
+    name: str
+    backend: Backend
+    source_label: str
+    deterministic: bool
+    torch_device: str
+
+    # ---- buffers ---------------------------------------------------------------------------
+    @abstractmethod
+    def new_buffer(self, numel: int):
+        """A device buffer of `numel` float32 values from the framework's (caching) allocator."""
+
+    @abstractmethod
+    def fill(self, buf, value: float) -> None:
+        """Set every element of `buf` to `value`: a kernel on the current stream."""
+
+    @abstractmethod
+    def read(self, buf) -> list[float]:
+        """The values of `buf` on the host (waits for all queued work first)."""
+
+    @abstractmethod
+    def item(self, buf) -> float:
+        """The first value of `buf` on the host, like `tensor.item()`: a device-to-host copy on
+        the current stream, and the host waits for that stream to reach it."""
+
+    @abstractmethod
+    def view_prefix(self, buf, numel: int):
+        """The first `numel` elements of `buf`, sharing its memory and address."""
+
+    @abstractmethod
+    def numel_for_work(self, work_us: float) -> int:
+        """Elements that make one chain kernel take about `work_us` on this device."""
+
+    @abstractmethod
+    def chain_busy_us(self, n: int, numel: int) -> float:
+        """GPU busy time of `n` chain kernels over `numel` elements, µs (timed in bulk)."""
+
+    @abstractmethod
+    def reserved_bytes(self) -> int:
+        """Bytes the framework's allocator holds from the device (pools included)."""
+
+    @abstractmethod
+    def allocated_bytes(self) -> int:
+        """Bytes of live buffers handed out by the framework's allocator."""
+
+    @abstractmethod
+    def allocator_backend(self, capacity_bytes: int):
+        """An allocator.Backend over this device's raw malloc/free (cudaMalloc on a GPU), for
+        our own CachingPool: each segment it reserves is one real (or simulated) driver call."""
+
+    @abstractmethod
+    def new_host_buffer(self, numel: int, pinned: bool):
+        """A host buffer of `numel` float32 values: pinned (page-locked) or pageable."""
+
+    @abstractmethod
+    def copy_from_host(self, dst, src) -> None:
+        """Upload `src` (a host buffer) into `dst` on the current stream. From pinned memory the
+        host only enqueues a DMA; from pageable memory the host stages the bytes and waits."""
+
+    # ---- kernels and copies ----------------------------------------------------------------
+    @abstractmethod
+    def launch_chain_kernel(self, buf) -> None:
+        """One kernel on the current stream: buf += 1 (costs the launch tax on the host)."""
+
+    @abstractmethod
+    def launch_busy_kernel(self, us: float) -> None:
+        """One kernel that keeps the GPU busy for about `us` and touches no buffer."""
+
+    @abstractmethod
+    def copy(self, dst, src) -> None:
+        """dst[:src.numel] = src on the current stream (a device-to-device cudaMemcpyAsync)."""
+
+    # ---- streams, events, sync -------------------------------------------------------------
+    @abstractmethod
+    def new_stream(self):
+        """A new stream: a FIFO queue of GPU work."""
+
+    @abstractmethod
+    def current_stream(self):
+        """The stream launches go to now."""
+
+    @abstractmethod
+    def use_stream(self, stream) -> contextlib.AbstractContextManager:
+        """A context manager that makes `stream` current."""
+
+    @abstractmethod
+    def wait_stream(self, waiter, producer) -> None:
+        """Make `waiter` wait for everything enqueued on `producer` so far (no host blocking)."""
+
+    @abstractmethod
+    def new_event(self):
+        """An event with record(stream), query() and wait(stream)."""
+
+    @abstractmethod
+    def synchronize(self) -> None:
+        """The host waits until every stream is idle."""
+
+    # ---- graphs ----------------------------------------------------------------------------
+    @abstractmethod
+    def new_pool(self):
+        """A private memory pool: graphs captured into it keep stable addresses on replay."""
+
+    @abstractmethod
+    def capture(self, fn, pool=None, stream=None):
+        """Record the launches `fn` makes on `stream` into a graph, without running them.
+        Callers warm `fn` up first and order the streams: see engine/capture.py."""
+
+    # ---- the host --------------------------------------------------------------------------
+    @abstractmethod
+    def host_now_us(self) -> float:
+        """The host clock, µs (virtual on the simulator)."""
+
+    @abstractmethod
+    def host_spin(self, us: float, name: str = "extra host tax") -> None:
+        """Spend `us` of real host work (the extra-tax knob); `name` labels it in a trace."""
+
+    @abstractmethod
+    def measure_tax(self) -> float:
+        """Measure the host cost of one chain-kernel launch now, µs, and keep it."""
+
+    @abstractmethod
+    def intrinsic_tax_us(self) -> float:
+        """The launch tax of the latest measurement (measured once if never), µs."""
+
+    # ---- tracing ---------------------------------------------------------------------------
+    @abstractmethod
+    def trace(self, warmup=None) -> contextlib.AbstractContextManager:
+        """Trace the enclosed region in this process; yields a Trace filled on exit."""
+
+    @abstractmethod
+    def trace_step(self, spec: dict) -> Trace:
+        """Trace one chain step described by `spec` (measure.trace_spec), wherever this device
+        can do so without slowing later measurements (CUDA: a worker process)."""
+
+    @abstractmethod
+    def trace_inline(self, fn) -> Trace | None:
+        """Run `fn` and return its Trace if this device can trace in-process for free; else run
+        it untraced and return None (profiling a CUDA process slows its later launches)."""
+
+    # ---- what the device is ----------------------------------------------------------------
+    @abstractmethod
+    def known_constants(self):
+        """The model Constants this device is built from, if it knows them (the simulator
+        does); None where they must be measured (calibrate)."""
+
+    @abstractmethod
+    def describe(self) -> dict:
+        """Facts for a recording's meta (the simulator's parameters, a GPU's kernel-size table)."""
+
+    @abstractmethod
+    def use_sizing(self, table: dict | None) -> None:
+        """Size chain kernels with a recording's kernel-size table (no-op where sizing is a
+        parameter), so a re-trace uses the buffers a recording was timed with."""
 
 
 def cuda_available() -> bool:
@@ -83,7 +252,7 @@ def resolve_backend(name: str) -> Backend:
     return backend
 
 
-def get_device(backend: str = "auto", **sim_params):
+def get_device(backend: str = "auto", **sim_params) -> Device:
     """Return a device: "cuda", "sim", or "auto" (CUDA if torch.cuda works, else the simulator).
 
     Args:

@@ -7,11 +7,38 @@
     GraphExecutor    warm up, capture once, replay from then on (see graph_executor.py).
 
 `run(x)` performs one step on input buffer x, ends with the host synchronized, and returns
-the output buffer. `last` describes what the step did (path taken, graph validity).
+the output buffer. `last` is a StepInfo: which path the step took and whether a graph was valid.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+from enum import StrEnum
+
+from ..knobs import Mode
 from .workload import ChainWorkload
+
+
+class StepPath(StrEnum):
+    """What one step did."""
+
+    EAGER = "eager"                        # blocking dispatch
+    STREAMS = "streams"                    # asynchronous dispatch
+    FIRST_CALL = "first call (streams)"    # graph mode, before any capture: the real run
+    REPLAY = "replay"                      # graph mode: one replay of a captured graph
+    CAPTURE_REPLAY = "capture+replay"      # graph mode: capture for this shape, then replay
+    FALLBACK = "fallback (guard miss)"     # graph mode: the shape missed; dispatched without it
+
+
+@dataclass(frozen=True)
+class StepInfo:
+    """How the last step ran. `graph_valid` is False when a captured graph could not serve it."""
+
+    path: StepPath
+    graph_valid: bool = True
+
+    @property
+    def replayed(self) -> bool:
+        return self.path in (StepPath.REPLAY, StepPath.CAPTURE_REPLAY)
 
 
 class Executor:
@@ -23,7 +50,7 @@ class Executor:
         self.dev = dev
         self.workload = workload
         self.extra_tax_us = extra_tax_us
-        self.last: dict = {}
+        self.last: StepInfo | None = None
 
     def _spin(self) -> None:
         self.dev.host_spin(self.extra_tax_us)
@@ -35,7 +62,7 @@ class Executor:
 class EagerExecutor(Executor):
     """Blocking dispatch: N × (launch, synchronize)."""
 
-    mode = "eager"
+    mode = Mode.EAGER
 
     def run(self, x):
         launch, sync, spin = self.dev.launch_chain_kernel, self.dev.synchronize, self.dev.host_spin
@@ -45,30 +72,29 @@ class EagerExecutor(Executor):
                 spin(extra)
             launch(x)
             sync()
-        self.last = {"path": "eager", "graph_valid": True}
+        self.last = StepInfo(StepPath.EAGER)
         return x
 
 
 class StreamsExecutor(Executor):
     """Asynchronous dispatch on the current stream: N launches, then one synchronize."""
 
-    mode = "streams"
+    mode = Mode.STREAMS
 
     def run(self, x):
         self.workload.launch(self.dev, x, before_each=self._spin if self.extra_tax_us else None)
         self.dev.synchronize()
-        self.last = {"path": "streams", "graph_valid": True}
+        self.last = StepInfo(StepPath.STREAMS)
         return x
 
 
 def make_executor(mode: str, dev, workload: ChainWorkload, extra_tax_us: float = 0.0,
                   policy: str = "fallback", **graph_options) -> Executor:
     """Build the executor for `mode` ("eager", "streams", "graph")."""
-    if mode == "eager":
+    mode = Mode(mode)
+    if mode == Mode.EAGER:
         return EagerExecutor(dev, workload, extra_tax_us)
-    if mode == "streams":
+    if mode == Mode.STREAMS:
         return StreamsExecutor(dev, workload, extra_tax_us)
-    if mode == "graph":
-        from .graph_executor import GraphExecutor
-        return GraphExecutor(dev, workload, extra_tax_us, policy=policy, **graph_options)
-    raise ValueError(f"mode must be eager, streams or graph, got {mode!r}")
+    from .graph_executor import GraphExecutor
+    return GraphExecutor(dev, workload, extra_tax_us, policy=policy, **graph_options)

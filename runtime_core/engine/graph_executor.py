@@ -5,7 +5,9 @@ first copies the request's input into the graph's *static* input buffer (a fresh
 at another address, and the graph would read stale memory), and a request whose shape differs
 from the captured one cannot replay at all. What happens then is the policy:
 
-    fallback   dispatch this call eagerly (blocking, like the widget's eager); graph_valid = False
+    fallback   dispatch this call without the graph, asynchronously (the streams executor), as
+               PyTorch does when a captured region can't serve an input; graph_valid = False.
+               (The seed's textbook widget snaps back to *eager*; the textbook model keeps that.)
     recapture  warm up and capture a graph for the new shape, kept in an LRU cache of
                `cache_size` graphs: with shapes that keep changing this is a capture storm
     bucket     pad the input up to a bucket size (a power of two) that has a graph; the padded
@@ -16,8 +18,9 @@ from __future__ import annotations
 from collections import OrderedDict
 from dataclasses import dataclass, field
 
+from ..knobs import Mode, Policy
 from .capture import warm_up_and_capture
-from .executors import EagerExecutor, Executor
+from .executors import Executor, StepInfo, StepPath, StreamsExecutor
 from .workload import ChainWorkload
 
 
@@ -85,31 +88,40 @@ class GraphExecutor(Executor):
         cache_size: how many captured graphs the LRU cache holds (recapture and bucket).
     """
 
-    mode = "graph"
+    mode = Mode.GRAPH
 
     def __init__(self, dev, workload: ChainWorkload, extra_tax_us: float = 0.0,
                  policy: str = "fallback", cache_size: int = 4):
         super().__init__(dev, workload, extra_tax_us)
-        if policy not in ("fallback", "recapture", "bucket"):
-            raise ValueError(f"policy must be fallback, recapture or bucket, got {policy!r}")
         if cache_size < 1:
             raise ValueError("cache_size must be at least 1")
-        self.policy = policy
+        self.policy = Policy(policy)
         self.cache_size = cache_size
         self.cache: OrderedDict[int, Captured] = OrderedDict()
         self.pool = dev.new_pool()  # one private pool: captured buffers keep stable addresses
         self.stats = GraphStats()
         self._calls_seen: dict[int, int] = {}
-        self._eager_executor = EagerExecutor(dev, workload, extra_tax_us)
+        self._fallback = StreamsExecutor(dev, workload, extra_tax_us)
 
     # ---- the three phases ---------------------------------------------------------------
     def prepare(self, x) -> Captured:
         """Warm up and capture a graph for x's shape now (what a server does before traffic).
         With the bucket policy the graph is captured at x's bucket size, the size it will serve."""
         self.stats.shapes_seen.add(x.numel)
-        if self.policy == "bucket":
+        if self.policy == Policy.BUCKET:
             return self._capture(bucket_numel(x.numel))
         return self._capture(x.numel, x)
+
+    def static_input(self, numel: int | None = None):
+        """The captured input buffer for `numel` elements (the only graph's, if None): the
+        zero-copy path writes the next request straight into it, and `run(that buffer)`
+        replays with no copy. Raises LookupError when no graph serves that size."""
+        if numel is None and len(self.cache) == 1:
+            return next(iter(self.cache.values())).static_in
+        key = bucket_numel(numel) if (numel is not None and self.policy == Policy.BUCKET) else numel
+        if key not in self.cache:
+            raise LookupError(f"no captured graph for {numel} elements; call prepare() first")
+        return self.cache[key].static_in
 
     def _capture(self, numel: int, like=None) -> Captured:
         t0 = self.dev.host_now_us()
@@ -146,24 +158,24 @@ class GraphExecutor(Executor):
         with the bucket policy its first x.numel elements)."""
         self.stats.shapes_seen.add(x.numel)
         self.stats.useful_elems += x.numel
-        key = bucket_numel(x.numel) if self.policy == "bucket" else x.numel
+        key = bucket_numel(x.numel) if self.policy == Policy.BUCKET else x.numel
         entry = self.cache.get(key)
         if entry is not None:
             self.stats.hits += 1
             self.cache.move_to_end(key)
             self.stats.padded_elems += key - x.numel
-            self.last = {"path": "replay", "graph_valid": True}
+            self.last = StepInfo(StepPath.REPLAY)
             out = self._replay(entry, x)
             return out if key == x.numel else self.dev.view_prefix(out, x.numel)
         self.stats.misses += 1
-        if self.policy == "fallback":
+        if self.policy == Policy.FALLBACK:
             if self.cache:  # a graph exists, but for another shape: the guard missed
-                return self._eager(x, valid=False)
-            if self._bump(key) < 2:  # phase 1: the first call at a shape runs eagerly
-                return self._eager(x, valid=True)
+                return self._without_graph(x, valid=False)
+            if self._bump(key) < 2:  # phase 1: the first call at a shape runs for real
+                return self._without_graph(x, valid=True)
         entry = self._capture(key)  # phase 2 (or a recapture / a new bucket): capture, then replay
         self.stats.padded_elems += key - x.numel
-        self.last = {"path": "capture+replay", "graph_valid": True}
+        self.last = StepInfo(StepPath.CAPTURE_REPLAY)
         out = self._replay(entry, x)
         return out if key == x.numel else self.dev.view_prefix(out, x.numel)
 
@@ -171,11 +183,11 @@ class GraphExecutor(Executor):
         self._calls_seen[key] = self._calls_seen.get(key, 0) + 1
         return self._calls_seen[key]
 
-    def _eager(self, x, valid: bool):
+    def _without_graph(self, x, valid: bool):
         # Guard miss with the fallback policy: the recording can't serve this shape, so the
-        # runtime dispatches kernel by kernel, blocking, exactly like the widget's eager mode.
-        # (On the very first call, before any capture, this is the warm-up run: still valid.)
+        # runtime dispatches it the normal way, launch by launch and asynchronously, as PyTorch
+        # does. (On the very first call, before any capture, this is the real run: still valid.)
         self.stats.fallbacks += 0 if valid else 1
-        self._eager_executor.run(x)
-        self.last = {"path": "eager" if valid else "eager fallback (guard miss)", "graph_valid": valid}
+        self._fallback.run(x)
+        self.last = StepInfo(StepPath.FIRST_CALL if valid else StepPath.FALLBACK, graph_valid=valid)
         return x

@@ -1,10 +1,21 @@
 """SimDevice: a simulated GPU that is a real peer of CudaDevice, on a virtual clock.
 
-The host side is a clock that API calls advance (a launch costs `tax_us` of host time, a
-synchronize waits for the GPU). The GPU side is `SimEngine`. Driver calls are counted by
-counting this class's own API calls, so they are never assumed. Buffers hold real numbers
-(numpy), so a replayed graph really reads its captured buffers: a stale input shows up as a
-wrong answer here as it does on a GPU.
+The host side is a clock that API calls advance; the GPU side is `SimEngine`. Driver calls are
+counted by counting this class's own API calls, so they are never assumed. Buffers hold real
+numbers (numpy), so a replayed graph really reads its captured buffers: a stale input shows up
+as a wrong answer here as it does on a GPU. Every op also goes through the RaceDetector.
+
+The rules, with the names of runtime_core.constants.Constants (µs):
+    launch        the host pays the tax t; the kernel may start when the call returns
+    kernel        runs max(work, kernel_floor); a launched kernel starts no sooner than
+                  stream_gap after the previous kernel of its stream ended
+    synchronize   returns sync after the GPU went idle, and never sooner than eager_floor
+                  after the latest launch began (a launch+sync round trip has a floor)
+    graph replay  the host pays graph_launch (plus graph_upload on a graph's first replay);
+                  the first node may start fixed (L) after the call returns; nodes run
+                  node_gap apart
+    copies        a device copy moves one chain kernel's bytes; uploads take their measured
+                  time per MiB, and from pageable memory the host waits for them
 
 Nothing here imports the analytic model's formulas: the simulator simulates, the model
 predicts. They share only the names of the machine's costs (runtime_core.constants).
@@ -12,163 +23,94 @@ predicts. They share only the names of the machine's costs (runtime_core.constan
 from __future__ import annotations
 
 import contextlib
-import itertools
-import time
-from collections import Counter
 import dataclasses
-from dataclasses import dataclass
-
-import numpy as np
+import weakref
+from collections import Counter
 
 from ..constants import Constants
-from ..errors import UsageError
-from .device import Trace
+from ..knobs import Backend
 from ..result import Span
+from .device import Device, Trace
+from .race_detector import RaceDetector
 from .sim_engine import SimEngine, SimOp, SimStream
+from .sim_objects import SimBuffer, SimEvent, SimGraph, SimHostBuffer
+from .sim_params import SimParams
+
+MiB = 1 << 20
 
 
-# The simulated machine's own costs come in the model's Constants type (one set of names for
-# both), with the graph step's static-input copy switched on: GraphExecutor always copies in.
-SIM_MACHINE = Constants(static_copy=True, source="SimDevice parameters")
+class SimDevice(Device):
+    """The simulated GPU. See SimParams for its constants and the module docstring for its rules."""
 
+    backend = Backend.SIM
+    source_label = "simulated"
+    deterministic = True
+    torch_device = "cpu"
 
-@dataclass(frozen=True)
-class SimParams:
-    """Physical constants of the simulated machine, µs unless named otherwise.
-
-    Args:
-        tax_us: host cost of one kernel launch call (seed §6 default: 6).
-        machine: the named costs shared with the model (sync_us, graph_launch_us, node_gap_us,
-            kernel_floor_us, ...); see runtime_core.constants.Constants.
-        queue_depth: launches a stream holds before an enqueue blocks the host (CUDA: 1024).
-        elems_per_us: elements a chain kernel processes per µs; sets kernel time from size.
-        capture_us_per_node: host cost of recording and instantiating one graph node.
-    """
-
-    tax_us: float = 6.0
-    machine: Constants = SIM_MACHINE
-    queue_depth: int = 1024
-    elems_per_us: float = 1000.0
-    capture_us_per_node: float = 1.0
-
-    @classmethod
-    def of(cls, **params) -> "SimParams":
-        """SimParams from flat keywords: Constants fields (sync_us=...) go into `machine`."""
-        consts = {k: params.pop(k) for k in list(params) if k in Constants.__dataclass_fields__}
-        unknown = set(params) - set(cls.__dataclass_fields__)
-        if unknown:
-            raise UsageError(f"unknown simulator parameter(s): {', '.join(sorted(unknown))}")
-        machine = dataclasses.replace(params.pop("machine", SIM_MACHINE), **consts)
-        return cls(machine=machine, **params)
-
-
-class SimBuffer:
-    """A device buffer of float32 values with a stable fake address."""
-
-    _addresses = itertools.count(0x7F0000000000, 1 << 21)
-
-    def __init__(self, numel: int):
-        self.data = np.zeros(numel, dtype=np.float32)
-        self.address = next(SimBuffer._addresses)
-
-    @property
-    def shape(self) -> tuple[int, ...]:
-        return self.data.shape
-
-    @property
-    def numel(self) -> int:
-        return int(self.data.size)
-
-
-class _Recording:
-    """One record() of an event: done when its marker finishes. A wait binds to one recording,
-    as cudaStreamWaitEvent waits for the work captured by the most recent record at call time."""
-
-    def __init__(self):
-        self.done_at: float | None = None
-
-    def complete(self, t: float) -> None:
-        self.done_at = t
-
-    def done_by(self, t: float) -> bool:
-        return self.done_at is not None and self.done_at <= t
-
-
-class SimEvent:
-    """An event: completes when the marker of its latest record() finishes on its stream."""
-
-    def __init__(self, dev: "SimDevice"):
-        self._dev = dev
-        self._latest: _Recording | None = None  # never recorded: complete, as in CUDA
-
-    def record(self, stream: SimStream | None = None) -> None:
-        self._latest = rec = _Recording()
-        self._dev._enqueue(stream or self._dev.current_stream(), "marker", "event", 0.0, None,
-                           on_done=rec.complete, api="cudaEventRecord", host_cost=0.0)
-
-    def done_by(self, t: float) -> bool:
-        return self._latest is None or self._latest.done_by(t)
-
-    def query(self) -> bool:
-        self._dev.engine.run_until(self._dev.host_us)
-        return self.done_by(self._dev.host_us)
-
-    def wait(self, stream: SimStream | None = None) -> None:
-        """Make `stream` wait for this event (cudaStreamWaitEvent): no host blocking."""
-        waits = [self._latest] if self._latest is not None else []
-        self._dev._enqueue(stream or self._dev.current_stream(), "marker", "wait", 0.0, None,
-                           waits=waits, api="cudaStreamWaitEvent", host_cost=0.0)
-
-
-class SimGraph:
-    """A recorded list of nodes; replay submits them all with one call."""
-
-    def __init__(self, dev: "SimDevice", nodes: list):
-        self._dev, self.nodes = dev, nodes
-
-    def replay(self) -> None:
-        self._dev._replay(self)
-
-
-class SimDevice:
-    """The simulated GPU. See SimParams for its constants."""
-
-    backend = "sim"
-
-    def __init__(self, params: SimParams | None = None):
+    def __init__(self, params: SimParams | None = None, raise_on_race: bool = True):
         self.params = params or SimParams()
         self.name = "SimDevice (simulated)"
-        self.engine = SimEngine()
+        self.engine = SimEngine(stream_gap_us=self.params.machine.stream_gap_us)
+        self.races = RaceDetector(raise_on_race)
         self.host_us = 0.0
         self.counts: Counter = Counter()
         self.host_spans: list[Span] = []
         self._default = self.engine.new_stream()
         self._current = self._default
         self._capture: list | None = None
-        self._allocated_elems = 0
+        self._allocated_bytes = 0
+        self._reserved_bytes = 0
+        self._last_launch_us: float | None = None  # host time the latest launch call began
+        self._tax_us: float | None = None
 
-    # ---- clocks -------------------------------------------------------------------------
+    # ---- the host ---------------------------------------------------------------------------
     def host_now_us(self) -> float:
         return self.host_us
 
-    def host_spin(self, us: float) -> None:
-        """Spend `us` of host time (the extra tax knob)."""
+    def host_spin(self, us: float, name: str = "extra host tax") -> None:
+        """Spend `us` of host time (the extra tax knob, or a priced host call named `name`)."""
         if us > 0:
-            self._host_span("spin", "extra host tax", us)
+            self._host_span("spin", name, us)
 
     def _host_span(self, kind: str, name: str, dur: float) -> None:
         self.host_spans.append(Span("cpu", kind, name, self.host_us, self.host_us + dur))
         self.host_us += dur
 
+    def measure_tax(self) -> float:
+        """Host µs per launch over a batch of 200 launches, on the virtual clock (= tax_us)."""
+        x = self.new_buffer(1)
+        self.synchronize()
+        t0 = self.host_us
+        for _ in range(200):
+            self.launch_chain_kernel(x)
+        self._tax_us = (self.host_us - t0) / 200
+        self.synchronize()
+        return self._tax_us
+
+    def intrinsic_tax_us(self) -> float:
+        return self._tax_us if self._tax_us is not None else self.measure_tax()
+
     # ---- buffers ------------------------------------------------------------------------
     def new_buffer(self, numel: int) -> SimBuffer:
-        self.counts["cudaMalloc"] += 1
-        self._allocated_elems += int(numel)
-        return SimBuffer(int(numel))
+        buf = SimBuffer(int(numel))
+        nbytes = 4 * int(numel)
+        self._allocated_bytes += nbytes
+        self._reserved_bytes = max(self._reserved_bytes, self._allocated_bytes)  # a cache keeps its peak
+        weakref.finalize(buf, self._release, nbytes)
+        return buf
+
+    def _release(self, nbytes: int) -> None:
+        self._allocated_bytes -= nbytes
 
     def reserved_bytes(self) -> int:
-        """Bytes of every buffer this device has handed out (float32)."""
-        return 4 * self._allocated_elems
+        return self._reserved_bytes
+
+    def allocated_bytes(self) -> int:
+        return self._allocated_bytes
+
+    def allocator_backend(self, capacity_bytes: int):
+        from ..allocator.backends import HostArenaBackend
+        return HostArenaBackend(capacity_bytes, device=self, driver_call_us=self.params.driver_call_us)
 
     def numel_for_work(self, work_us: float) -> int:
         return max(1, int(round(work_us * self.params.elems_per_us)))
@@ -177,27 +119,53 @@ class SimDevice:
         return max(self.params.machine.kernel_floor_us, numel / self.params.elems_per_us)
 
     def chain_busy_us(self, n: int, numel: int) -> float:
-        """GPU busy time of a chain of n kernels over `numel` elements, µs."""
-        return n * self.kernel_us(numel)
-
-    def intrinsic_tax_us(self) -> float:
-        """Host cost of one launch on this device (a parameter here, measured on CUDA)."""
-        return self.params.tax_us
+        """GPU time of n chain kernels back to back in a graph: n·w + (n−1)·node gap."""
+        return n * self.kernel_us(numel) + (n - 1) * self.params.machine.node_gap_us
 
     def read(self, buf: SimBuffer) -> list[float]:
         self.synchronize()
         return buf.data.tolist()
 
+    def item(self, buf: SimBuffer) -> float:
+        seen = {}
+
+        def effect(b=buf):
+            seen["v"] = float(b.data[0])
+        stream = self._current
+        self._enqueue(stream, "copy", "memcpy DtoH (item)", self.kernel_us(1), effect,
+                      api="cudaMemcpyAsync", host_cost=self.params.tax_us, reads=(buf.address,))
+        self._wait_for(stream, "cudaStreamSynchronize")
+        return seen["v"]
+
     def view_prefix(self, buf: SimBuffer, numel: int) -> SimBuffer:
-        """The first `numel` elements of buf, sharing its memory and address."""
-        view = SimBuffer.__new__(SimBuffer)
-        view.data, view.address = buf.data[:numel], buf.address
-        return view
+        return SimBuffer.view_of(buf.data[:numel], buf.address)
 
     def fill(self, buf: SimBuffer, value: float) -> None:
-        buf.data[:] = value
+        def effect(b=buf, v=value):
+            b.data[:] = v
+        self._enqueue(self._current, "kernel", "fill", self.kernel_us(buf.numel), effect,
+                      api="cudaLaunchKernel", host_cost=self.params.tax_us, writes=(buf.address,))
 
-    # ---- streams and events -------------------------------------------------------------
+    def new_host_buffer(self, numel: int, pinned: bool) -> SimHostBuffer:
+        return SimHostBuffer(int(numel), pinned)
+
+    def copy_from_host(self, dst: SimBuffer, src: SimHostBuffer) -> None:
+        """Pinned: an async DMA on the current stream. Pageable: the host stages the bytes and
+        returns only when the copy is done."""
+        if dst.numel < src.numel:
+            raise ValueError(f"upload of {src.numel} elements into a buffer of {dst.numel}")
+        mib = 4 * src.numel / MiB
+        per = self.params.h2d_pinned_us_per_mib if src.pinned else self.params.h2d_pageable_us_per_mib
+
+        def effect(d=dst, s=src):
+            d.data[: s.numel] = s.data
+        stream = self._current
+        self._enqueue(stream, "copy", "memcpy HtoD", mib * per, effect, api="cudaMemcpyAsync",
+                      host_cost=self.params.tax_us, writes=(dst.address,))
+        if not src.pinned:
+            self._wait_for(stream, None, span=("blocked", "pageable HtoD copy (host staging)"))
+
+    # ---- streams, events, sync ------------------------------------------------------------
     def new_stream(self) -> SimStream:
         return self.engine.new_stream()
 
@@ -216,19 +184,39 @@ class SimDevice:
         return SimEvent(self)
 
     def wait_stream(self, waiter: SimStream, producer: SimStream) -> None:
-        """Make `waiter` wait for everything enqueued on `producer` so far (no host blocking)."""
         ev = SimEvent(self)
         ev.record(producer)
         ev.wait(waiter)
 
     def synchronize(self) -> None:
-        """Block the host until every stream is idle, then pay `sync_us`."""
+        """Block the host until every stream is idle; return after the sync round trip s, and
+        never sooner than the eager floor f after the latest launch began."""
         self.counts["cudaDeviceSynchronize"] += 1
         start = self.host_us
         self.engine.run_until(self.host_us)
         idle_at = self.engine.run_while(lambda: not self.engine.all_idle())
-        self.host_us = max(self.host_us, idle_at) + self.params.machine.sync_us
+        self.host_us = self._after_sync(idle_at)
+        self.races.host_waited_for_all()
         self.host_spans.append(Span("cpu", "sync", "cudaDeviceSynchronize", start, self.host_us))
+
+    def _after_sync(self, idle_at: float) -> float:
+        m = self.params.machine
+        done = max(self.host_us, idle_at) + m.sync_us
+        if self._last_launch_us is not None:
+            done = max(done, self._last_launch_us + m.eager_floor_us)
+            self._last_launch_us = None
+        return done
+
+    def _wait_for(self, stream: SimStream, api: str | None, span=("sync", "cudaStreamSynchronize")) -> None:
+        """The host waits until `stream` is idle (a stream sync, a pageable copy, item())."""
+        if api:
+            self.counts[api] += 1
+        start = self.host_us
+        self.engine.run_until(self.host_us)
+        idle_at = self.engine.run_while(lambda: not stream.idle)
+        self.host_us = self._after_sync(idle_at) if api else max(self.host_us, idle_at)
+        self.races.host_waited_for(self.races.clock_of(stream.sid))
+        self.host_spans.append(Span("cpu", span[0], span[1], start, self.host_us))
 
     # ---- kernels and copies -------------------------------------------------------------
     def launch_chain_kernel(self, buf: SimBuffer) -> None:
@@ -236,28 +224,40 @@ class SimDevice:
         def effect(b=buf):
             b.data += 1.0
         self._enqueue(self._current, "kernel", "chain_add", self.kernel_us(buf.numel), effect,
+                      api="cudaLaunchKernel", host_cost=self.params.tax_us,
+                      reads=(buf.address,), writes=(buf.address,))
+
+    def launch_busy_kernel(self, us: float) -> None:
+        self._enqueue(self._current, "kernel", "busy", max(us, self.params.machine.kernel_floor_us), None,
                       api="cudaLaunchKernel", host_cost=self.params.tax_us)
 
     def copy(self, dst: SimBuffer, src: SimBuffer) -> None:
         """dst[:src.numel] = src: a cudaMemcpyAsync, counted as a copy call."""
         if dst.numel < src.numel:
             raise ValueError(f"copy of {src.numel} elements into a buffer of {dst.numel}")
+
         def effect(d=dst, s=src):
             d.data[: s.numel] = s.data
         # A device copy reads and writes the same bytes as one chain kernel, and costs a launch.
         self._enqueue(self._current, "copy", "memcpy DtoD", self.kernel_us(src.numel), effect,
-                      api="cudaMemcpyAsync", host_cost=self.params.tax_us)
+                      api="cudaMemcpyAsync", host_cost=self.params.tax_us,
+                      reads=(src.address,), writes=(dst.address,))
 
-    def _enqueue(self, stream, kind, name, dur, effect, *, api, host_cost, waits=None, on_done=None):
+    def _enqueue(self, stream, kind, name, dur, effect, *, api, host_cost, waits=None, on_done=None,
+                 reads=(), writes=()):
         if self._capture is not None and kind in ("kernel", "copy"):
             self.counts[api] += 1  # the host still makes the call; capture records it instead
             self._host_span("launch", f"{api} (capture)", host_cost)
-            self._capture.append((kind, name, dur, effect))
+            self._capture.append((kind, name, dur, effect, tuple(reads), tuple(writes)))
             return
         self.counts[api] += 1
         self._wait_for_queue_slot(stream)
+        if kind == "kernel":
+            self._last_launch_us = self.host_us
         if host_cost:
             self._host_span("launch" if kind == "kernel" else kind, api, host_cost)
+        if reads or writes:
+            self.races.op(stream.sid, name, reads, writes)
         op = SimOp(kind, name, dur, ready_us=self.host_us, effect=effect, waits=waits or [],
                    on_done=on_done)
         self.engine.run_until(self.host_us)
@@ -292,15 +292,25 @@ class SimDevice:
         return SimGraph(self, nodes)
 
     def _replay(self, graph: SimGraph) -> None:
+        """One cudaGraphLaunch: host cost g (plus the upload on a first replay); the graph's
+        first node may start L (fixed_us) after the call returns."""
         p, m = self.params, self.params.machine
         cost = p.tax_us if m.graph_launch_us is None else m.graph_launch_us
+        if not graph.uploaded:
+            cost += m.graph_upload_us
+            graph.uploaded = True
         self.counts["cudaGraphLaunch"] += 1
-        self._wait_for_queue_slot(self._current)
+        stream = self._current
+        self._wait_for_queue_slot(stream)
+        self._last_launch_us = self.host_us
         self._host_span("graph", "cudaGraphLaunch", cost)
-        op = SimOp("graph", "graph replay", 0.0, ready_us=self.host_us, nodes=graph.nodes,
+        reads = {r for node in graph.nodes for r in node[4]}
+        writes = {w for node in graph.nodes for w in node[5]}
+        self.races.op(stream.sid, "graph replay", reads, writes)
+        op = SimOp("graph", "graph replay", 0.0, ready_us=self.host_us + m.fixed_us, nodes=graph.nodes,
                    node_gap_us=m.node_gap_us)
         self.engine.run_until(self.host_us)
-        self.engine.submit(self._current, op)
+        self.engine.submit(stream, op)
         self.engine.run_until(self.host_us)
 
     # ---- tracing ------------------------------------------------------------------------
@@ -308,6 +318,11 @@ class SimDevice:
         """Trace one step of `spec` (see measure.traced_run); the simulator does it in-process."""
         from .measure import traced_run
         return traced_run(self, spec)
+
+    def trace_inline(self, fn) -> Trace:
+        with self.trace() as tr:
+            fn()
+        return tr
 
     @contextlib.contextmanager
     def trace(self, warmup=None):
@@ -318,7 +333,6 @@ class SimDevice:
         t0, h0, g0 = self.host_us, len(self.host_spans), len(self.engine.gpu_spans)
         c0 = Counter(self.counts)
         tr = Trace()
-        wall0 = time.perf_counter()
         yield tr
         h1 = len(self.host_spans)
         counts = Counter(self.counts)
@@ -328,4 +342,21 @@ class SimDevice:
         tr.spans += [Span("gpu", kind, name, a - t0, b - t0)
                      for (_, kind, name, a, b) in self.engine.gpu_spans[g0:]]
         tr.counts = {k: v - c0.get(k, 0) for k, v in counts.items() if v - c0.get(k, 0)}
-        tr.host_seconds = time.perf_counter() - wall0
+        tr.host_free_us = max((s.end_us for s in tr.spans if s.lane == "cpu" and s.kind in _DISPATCH),
+                              default=0.0)
+
+    # ---- what the device is --------------------------------------------------------------
+    def known_constants(self) -> Constants:
+        return self.params.machine
+
+    def describe(self) -> dict:
+        p = self.params
+        return {"sim_params": {**{k: v for k, v in dataclasses.asdict(p).items() if k != "machine"},
+                               "machine": p.machine.as_dict()}}
+
+    def use_sizing(self, table: dict | None) -> None:
+        """Sizing is a parameter here (elems_per_us): nothing to load."""
+
+
+# Host spans that are the host dispatching work (not waiting for it): host_free_us ends there.
+_DISPATCH = ("launch", "graph", "blocked", "copy", "spin")

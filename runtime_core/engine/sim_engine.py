@@ -1,7 +1,10 @@
 """The discrete-event core of the simulated GPU: a heap of (time, seq, action), streams and events.
 
 Each stream is a FIFO of operations. An operation starts when it reaches the head of its stream,
-its ready time has come and every event it waits on has completed; it ends `dur_us` later.
+its ready time has come and every event it waits on has completed; it ends `dur_us` later. A
+kernel also starts no sooner than `stream_gap_us` after the stream's previous kernel ended: the
+front end needs that long to fetch and start a separately launched kernel (inside a replayed
+graph the gap is the smaller `node_gap_us` of the graph op).
 Streams run side by side (a simplification: no contention between them for SMs or copy engines).
 The host never lives in here: SimDevice owns the host clock and calls `run_until(t)` to let the
 GPU catch up before it looks at GPU state.
@@ -24,7 +27,7 @@ class SimOp:
     ready_us: float
     effect: Callable[[], None] | None = None
     waits: list = field(default_factory=list)  # SimEvent objects that must complete first
-    nodes: list = field(default_factory=list)  # for a graph: (kind, name, dur_us, effect) per node
+    nodes: list = field(default_factory=list)  # for a graph: (kind, name, dur_us, effect, ...) per node
     node_gap_us: float = 0.0
     start_us: float | None = None
     end_us: float | None = None
@@ -38,6 +41,7 @@ class SimStream:
         self.sid = sid
         self.queue: deque[SimOp] = deque()
         self.running: SimOp | None = None
+        self.last_kernel_end: float | None = None
 
     @property
     def pending(self) -> int:
@@ -54,7 +58,8 @@ class SimStream:
 class SimEngine:
     """Drives the GPU side forward in virtual time and records each op's GPU spans."""
 
-    def __init__(self):
+    def __init__(self, stream_gap_us: float = 0.0):
+        self.stream_gap_us = stream_gap_us
         self.now_us = 0.0
         self._heap: list = []
         self._seq = 0
@@ -99,8 +104,14 @@ class SimEngine:
         if stream.running is not None or not stream.queue:
             return
         op = stream.queue[0]
-        if op.ready_us > self.now_us or not all(ev.done_by(self.now_us) for ev in op.waits):
-            return  # an event completion or the ready time will poke this stream again
+        ready = op.ready_us
+        if op.kind == "kernel" and stream.last_kernel_end is not None:
+            ready = max(ready, stream.last_kernel_end + self.stream_gap_us)
+        if not all(ev.done_by(self.now_us) for ev in op.waits):
+            return  # the event's completion will poke this stream again
+        if ready > self.now_us:
+            self.at(ready, lambda: self._try_start(stream))
+            return
         stream.queue.popleft()
         stream.running = op
         op.start_us = self.now_us
@@ -115,7 +126,8 @@ class SimEngine:
                 self.gpu_spans.append((stream.sid, op.kind, op.name, self.now_us, self.now_us + op.dur_us))
             return op.dur_us
         t = self.now_us
-        for i, (kind, name, dur, effect) in enumerate(op.nodes):
+        for i, node in enumerate(op.nodes):
+            kind, name, dur, effect = node[:4]
             if effect:
                 effect()
             self.gpu_spans.append((stream.sid, kind, name, t, t + dur))
@@ -124,6 +136,8 @@ class SimEngine:
 
     def _finish(self, stream: SimStream, op: SimOp) -> None:
         stream.running = None
+        if op.kind == "kernel":
+            stream.last_kernel_end = op.end_us
         if op.on_done:
             op.on_done(op.end_us)
         for s in self.streams:  # a finished op may complete an event another stream waits on

@@ -1,6 +1,8 @@
-"""What every failure-mode lab shares: picking a backend, timing a region, and the result header.
+"""What every failure-mode lab shares: the result header, timing a region, and span rows.
 
-A lab returns one plain dict (JSON-ready). Its first keys say where the numbers come from:
+Each lab is one program written against the Device contract (engine/device.py), so the same
+code runs on the simulator and on a GPU. A lab returns one plain dict (JSON-ready). Its first
+keys say where the numbers come from:
 
     lab          the lab's name ("overlap", "sync", ...)
     backend      "sim" or "cuda"
@@ -8,26 +10,15 @@ A lab returns one plain dict (JSON-ready). Its first keys say where the numbers 
     device_name  what ran it
 
 then the lab's own numbers (units in the key names), `signal` (True when the failure mode's
-symptom showed up), `verdict` (one sentence a student can read) and, where a picture helps,
-`timelines`: lists of spans {lane, kind, name, start_us, end_us}.
+symptom showed up), `verdict` (one sentence a student can read) and, where the device can trace
+for free, `timelines`: lists of spans {lane, kind, name, start_us, end_us}.
 """
 from __future__ import annotations
 
-from ..engine.device import cuda_available, resolve_backend  # noqa: F401 (re-exported for labs)
 
-SOURCES = {"sim": "simulated", "cuda": "live"}
-
-
-
-
-def header(lab: str, backend: str, device_name: str) -> dict:
+def header(lab: str, dev) -> dict:
     """The first keys of every lab's result."""
-    return {"lab": lab, "backend": backend, "source": SOURCES[backend], "device_name": device_name}
-
-
-def cuda_name() -> str:
-    import torch
-    return torch.cuda.get_device_name(0)
+    return {"lab": lab, "backend": str(dev.backend), "source": dev.source_label, "device_name": dev.name}
 
 
 def timed_us(dev, fn) -> float:

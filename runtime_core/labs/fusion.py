@@ -17,7 +17,7 @@ from ..engine.measure import measure
 from ..model.formulas import predict
 from ..errors import UsageError
 from ..knobs import Knobs
-from .common import header, resolve_backend
+from .common import header
 
 DEFAULT_N = 120        # the seed's chain length
 DEFAULT_WORK_US = 1.0  # a tiny kernel (the seed: "≈1–2 µs")
@@ -41,15 +41,13 @@ def run(backend: str = "sim", n: int = DEFAULT_N, work_us: float = DEFAULT_WORK_
         raise UsageError(f"fuse must be a whole number of at least 2, got {fuse!r}")
     if isinstance(n, bool) or not isinstance(n, int) or n < fuse or n % fuse:
         raise UsageError(f"n must be a whole multiple of fuse={fuse}, got {n!r}")
-    backend = resolve_backend(backend)
     dev = get_device(backend)
     consts = constants_for(dev)
     variants = {"unfused": (n, work_us), "fused": (n // fuse, work_us * fuse)}
     rows = []
     for variant, (k, w) in variants.items():
         for mode in ("streams", "graph"):
-            # On CUDA the traced step runs in a worker process; the counts are known without it.
-            res = measure(dev, Knobs(mode, k, w), trace=backend == "sim")
+            res = measure(dev, Knobs(mode, k, w))  # traced: the driver calls are counted, not assumed
             model = predict(Knobs(mode, k, w, tax_us=res.tax_us), consts)
             rows.append({"variant": variant, "mode": mode, "n": k, "work_us": w,
                          "wall_us": round(res.wall_us, 3),
@@ -57,7 +55,7 @@ def run(backend: str = "sim", n: int = DEFAULT_N, work_us: float = DEFAULT_WORK_
                          "kernel_time_us": round(res.kernel_work_us, 3),
                          "driver_calls": res.driver_calls, "tax_us": round(res.tax_us, 3),
                          "model_wall_us": round(model.wall_us, 3)})
-    out = header("fusion", backend, dev.name)
+    out = header("fusion", dev)
     out.update({"n": n, "work_us": work_us, "fuse": fuse, "fused_n": n // fuse,
                 "fused_work_us": work_us * fuse, "tax_us": rows[0]["tax_us"], "rows": rows})
     walls = {f"{r['variant']}_{r['mode']}": r for r in rows}

@@ -15,7 +15,7 @@ from ..engine.device import get_device
 from ..engine.executors import StreamsExecutor
 from ..engine.graph_executor import GraphExecutor
 from ..engine.workload import ChainWorkload
-from .common import header, resolve_backend
+from .common import header
 
 N_KERNELS = 8        # the captured chain: each kernel adds 1, so the output is input + 8
 NUMEL = 4096         # elements of the input buffer
@@ -31,7 +31,6 @@ def run(backend: str = "sim") -> dict:
     copied_exact, static_address / fresh_address (hex: the graph reads only the first),
     signal and verdict.
     """
-    backend = resolve_backend(backend)
     dev = get_device(backend)
     wl = ChainWorkload(N_KERNELS, 0.0)
 
@@ -57,7 +56,7 @@ def run(backend: str = "sim") -> dict:
 
     err_fresh = max(abs(a - b) for a, b in zip(stale, expected))
     err_copied = max(abs(a - b) for a, b in zip(copied, expected))
-    out = header("stale", backend, dev.name)
+    out = header("stale", dev)
     out.update({"n_kernels": N_KERNELS, "numel": NUMEL, "new_input_value": NEW_VALUE,
                 "expected_value": expected[0], "fresh_buffer_value": stale[0],
                 "copied_in_value": copied[0],

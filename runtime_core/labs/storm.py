@@ -9,7 +9,7 @@ Requests cycle through `shapes` distinct input sizes. Two GraphExecutor policies
                paid for with the padded elements (wasted work).
 
 The counts come from GraphExecutor.stats, so they are what the executor did, not a formula.
-On CUDA the lab also reports how much the reserved pool grew (torch.cuda.memory_reserved).
+The lab also reports how much the device's reserved memory grew (dev.reserved_bytes()).
 """
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from ..engine.device import get_device
 from ..engine.graph_executor import GraphExecutor
 from ..engine.workload import ChainWorkload
 from ..errors import UsageError
-from .common import header, resolve_backend
+from .common import header
 
 N_KERNELS = 20       # kernels per captured chain
 BASE_NUMEL = 4000    # the smallest request; requests are BASE_NUMEL + 32·k elements
@@ -36,14 +36,13 @@ def run(backend: str = "sim", cache_size: int = 4, shapes: int = 8, calls: int =
         shapes: distinct request sizes (1..64).
         calls: requests served (1..512).
     Returns the header keys plus "recapture" and "bucket", each GraphStats.as_dict() with
-    capture_ms and (CUDA) pool_growth_mb, and signal / verdict about the recapture run.
+    capture_ms and pool_growth_mb, and signal / verdict about the recapture run.
     """
     _check("cache_size", cache_size, MAX_CACHE)
     _check("shapes", shapes, MAX_SHAPES)
     _check("calls", calls, MAX_CALLS)
-    backend = resolve_backend(backend)
     dev = get_device(backend)
-    out = header("storm", backend, dev.name)
+    out = header("storm", dev)
     out.update({"n_kernels": N_KERNELS, "cache_size": cache_size, "shapes": shapes, "calls": calls})
     for policy in ("recapture", "bucket"):
         out[policy] = _serve(dev, policy, cache_size, shapes, calls)
@@ -68,7 +67,8 @@ def request_numel(call: int, shapes: int) -> int:
 
 def _serve(dev, policy: str, cache_size: int, shapes: int, calls: int) -> dict:
     ex = GraphExecutor(dev, ChainWorkload(N_KERNELS, 0.0), policy=policy, cache_size=cache_size)
-    reserved0 = _reserved_bytes(dev)
+    dev.synchronize()
+    reserved0 = dev.reserved_bytes()
     for call in range(calls):
         x = dev.new_buffer(request_numel(call, shapes))
         dev.fill(x, float(call % 5))
@@ -76,17 +76,9 @@ def _serve(dev, policy: str, cache_size: int, shapes: int, calls: int) -> dict:
     stats = ex.stats.as_dict()
     stats["capture_ms"] = round(stats["capture_us"] / 1000.0, 3)
     stats["capture_us"] = round(stats["capture_us"], 3)
-    if reserved0 is not None:
-        stats["pool_growth_mb"] = round((_reserved_bytes(dev) - reserved0) / 1e6, 2)
+    dev.synchronize()
+    stats["pool_growth_mb"] = round((dev.reserved_bytes() - reserved0) / 1e6, 2)
     return stats
-
-
-def _reserved_bytes(dev) -> int | None:
-    if dev.backend != "cuda":
-        return None
-    import torch
-    torch.cuda.synchronize()
-    return torch.cuda.memory_reserved()
 
 
 def _check(name: str, value, hi: int) -> None:

@@ -16,11 +16,9 @@ from pathlib import Path
 from ..errors import UsageError
 from ..knobs import Knobs
 from ..model import formulas as model
-from ..model.calibrate import calibrate
-from ..model.calibrate import constants_for
+from ..model.calibrate import calibrate, mean_constants
 from ..engine.device import get_device
 from ..engine.measure import measure
-from ..constants import Constants
 from . import store
 from .lookup import timeline_key
 from ..engine.workload import ChainWorkload
@@ -87,9 +85,8 @@ def run_sweep(out: Path, backend: str = "auto", budget_s: float = 480.0, resume:
     if rec is not None:
         _check_same_device(rec, dev)
         passes = passes or rec["meta"].get("passes")
-    passes = passes or (1 if dev.backend == "sim" else 5)
-    if dev.backend == "cuda":
-        _pin_to_one_core()
+    passes = passes or (1 if dev.deterministic else 5)
+    _pin_to_one_core()
     if rec is None:
         rec = {"meta": _meta(dev), "points": [], "timelines": {}}
     points = {_key(p): p for p in rec["points"]}
@@ -135,15 +132,15 @@ def check_writable(out: Path) -> None:
 def _check_same_device(rec: dict, dev) -> None:
     """Resuming must not mix numbers from two machines (or the simulator) in one recording."""
     m = rec["meta"]
-    if (m.get("backend"), m.get("device_name")) != (dev.backend, dev.name):
+    if (m["backend"], m["device_name"]) != (str(dev.backend), dev.name):
         raise UsageError(f"cannot resume a recording of {m.get('device_name')} ({m.get('backend')}) "
                          f"on {dev.name} ({dev.backend}); write to a new --out instead")
 
 
 def _calibrate_into(dev, meta: dict, first: bool) -> None:
     """Add one calibration sample (constants and launch tax) to the recording's meta."""
-    tax = dev.measure_tax() if hasattr(dev, "measure_tax") else dev.intrinsic_tax_us()
-    cal = calibrate(dev, passes=2 if first else 1) if dev.backend == "cuda" else constants_for(dev)
+    tax = dev.measure_tax()
+    cal = calibrate(dev, passes=2 if first else 1)
     meta["calibration_passes"].append(dict(cal.as_dict(), tax_us=round(tax, 3)))
 
 
@@ -183,18 +180,6 @@ def _new_point(k: dict) -> dict:
     return p
 
 
-def _mean_constants(passes: list[dict]) -> tuple[Constants, float]:
-    """Per-constant mean over the calibration samples, and the mean launch tax."""
-    fields = [f for f in Constants.__dataclass_fields__ if f not in ("source", "static_copy")]
-    vals = {}
-    for f in fields:
-        xs = [c[f] for c in passes if c.get(f) is not None]
-        vals[f] = round(statistics.fmean(xs), 3) if xs else None
-    src = passes[0].get("source", "").split(";")[0] + f"; mean of {len(passes)} calibrations spread over the sweep"
-    return Constants(**vals, static_copy=passes[0].get("static_copy", False), source=src), \
-        statistics.fmean(c["tax_us"] for c in passes)
-
-
 def trimmed_mean(xs: list[float]) -> float:
     """Mean without the lowest and highest sample (when there are at least 4): one hiccup of
     the host (a 4x slow step) must not move a point, but both host states should count."""
@@ -206,7 +191,7 @@ def trimmed_mean(xs: list[float]) -> float:
 
 def _snapshot(rec: dict, points: dict, order: list) -> dict:
     """The recording as it stands: finished fields on every point measured at least once."""
-    consts, tax = _mean_constants(rec["meta"]["calibration_passes"])
+    consts, tax = mean_constants(rec["meta"]["calibration_passes"])
     rec["meta"]["calibration"] = consts.as_dict()
     rec["meta"]["intrinsic_tax_us"] = round(tax, 3)
     out = []
@@ -252,11 +237,8 @@ def _clip(spans) -> list[dict]:
 
 def _meta(dev) -> dict:
     from ..engine.measure import _torch_version
-    meta = store.new_meta("sweep", dev.name, _torch_version(), str(dev.backend), complete=False,
-                          calibration_passes=[])
-    if hasattr(dev, "sizes"):
-        meta["kernel_size_table"] = dev.sizes().as_dict()
-    return meta
+    return store.new_meta("sweep", dev.name, _torch_version(), str(dev.backend), complete=False,
+                          calibration_passes=[], **dev.describe())
 
 
 def _write(out: Path, rec: dict) -> None:
@@ -269,10 +251,7 @@ def retrace(out: Path, backend: str = "auto") -> dict:
     recording's own kernel-size table so every buffer has the size it was timed at."""
     rec = store.load(out, kind="sweep").data
     dev = get_device(backend)
-    table = rec["meta"].get("kernel_size_table")
-    if dev.backend == "cuda" and table:
-        from ..engine.kernel_sizing import SizeTable
-        dev._sizes = SizeTable(table["numels"], table["us"])
+    dev.use_sizing(rec["meta"].get("kernel_size_table"))
     rec["timelines"] = {}
     points = {_key(p): p for p in rec["points"]}
     _trace_pass(dev, rec, points, grid(), time.monotonic(), 1e9, out)
