@@ -8,7 +8,7 @@ import streamlit as st
 from pages.ui import knobs, widget_sources as src
 from pages.ui.timeline_chart import timeline_figure
 from runtime_core.constants import Constants
-from pages.ui.widget_panels import accuracy_panel, downloads, metric_row, policy_panel
+from pages.ui.widget_panels import accuracy_panel, count_cell, downloads, metric_row, policy_panel
 
 ctx = setup_page("Launch-overhead killer")
 notices = knobs.init_from_url()
@@ -63,7 +63,7 @@ with live_col:
         "launch overhead (µs)": round(d["launch_overhead_us"], 1),
         "wall time / step (µs)": round(d["wall_us"], 1),
         "kernel work (µs)": round(d["kernel_work_us"], 1),
-        "driver calls": d["driver_calls"],
+        "driver calls": count_cell(d["driver_calls"]),
         "graph-capture valid?": "TRUE" if d["graph_valid"] else "FALSE"} for name, d in rows.items()})
     st.dataframe(table.astype(str), width="stretch")
     st.caption("Calibrated model: the same formulas with constants measured on the GPU (sync round trip, "

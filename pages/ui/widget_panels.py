@@ -11,6 +11,15 @@ from runtime_core.model.accuracy import accuracy
 from runtime_core.engine.trace_export import spans_to_chrome_trace, spans_to_csv
 
 
+NOT_COUNTED = ("Not counted: this step was not traced, and a count is measured by the profiler or "
+               "shown as absent, never guessed.")
+
+
+def count_cell(x) -> str:
+    """A call count for a table: the number, or "—" where it was not measured."""
+    return "—" if x is None else f"{x}"
+
+
 def _us(x: float) -> str:
     return f"{x:,.1f} µs" if abs(x) < 100 else f"{x:,.0f} µs"
 
@@ -26,7 +35,9 @@ def metric_row(title: str, d: dict, source: str, detail: str) -> None:
                                            "which is timed separately in bulk: the overhead is zero "
                                            "within the noise of the two measurements."))
     c[1].metric("wall time / step", _us(d["wall_us"]))
-    c[2].metric("driver calls", f"{d['driver_calls']}")
+    calls = d["driver_calls"]
+    c[2].metric("driver calls", "—" if calls is None else f"{calls}",
+                help=NOT_COUNTED if calls is None else "kernel launches plus graph launches in one step")
     with c[3]:
         st.markdown("graph-capture valid?")
         st.markdown("### :green[TRUE]" if d["graph_valid"] else "### :red[FALSE]")

@@ -7,7 +7,7 @@ driver stages the bytes through a bounce buffer while the host waits, so the hos
 compute launches only after the copy: the two serialize.
 
 One program for both devices: `dev.copy_from_host` on a side stream, `dev.launch_busy_kernel`
-for the compute (torch.cuda._sleep on a GPU). The simulator prices each part with the H200
+for the compute (a timed sleep kernel on a GPU). The simulator prices each part with the H200
 measurements named in SimParams.
 """
 from __future__ import annotations

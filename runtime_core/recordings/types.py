@@ -14,6 +14,7 @@ from ..constants import Constants
 from ..knobs import Knobs, Mode, Policy
 
 SCHEMA_VERSION = 2
+SOURCE_OF_RECORDING = {"sim": "simulated"}  # meta.backend -> the label; a real device is "recorded"
 KINDS = ("sweep", "alloc", "decoder", "bench", "aot", "reduce_overhead", "diagnose")
 
 
@@ -42,13 +43,13 @@ class Meta:
     file: str = ""
 
     @property
-    def simulated(self) -> bool:
-        return self.backend == "sim"
-
-    @property
     def source(self) -> str:
         """The source label a page shows: "recorded" (a real device) or "simulated"."""
-        return "simulated" if self.simulated else "recorded"
+        return SOURCE_OF_RECORDING.get(self.backend, "recorded")
+
+    @property
+    def simulated(self) -> bool:
+        return self.source == "simulated"
 
     def label(self) -> str:
         """One line a student reads: device · torch · date, and what kind of numbers these are."""
