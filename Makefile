@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test test-gpu browser-test clean
+.PHONY: run test test-gpu browser-test record check-gpu clean
 
 $(STAMP): requirements.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -26,6 +26,20 @@ browser-test: $(STAMP)
 
 test-gpu: $(STAMP)
 	$(PY) -m pytest -q -m gpu
+
+# Record your own GPU, then check it. Both use $(PYTHON) directly (no venv, no install), so they
+# run on a GPU machine that has torch but no package registry. The recording goes to
+# lessons/recordings/<device>-<torch>-<date>.json (never a shipped file); re-running resumes it.
+RECORD_BUDGET_S ?= 540
+record:
+	@out=$$($(PYTHON) -m runtime_core.recordings.names) || exit $$?; \
+	echo "recording this GPU into $$out (budget $(RECORD_BUDGET_S) s; run again to resume)"; \
+	$(PYTHON) -m runtime_core sweep --backend cuda --budget-s $(RECORD_BUDGET_S) --resume --out "$$out"
+
+check-gpu:
+	$(PYTHON) -m pytest -q -m gpu
+	@rec=$$($(PYTHON) -m runtime_core.recordings.names --latest) || exit $$?; \
+	$(PYTHON) -m runtime_core accuracy --bounds --recording "$$rec"
 
 clean:
 	rm -rf $(VENV) .pytest_cache

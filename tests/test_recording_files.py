@@ -88,13 +88,20 @@ def _damaged(tmp_path: Path, path: Path, damage) -> Path:
     return out
 
 
+@pytest.mark.parametrize("checker", ["jsonschema", "mini_schema"])
 @pytest.mark.parametrize("path,damage", CASES, ids=[f"{p.stem}-{getattr(d, '__name__', 'truncated')}" for p, d in CASES])
-def test_a_damaged_recording_is_one_line_naming_the_file(tmp_path, path, damage):
+def test_a_damaged_recording_is_one_line_naming_the_file(tmp_path, path, damage, checker):
+    """Both checkers (jsonschema, and the fallback for machines without it) reject each case."""
     bad = _damaged(tmp_path, path, damage)
     with pytest.raises(RecordingError) as e:
-        store.load(bad)
+        store.load(bad, use_jsonschema=checker == "jsonschema")
     msg = str(e.value)
     assert msg.startswith(f"{bad.name}: ") and "\n" not in msg and len(msg) < 300
+
+
+@pytest.mark.parametrize("path", SHIPPED, ids=lambda p: p.stem)
+def test_the_fallback_checker_accepts_every_shipped_recording(path):
+    assert store.load(path, use_jsonschema=False).meta.kind == _kind(path)
 
 
 @pytest.mark.parametrize("path,damage", [(p, d) for p, d in CASES if d in (None, _meta_as_string)],

@@ -30,47 +30,74 @@ def wheel_has_cuda() -> bool:
     return (_torch_lib_dir() / "libtorch_cuda.so").exists()
 
 
-def build_command(out_path: Path) -> list[str]:
-    """The g++ command line that builds the runner against the installed torch."""
-    import torch
+def _include_paths(cuda: bool) -> list[str]:
+    """libtorch's headers, plus the CUDA toolkit's when `cuda` (found by torch, or next to nvcc)."""
     from torch.utils.cpp_extension import include_paths
+    try:  # torch ≥ 2.6 names the device; older releases took a flag
+        return include_paths(device_type="cuda" if cuda else "cpu")
+    except TypeError:
+        return include_paths(cuda=cuda)
+    except OSError:  # torch could not find CUDA_HOME: try the usual places of the toolkit
+        import os
+        import shutil
+        homes = [os.environ.get("CUDA_HOME") or os.environ.get("CUDA_PATH"), "/usr/local/cuda"]
+        if shutil.which("nvcc"):
+            homes.append(str(Path(shutil.which("nvcc")).resolve().parents[1]))
+        found = [f"{h}/include" for h in homes if h and Path(h, "include", "cuda_runtime_api.h").exists()]
+        return include_paths(device_type="cpu") + found[:1]
+
+
+def build_command(out_path: Path, source: Path = SOURCE, cuda: bool = False) -> list[str]:
+    """The g++ command line that builds `source` against the installed torch (`cuda`: with the
+    CUDA headers, for a program that launches kernels itself)."""
+    import torch
     lib = _torch_lib_dir()
     libs = ["-ltorch", "-ltorch_cpu", "-lc10"]
     if wheel_has_cuda():
         libs += ["-ltorch_cuda", "-lc10_cuda"]
     abi = int(torch._C._GLIBCXX_USE_CXX11_ABI)  # must match how libtorch was built, or link fails
-    return (["g++", "-O1", "-std=c++17", f"-D_GLIBCXX_USE_CXX11_ABI={abi}", str(SOURCE), "-o", str(out_path)]
-            + [f"-I{p}" for p in include_paths()]
+    return (["g++", "-O1", "-std=c++17", f"-D_GLIBCXX_USE_CXX11_ABI={abi}", str(source), "-o", str(out_path)]
+            + [f"-I{p}" for p in _include_paths(cuda)]
             # --no-as-needed: nothing in runner.cpp names a CUDA symbol, but the CUDA package's
             # kernels need libtorch_cuda loaded, so the linker must not drop it as "unused".
             + [f"-L{lib}", f"-Wl,-rpath,{lib}", "-Wl,--no-as-needed"] + libs)
 
 
+def binary_path(source: Path, name: str, cuda: bool = False) -> Path:
+    """Where the cached binary for this torch version, this source and these flags lives."""
+    cmd = " ".join(build_command(Path("x"), source, cuda))
+    key = hashlib.sha256(source.read_bytes() + cmd.encode()).hexdigest()[:12]
+    return cache_dir("bin") / f"{name}-{torch_tag()}-{key}"
+
+
 def runner_path() -> Path:
-    """Where the cached binary for this torch version and this source lives."""
-    key = hashlib.sha256(SOURCE.read_bytes() + " ".join(build_command(Path("x"))).encode()).hexdigest()[:12]
-    return cache_dir("bin") / f"aot_runner-{torch_tag()}-{key}"
+    return binary_path(SOURCE, "aot_runner")
 
 
-def ensure_runner(timeout_s: float = 300.0) -> tuple[Path, float]:
-    """Build the runner unless a cached binary exists. Returns (path, build_s); build_s is 0 on a hit.
+def build_binary(source: Path, name: str, cuda: bool = False, timeout_s: float = 300.0) -> tuple[Path, float]:
+    """Build `source` unless a cached binary exists. Returns (path, build_s); build_s is 0 on a hit.
 
     Raises:
         RuntimeError: g++ is missing or the build failed (the first lines of its errors included).
     """
-    path = runner_path()
+    path = binary_path(source, name, cuda)
     if path.exists():
         return path, 0.0
     tmp = path.with_suffix(f".tmp{os.getpid()}")  # build aside, then rename: no half-written binary
     t0 = time.perf_counter()
     try:
-        proc = subprocess.run(build_command(tmp), capture_output=True, text=True, timeout=timeout_s)
+        proc = subprocess.run(build_command(tmp, source, cuda), capture_output=True, text=True, timeout=timeout_s)
     except FileNotFoundError:
-        raise RuntimeError("g++ not found: install a C++ compiler to build the AOT runner") from None
+        raise RuntimeError(f"g++ not found: install a C++ compiler to build {name}") from None
     if proc.returncode != 0:
-        raise RuntimeError("building the C++ runner failed: " + proc.stderr.strip()[:800])
+        raise RuntimeError(f"building {name} failed: " + proc.stderr.strip()[:800])
     tmp.replace(path)
     return path, time.perf_counter() - t0
+
+
+def ensure_runner(timeout_s: float = 300.0) -> tuple[Path, float]:
+    """Build the AOT runner unless a cached binary exists. Returns (path, build_s)."""
+    return build_binary(SOURCE, "aot_runner", timeout_s=timeout_s)
 
 
 def run_cpp(package: Path, x: np.ndarray, device: str, work_dir: Path, timeout_s: float = 120.0) -> dict:

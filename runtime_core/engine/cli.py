@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ..cli import add_backend_arg, add_json_flag, add_knob_args, number
 from ..errors import UsageError
-from ..knobs import LIMITS, Knobs, Policy, Range, choices
+from ..knobs import LIMITS, GraphInput, Knobs, Policy, Range, choices
 
 
 def register(sub) -> None:
@@ -14,6 +14,10 @@ def register(sub) -> None:
     add_backend_arg(p)
     p.add_argument("--policy", choices=choices(Policy), default=Policy.FALLBACK.value,
                    help="graph mode with --dynamic: what a shape miss does")
+    p.add_argument("--graph-input", choices=choices(GraphInput), default=GraphInput.COPY.value,
+                   help="graph mode: copy the input into the static buffer, or write it there (zero-copy)")
+    p.add_argument("--tax-us", type=number(LIMITS["measure"]["tax_us"], "tax_us"), default=None,
+                   help="the simulator's launch tax, µs (a GPU has its own: use --extra-tax-us there)")
     p.add_argument("--timeline", action="store_true", help="include the timeline spans")
     p.set_defaults(func=run_measure)
 
@@ -21,6 +25,8 @@ def register(sub) -> None:
     p.add_argument("--n", type=number(Range(1, 5000, integer=True), "n"), default=120)
     p.add_argument("--work-us", type=number(Range(0, 1000), "work_us"), default=2.0)
     add_json_flag(p)
+    p.add_argument("--record", metavar="PATH", help="also write a bench recording (labs.bench)")
+    p.add_argument("--force", action="store_true", help="replace an existing --record file")
     p.set_defaults(func=run_bench_cli)
 
 
@@ -29,8 +35,12 @@ def run_measure(a) -> dict:
     from ..model.formulas import predict
     from .device import get_device
     from .measure import measure
-    dev = get_device(a.backend)
-    k = Knobs(a.mode, a.n, a.work_us, extra_tax_us=a.extra_tax_us, dynamic=a.dynamic, policy=a.policy)
+    dev = get_device(a.backend, **({} if a.tax_us is None else {"tax_us": a.tax_us}))
+    if a.tax_us is not None and dev.known_constants() is None:
+        raise UsageError(f"--tax-us sets the simulator's launch tax; {dev.name} has its own "
+                         f"(add host work with --extra-tax-us instead)")
+    k = Knobs(a.mode, a.n, a.work_us, extra_tax_us=a.extra_tax_us, dynamic=a.dynamic, policy=a.policy,
+              graph_input=a.graph_input)
     res = measure(dev, k)
     out = res.metrics()
     out["model"] = predict(k.replace(tax_us=res.tax_us), constants_for(dev)).metrics()
@@ -44,7 +54,14 @@ def run_bench_cli(a) -> dict | int:
     from .device import cuda_available
     if not cuda_available():
         raise UsageError("bench needs a CUDA GPU: it compares our executors with raw torch on the device")
+    if a.record:
+        from ..recordings import store
+        store.check_target(a.record, a.force)
     out = run_bench(a.n, a.work_us)
+    if a.record:
+        meta = store.new_meta("bench", out["device_name"], out["torch_version"], "cuda",
+                              command="python -m runtime_core bench --json")
+        store.write(a.record, {"meta": meta, "points": [], "labs": {"bench": out}})
     if a.json:
         return out
     print_table(out)

@@ -237,6 +237,10 @@ class CudaDevice(Device):
         fn()
         return None
 
+    def native_launcher(self):
+        from .native_launcher import CppChainLauncher
+        return CppChainLauncher(self)
+
     # ---- what the device is --------------------------------------------------------------
     def known_constants(self):
         """A real GPU's constants are not known: calibrate() measures them."""

@@ -212,6 +212,12 @@ class Device(ABC):
         """Run `fn` and return its Trace if this device can trace in-process for free; else run
         it untraced and return None (profiling a CUDA process slows its later launches)."""
 
+    @abstractmethod
+    def native_launcher(self):
+        """A launcher of the chain from native code, with a launch tax of a few µs (see
+        engine/native_launcher.py): `measure(points) -> [{mode, n, work_us, wall_us, tax_us,
+        kernel_time_us}]`."""
+
     # ---- what the device is ----------------------------------------------------------------
     @abstractmethod
     def known_constants(self):

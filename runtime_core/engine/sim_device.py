@@ -345,6 +345,10 @@ class SimDevice(Device):
         tr.host_free_us = max((s.end_us for s in tr.spans if s.lane == "cpu" and s.kind in _DISPATCH),
                               default=0.0)
 
+    def native_launcher(self):
+        from .native_launcher import SimChainLauncher
+        return SimChainLauncher(self)
+
     # ---- what the device is --------------------------------------------------------------
     def known_constants(self) -> Constants:
         return self.params.machine

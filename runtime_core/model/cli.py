@@ -1,18 +1,84 @@
-"""`python -m runtime_core model`: the closed-form prediction of one setting, as JSON."""
+"""`python -m runtime_core model` (the closed-form prediction of one setting) and `accuracy`
+(the calibrated model against a recording, exit 1 below the target)."""
 from __future__ import annotations
 
+from pathlib import Path
+
 from ..cli import add_knob_args, number
-from ..knobs import LIMITS, Knobs
+from ..constants import TEXTBOOK
+from ..errors import UsageError
+from ..knobs import LIMITS, SEED_TAX_US, GraphInput, Knobs, Policy, choices
 from .formulas import predict
+
+DEFAULT_RECORDING = "lessons/recordings/sweep_h200.json"
 
 
 def register(sub) -> None:
     p = sub.add_parser("model", help="closed-form prediction")
     add_knob_args(p, "model")
-    p.add_argument("--tax-us", type=number(LIMITS["model"]["tax_us"], "tax_us"), required=True,
-                   help="per-launch CPU tax, µs")
+    p.add_argument("--tax-us", type=number(LIMITS["model"]["tax_us"], "tax_us"), default=None,
+                   help=f"per-launch CPU tax, µs (default: {SEED_TAX_US:g} for the textbook constants, "
+                        "the recording's measured tax for the calibrated ones)")
+    p.add_argument("--constants", choices=("textbook", "calibrated"), default="textbook",
+                   help="textbook: the seed's formulas (720 µs of eager overhead at its defaults); "
+                        "calibrated: the constants a recording measured on its GPU")
+    p.add_argument("--recording", default=DEFAULT_RECORDING,
+                   help=f"the sweep recording whose meta.calibration --constants calibrated uses "
+                        f"(default {DEFAULT_RECORDING})")
+    p.add_argument("--policy", choices=choices(Policy), default=Policy.FALLBACK.value,
+                   help="graph mode with --dynamic: what a shape miss does")
+    p.add_argument("--graph-input", choices=choices(GraphInput), default=GraphInput.COPY.value,
+                   help="graph mode: copy the input into the static buffer, or write it there (zero-copy)")
     p.set_defaults(func=run)
+
+    p = sub.add_parser("accuracy", help="the calibrated model against a recording (exit 1 below target)")
+    p.add_argument("--recording", default=DEFAULT_RECORDING)
+    p.add_argument("--json", action="store_true", help="print the whole report as JSON")
+    p.add_argument("--bounds", action="store_true",
+                   help="also check every bound of the recording (model/bounds.py); exit 1 if one fails")
+    p.set_defaults(func=run_accuracy)
 
 
 def run(a) -> dict:
-    return predict(Knobs(a.mode, a.n, a.work_us, tax_us=a.tax_us, dynamic=a.dynamic)).metrics()
+    consts, tax = TEXTBOOK, SEED_TAX_US
+    if a.constants == "calibrated":
+        from ..recordings import load
+        rec = load(_path(a.recording), kind="sweep")
+        consts, tax = rec.meta.calibration, rec.meta.intrinsic_tax_us
+    k = Knobs(a.mode, a.n, a.work_us, tax_us=a.tax_us if a.tax_us is not None else tax,
+              dynamic=a.dynamic, policy=a.policy, graph_input=a.graph_input)
+    out = predict(k, consts).metrics()
+    out["constants"] = a.constants
+    return out
+
+
+def run_accuracy(a) -> dict | int:
+    """Print the report; exit 1 when fewer than the target share of points are within ±15%."""
+    import json
+    from ..recordings import load
+    from .accuracy import TARGET_SHARE, accuracy
+    rec = load(_path(a.recording), kind="sweep")
+    acc = accuracy(rec)
+    rows = None
+    if a.bounds:
+        from .bounds import check, table
+        rows = check(rec)
+    if a.json:
+        print(json.dumps({**acc, "bounds": rows} if rows else acc, indent=2))
+    else:
+        print(f"{rec.label()}: {acc['within']}/{acc['total']} points within ±{acc['tolerance']:.0%} "
+              f"({acc['share']:.1%}; target ≥ {TARGET_SHARE:.0%})")
+        for m in acc["misses"]:
+            print(f"  miss {m['mode']:>7} N={m['n']:<5} work={m['work_us']:<5g} {m['error_pct']:+6.1f}%  {m['reason']}")
+        if rows:
+            print()
+            print(table(rows))
+    ok = acc["share"] >= TARGET_SHARE and all(r["ok"] for r in rows or [])
+    return 0 if ok else 1
+
+
+def _path(text: str) -> Path:
+    path = Path(text)
+    if not path.exists():
+        raise UsageError(f"--recording {text}: no such file")
+    return path

@@ -7,6 +7,7 @@ from pathlib import Path
 from ..cli import add_backend_arg, number
 from ..errors import UsageError
 from ..knobs import Range
+from . import store
 
 
 def register(sub) -> None:
@@ -15,6 +16,7 @@ def register(sub) -> None:
     add_backend_arg(p)
     p.add_argument("--budget-s", type=number(Range(1, 86_400), "budget_s"), default=480.0)
     p.add_argument("--resume", action="store_true", help="continue a partial recording at --out")
+    p.add_argument("--force", action="store_true", help="replace an existing file at --out")
     p.add_argument("--quick", action="store_true", help="a small grid (for tests)")
     p.add_argument("--retrace", action="store_true",
                    help="trace the shipped timelines of an existing recording again (needs the device)")
@@ -26,23 +28,24 @@ def register(sub) -> None:
 
 
 def run(a) -> int:
-    from .sweep import check_writable, grid, refresh, retrace, run_sweep
+    from .sweep import refresh, retrace, run_sweep
     out = Path(a.out)
-    check_writable(out)
+    edits_in_place = a.resume or a.refresh or a.retrace
+    store.check_target(out, force=a.force or edits_in_place)  # fail before any measuring
+    if (a.retrace or a.refresh) and not out.exists():
+        raise UsageError(f"--{'retrace' if a.retrace else 'refresh'} needs an existing recording, "
+                         f"and {out} does not exist")
     if a.retrace:
-        if not out.exists():
-            raise UsageError(f"--retrace needs an existing recording, and {out} does not exist")
         rec = retrace(out, a.backend)
         print(json.dumps({"out": str(out), "timelines": len(rec["timelines"]), "retraced": True}))
         return 0
     if a.refresh:
-        if not out.exists():
-            raise UsageError(f"--refresh needs an existing recording, and {out} does not exist")
         rec = refresh(out)
         print(json.dumps({"out": str(out), "points": len(rec["points"]), "refreshed": True}))
         return 0
     rec = run_sweep(out, a.backend, a.budget_s, a.resume, a.quick, a.passes)
-    total = len(grid(a.quick))
-    print(json.dumps({"out": str(out), "points": len(rec["points"]), "of": total,
-                      "complete": rec["meta"]["complete"]}))
+    from .grid import grid, low_tax_grid
+    print(json.dumps({"out": str(out), "points": len(rec["points"]),
+                      "of": len(grid(a.quick)) + len(low_tax_grid(a.quick)),
+                      "complete": rec["meta"]["complete"], "written": out.exists()}))
     return 0

@@ -17,7 +17,9 @@ def nearest_point(rec: Recording, k: Knobs) -> Point | None:
     is shown N=120, not N=300. Returns None when no point has that mode and policy.
     """
     policy = k.effective_policy
-    same = [p for p in rec.points if (p.mode, p.dynamic, p.policy) == (k.mode, k.dynamic, policy)]
+    graph_input = k.graph_input if k.mode == "graph" and not k.dynamic else "copy"
+    same = [p for p in rec.points if p.launcher == "python"
+            and (p.mode, p.dynamic, p.policy, p.graph_input) == (k.mode, k.dynamic, policy, graph_input)]
     if not same:
         return None
 
@@ -46,10 +48,11 @@ def timeline_for(rec: Recording, p: Point) -> list[dict]:
 
 
 def point_at(rec: Recording, mode: str, n: int, work_us: float, extra_tax_us: float = 0.0,
-             dynamic: bool = False, policy: str = "fallback") -> Point | None:
+             dynamic: bool = False, policy: str = "fallback", graph_input: str = "copy",
+             launcher: str = "python") -> Point | None:
     """The point recorded at exactly these knobs, or None."""
+    want = (mode, n, float(work_us), float(extra_tax_us), dynamic, policy, graph_input, launcher)
     for p in rec.points:
-        if (p.mode, p.n, p.work_us, p.extra_tax_us, p.dynamic, p.policy) == (
-                mode, n, float(work_us), float(extra_tax_us), dynamic, policy):
+        if (p.mode, p.n, p.work_us, p.extra_tax_us, p.dynamic, p.policy, p.graph_input, p.launcher) == want:
             return p
     return None

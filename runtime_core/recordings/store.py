@@ -6,7 +6,8 @@
                          simulator, then the newest
     write(path, doc)  -> validate, then write through a temporary file and a rename
 
-A file is checked against schemas/<kind>.schema.json (JSON Schema, via `jsonschema`). Files
+A file is checked against schemas/<kind>.schema.json (JSON Schema, via `jsonschema`, or the
+small mini_schema.py checker where that package is missing). Files
 written before schema_version 2 carry no `kind`, `schema_version`, `backend` or `complete`:
 `migrate()` fills them in from what the file holds, so old recordings still load.
 """
@@ -29,7 +30,7 @@ SCHEMAS_DIR = Path(__file__).resolve().parent / "schemas"
 
 
 # ---- loading --------------------------------------------------------------------------------
-def load(path: str | Path, kind: str | None = None) -> Recording:
+def load(path: str | Path, kind: str | None = None, use_jsonschema: bool = True) -> Recording:
     """Read, migrate and validate one recording.
 
     Args:
@@ -46,7 +47,7 @@ def load(path: str | Path, kind: str | None = None) -> Recording:
     except (UnicodeDecodeError, json.JSONDecodeError) as e:
         raise RecordingError(f"{path.name}: not JSON, maybe truncated ({_one_line(e)})") from None
     doc = migrate(doc, path.name)
-    validate(doc, path.name)
+    validate(doc, path.name, use_jsonschema)
     if kind is not None and doc["meta"]["kind"] != kind:
         raise RecordingError(f"{path.name}: meta.kind is {doc['meta']['kind']!r}, expected a {kind} recording")
     return from_doc(doc, path)
@@ -108,26 +109,45 @@ def _guess_backend(doc: dict) -> str:
     return "cpu" if (doc.get("aot") or {}).get("device") == "cpu" else "cuda"
 
 
-def validate(doc: dict, name: str = "recording") -> None:
-    """Check a (migrated) document against the schema of its kind; RecordingError names the field."""
+def validate(doc: dict, name: str = "recording", use_jsonschema: bool = True) -> None:
+    """Check a (migrated) document against the schema of its kind; RecordingError names the field.
+    Uses `jsonschema` (pinned in requirements.txt) and, where it is not installed (a bare GPU
+    machine), the small checker of mini_schema.py."""
     kind = doc["meta"].get("kind")
     if kind not in KINDS:
         raise RecordingError(f"{name}: meta.kind: {kind!r} is not a recording kind ({', '.join(KINDS)})")
-    import jsonschema
+    try:
+        if not use_jsonschema:
+            raise ImportError
+        import jsonschema
+    except ImportError:
+        from .mini_schema import SchemaViolation, check
+        try:
+            check(doc, _schemas()[f"{kind}.schema.json"], _schemas())
+        except SchemaViolation as e:
+            raise RecordingError(f"{name}: {_where(e.path)}: {_one_line(e.message)}") from None
+        return
     errors = list(_validator(kind).iter_errors(doc))
     if errors:
         e = jsonschema.exceptions.best_match(errors)
-        where = ".".join(str(p) for p in e.absolute_path) or "top level"
-        raise RecordingError(f"{name}: {where}: {_one_line(e.message)}")
+        raise RecordingError(f"{name}: {_where(e.absolute_path)}: {_one_line(e.message)}")
+
+
+def _where(path) -> str:
+    return ".".join(str(p) for p in path) or "top level"
+
+
+@lru_cache(maxsize=None)
+def _schemas() -> dict:
+    return {p.name: json.loads(p.read_text(encoding="utf-8")) for p in SCHEMAS_DIR.glob("*.schema.json")}
 
 
 @lru_cache(maxsize=None)
 def _validator(kind: str):
     import jsonschema
     from referencing import Registry, Resource
-    schemas = {p.name: json.loads(p.read_text(encoding="utf-8")) for p in SCHEMAS_DIR.glob("*.schema.json")}
-    registry = Registry().with_resources((name, Resource.from_contents(s)) for name, s in schemas.items())
-    return jsonschema.Draft202012Validator(schemas[f"{kind}.schema.json"], registry=registry)
+    registry = Registry().with_resources((name, Resource.from_contents(s)) for name, s in _schemas().items())
+    return jsonschema.Draft202012Validator(_schemas()[f"{kind}.schema.json"], registry=registry)
 
 
 def _one_line(e) -> str:

@@ -1,140 +1,138 @@
-"""`python -m runtime_core sweep`: measure a grid of widget points and write a recording.
+"""`python -m runtime_core sweep`: measure the grid (grid.py) on a device into a recording.
 
-The grid (issue 3): N × work × mode × dynamic with no extra tax, an extra-tax slice, and the
-dynamic-shape policies. The sweep has a time budget and `--resume`, so a long grid can run
-across several GPU commands: work already in the file is skipped, and the file is rewritten
-as it goes. Each (mode, N, dynamic) group is profiled once, at its first work value; the
-driver-call counts of that trace stand for the group (they don't depend on work).
+A GPU sweep makes `passes` (default 5) timing passes over the whole grid and keeps, per point,
+the trimmed mean of the passes' medians. The host drifts between a fast and a slow state for tens
+of seconds at a time (on the H200 VM blocking launches cost ~16.5 or ~23 µs), so one sample lands
+in either state. The calibration samples are therefore interleaved with the points (every
+`CALIBRATION_EVERY` points), and the calibrated constants are their mean: the model is priced
+at the same mix of host states the points were measured in. A deterministic device (the
+simulator) needs one pass and one calibration.
+
+The low-tax slice runs on the device's native chain launcher (C++ on a GPU) once per pass.
+Traces (timelines, counted driver calls) come last, once per group, from the device's tracer.
+The sweep has a time budget and `--resume`: a partial recording says `meta.complete: false`, is
+never preferred over a complete one, and a later run continues it.
 """
 from __future__ import annotations
 
 import os
 import statistics
+import subprocess
+import sys
 import time
 from pathlib import Path
 
+from ..engine.device import get_device
+from ..engine.measure import measure, trace_spec
+from ..engine.workload import ChainWorkload
 from ..errors import UsageError
-from ..knobs import Knobs
 from ..model import formulas as model
 from ..model.calibrate import calibrate, mean_constants
-from ..engine.device import get_device
-from ..engine.measure import measure
 from . import store
+from .grid import TIMELINE_SETTINGS, group, grid, key, knobs_of, low_tax_grid, new_point
 from .lookup import timeline_key
-from ..engine.workload import ChainWorkload
 
-GRID_N = (1, 10, 30, 120, 300, 1000)
-GRID_WORK_US = (0, 1, 2, 4, 6, 10, 20, 40, 100)
-TAX_SLICE = dict(n=120, work_us=(2, 40), extra_tax_us=(6, 20))
-POLICY_SLICE = dict(n=(10, 120), work_us=(2,), policies=("recapture", "bucket"))
-# Settings whose full timelines ship: the seed's defaults and the checkpoint's steps.
-TIMELINE_SETTINGS = [(m, 120, w, False) for m in ("eager", "streams", "graph") for w in (2, 40)] + [
-    ("graph", 120, 2, True)]
+CALIBRATION_EVERY = 40   # points between two calibration samples on a drifting device
 MAX_TIMELINE_KERNELS = 300
-CALIBRATIONS_PER_PASS = 2  # spread over each pass: the machine drifts, a mean follows it
 
 
-def grid(quick: bool = False) -> list[dict]:
-    """Every point of the sweep as its knob dict, in the order they are measured."""
-    ns, works = ((10, 120), (2, 40)) if quick else (GRID_N, GRID_WORK_US)
-    pts = [dict(mode=m, n=n, work_us=w, extra_tax_us=0, dynamic=d, policy="fallback")
-           for d in (False, True) for m in ("eager", "streams", "graph") for n in ns for w in works]
-    if not quick:
-        pts += [dict(mode=m, n=TAX_SLICE["n"], work_us=w, extra_tax_us=x, dynamic=False, policy="fallback")
-                for m in ("eager", "streams", "graph") for w in TAX_SLICE["work_us"]
-                for x in TAX_SLICE["extra_tax_us"]]
-        pts += [dict(mode="graph", n=n, work_us=w, extra_tax_us=0, dynamic=True, policy=p)
-                for p in POLICY_SLICE["policies"] for n in POLICY_SLICE["n"] for w in POLICY_SLICE["work_us"]]
-    return pts
+class _Run:
+    """One sweep in progress: the device, the recording being built and the clock of the budget."""
 
+    def __init__(self, dev, rec: dict, out: Path, budget_s: float, quick: bool):
+        self.dev, self.rec, self.out, self.quick = dev, rec, out, quick
+        self.deadline = time.monotonic() + budget_s
+        self.points = {key(p): p for p in rec["points"]}
+        self.order = grid(quick) + low_tax_grid(quick)
 
-def _knobs(p: dict, tax_us: float | None = None) -> Knobs:
-    """The Knobs of a grid entry or a recorded point."""
-    k = Knobs(p["mode"], p["n"], float(p["work_us"]), extra_tax_us=float(p.get("extra_tax_us", 0)),
-              dynamic=bool(p["dynamic"]), policy=p.get("dynamic_policy", p.get("policy", "fallback")))
-    return k if tax_us is None else k.replace(tax_us=tax_us)
+    def out_of_time(self) -> bool:
+        return time.monotonic() > self.deadline
 
+    def point(self, k: dict) -> dict:
+        return self.points.setdefault(key(k), new_point(k))
 
-def _key(p: dict) -> tuple:
-    return (p["mode"], p["n"], float(p["work_us"]), float(p.get("extra_tax_us", 0)), bool(p["dynamic"]),
-            p.get("dynamic_policy", p.get("policy", "fallback")))
-
-
-def _group(p: dict) -> tuple:
-    return (p["mode"], p["n"], bool(p["dynamic"]), p.get("dynamic_policy", p.get("policy", "fallback")),
-            float(p.get("extra_tax_us", 0)))
+    def save(self) -> None:
+        _write(self.out, _snapshot(self.rec, self.points, self.order))
 
 
 def run_sweep(out: Path, backend: str = "auto", budget_s: float = 480.0, resume: bool = False,
-              quick: bool = False, passes: int | None = None) -> dict:
+              quick: bool = False, passes: int | None = None, device=None) -> dict:
     """Measure the grid into the recording at `out`; returns the recording (maybe partial).
-
-    A GPU sweep makes `passes` (default 5) timing passes over the whole grid and keeps per
-    point the trimmed mean of the passes' medians. The host drifts between a fast and a slow
-    state for tens of seconds at a time (on an H200 VM: blocking launches cost ~16.5 or ~23 µs),
-    so one sample of a point lands in either state; the mean over passes spread across the run
-    is the expected cost, and calibrate() samples, spread the same way, are averaged alike.
-    Each point also measures the launch tax of its own moment (measure() does), kept the same
-    way. Traces (timelines, counted driver calls) come last, once per group, from the trace
-    worker, so no second GPU context exists while anything is timed.
-    """
-    t_start = time.monotonic()
-    check_writable(out)
-    dev = get_device(backend)
+    `device` (a Device) overrides `backend`, e.g. a simulator built from other constants."""
+    dev = device or get_device(backend)
     rec = store.load(out, kind="sweep").data if (resume and out.exists()) else None
     if rec is not None:
         _check_same_device(rec, dev)
         passes = passes or rec["meta"].get("passes")
     passes = passes or (1 if dev.deterministic else 5)
     _pin_to_one_core()
-    if rec is None:
-        rec = {"meta": _meta(dev), "points": [], "timelines": {}}
-    points = {_key(p): p for p in rec["points"]}
-    order = grid(quick)
+    run = _Run(dev, rec or {"meta": _meta(dev), "points": [], "timelines": {}}, out, budget_s, quick)
+    run.rec["meta"]["passes"] = passes
     for pass_i in range(passes):
-        if not _timing_pass(dev, rec, points, order, pass_i, t_start, budget_s, out):
-            return _finish(rec, points, order, passes, out, complete=False)
-    if not _trace_pass(dev, rec, points, order, t_start, budget_s, out):
-        return _finish(rec, points, order, passes, out, complete=False)
-    return _finish(rec, points, order, passes, out, complete=True)
+        if not (_timing_pass(run, pass_i) and _native_pass(run, pass_i)):
+            return _finish(run, complete=False)
+    return _finish(run, complete=_trace_pass(run))
 
 
-def _timing_pass(dev, rec, points, order, pass_i, t_start, budget_s, out) -> bool:
-    meta = rec["meta"]
-    spots = {round(j * len(order) / CALIBRATIONS_PER_PASS) for j in range(CALIBRATIONS_PER_PASS)}
-    for i, k in enumerate(order):
-        if i in spots and len(meta["calibration_passes"]) < (pass_i + 1) * CALIBRATIONS_PER_PASS:
-            _calibrate_into(dev, meta, first=not meta["calibration_passes"])
-        p = points.setdefault(_key(k), _new_point(k))
+def _timing_pass(run: _Run, pass_i: int) -> bool:
+    samples = run.rec["meta"]["calibration_passes"]
+    for i, k in enumerate(grid(run.quick)):
+        if _calibration_due(run, i, pass_i, len(samples)):
+            _calibrate_into(run.dev, run.rec["meta"], first=not samples)
+        p = run.point(k)
         if len(p["wall_us_passes"]) > pass_i:
             continue
-        if time.monotonic() - t_start > budget_s:
+        if run.out_of_time():
             return False
-        r = measure(dev, _knobs(k), trace=False)
+        r = measure(run.dev, knobs_of(k), trace=False)
         p["wall_us_passes"].append(round(r.wall_us, 3))
         p.setdefault("tax_us_passes", []).append(round(r.tax_us - float(k["extra_tax_us"]), 3))
         p.setdefault("kernel_time_us", round(r.kernel_work_us, 3))
         p.setdefault("wall_p10_us", r.extra["wall_p10_us"])
         p.setdefault("wall_p90_us", r.extra["wall_p90_us"])
         p["graph_valid"] = r.graph_valid
-        if "graph_stats" in r.extra and k["policy"] != "fallback":
+        if k["policy"] != "fallback":
             p["graph_stats"] = r.extra["graph_stats"]
         if i % 20 == 19:
-            _write(out, _snapshot(rec, points, order))
+            run.save()
     return True
 
 
-def check_writable(out: Path) -> None:
-    """Fail before any measuring if the recording can't be written where asked."""
-    store.check_target(out, force=True)
+def _calibration_due(run: _Run, i: int, pass_i: int, taken: int) -> bool:
+    """A deterministic device is calibrated once; a drifting one every CALIBRATION_EVERY points
+    of every pass, so the samples follow the host through its states."""
+    if run.dev.deterministic:
+        return taken == 0
+    per_pass = -(-len(grid(run.quick)) // CALIBRATION_EVERY)
+    return i % CALIBRATION_EVERY == 0 and taken < pass_i * per_pass + i // CALIBRATION_EVERY + 1
 
 
-def _check_same_device(rec: dict, dev) -> None:
-    """Resuming must not mix numbers from two machines (or the simulator) in one recording."""
-    m = rec["meta"]
-    if (m["backend"], m["device_name"]) != (str(dev.backend), dev.name):
-        raise UsageError(f"cannot resume a recording of {m.get('device_name')} ({m.get('backend')}) "
-                         f"on {dev.name} ({dev.backend}); write to a new --out instead")
+def _native_pass(run: _Run, pass_i: int) -> bool:
+    """The low-tax slice, measured by the device's native launcher (one call per pass)."""
+    todo = [k for k in low_tax_grid(run.quick) if len(run.point(k)["wall_us_passes"]) <= pass_i]
+    if not todo:
+        return True
+    if run.out_of_time():
+        return False
+    meta = run.rec["meta"]
+    if meta.get("native_launcher_error"):
+        return True  # it failed in an earlier pass: the slice stays missing (meta.complete: false)
+    try:
+        results = run.dev.native_launcher().measure(todo)
+    except (RuntimeError, OSError, subprocess.SubprocessError) as e:  # no g++, a failed build or run
+        meta["native_launcher_error"] = " ".join(str(e).split())[:400]
+        print(f"sweep: low-tax slice skipped: {meta['native_launcher_error']}", file=sys.stderr)
+        return True
+    for k, r in zip(todo, results):
+        p = run.point(k)
+        p["wall_us_passes"].append(round(r["wall_us"], 3))
+        p.setdefault("tax_us_passes", []).append(round(r["tax_us"], 3))
+        p.setdefault("kernel_time_us", round(r["kernel_time_us"], 3))
+        p["graph_valid"] = True
+        p["driver_calls"] = 1 if k["mode"] == "graph" else k["n"]  # the launcher's own loop: by construction
+        p["copy_calls"] = 0
+    run.save()
+    return True
 
 
 def _calibrate_into(dev, meta: dict, first: bool) -> None:
@@ -142,42 +140,39 @@ def _calibrate_into(dev, meta: dict, first: bool) -> None:
     tax = dev.measure_tax()
     cal = calibrate(dev, passes=2 if first else 1)
     meta["calibration_passes"].append(dict(cal.as_dict(), tax_us=round(tax, 3)))
+    print(f"sweep: calibration {len(meta['calibration_passes'])}: tax {tax:.2f} µs, "
+          f"floor {cal.eager_floor_us:.1f}, sync {cal.sync_us:.1f}", file=sys.stderr)
 
 
-def _trace_pass(dev, rec, points, order, t_start, budget_s, out) -> bool:
-    """One traced step per (mode, N, dynamic, policy, tax) group, plus the shipped timelines."""
-    counted: dict[tuple, tuple[int, int]] = {}
-    for p in points.values():
-        if "driver_calls" in p:
-            counted.setdefault(_group(p), (p["driver_calls"], p["copy_calls"]))
-    for k in order:
-        g = _group(k)
+def _trace_pass(run: _Run) -> bool:
+    """One traced step per group (the counts don't depend on work), plus the shipped timelines."""
+    dev, rec = run.dev, run.rec
+    counted = {group(p): (p["driver_calls"], p["copy_calls"]) for p in run.points.values() if "driver_calls" in p}
+    for k in grid(run.quick):
+        g = group(k)
         want_tl = ((k["mode"], k["n"], k["work_us"], k["dynamic"]) in TIMELINE_SETTINGS
-                   and not k["extra_tax_us"] and k["policy"] == "fallback")
+                   and not k["extra_tax_us"] and k["policy"] == "fallback" and k["graph_input"] == "copy")
         tl_key = timeline_key(k["mode"], k["n"], k["work_us"], k["dynamic"])
         if g in counted and not (want_tl and tl_key not in rec["timelines"]):
             continue
-        if time.monotonic() - t_start > budget_s:
+        if run.out_of_time():
             return False
-        tr = dev.trace_step(dict(mode=k["mode"], n=k["n"], work_us=float(k["work_us"]),
-                                 extra_tax_us=float(k["extra_tax_us"]), dynamic=k["dynamic"],
-                                 policy=k["policy"], cache_size=4,
-                                 numel=ChainWorkload(k["n"], float(k["work_us"])).base_numel(dev)))
+        tr = dev.trace_step(trace_spec(knobs_of(k), 4, ChainWorkload(k["n"], float(k["work_us"])).base_numel(dev)))
         counted.setdefault(g, (tr.driver_calls, tr.copy_calls))
         if want_tl:
             rec["timelines"][tl_key] = _clip(tr.spans)
-    for p in points.values():
-        if _group(p) in counted:
-            p["driver_calls"], p["copy_calls"] = counted[_group(p)]
+    for p in run.points.values():
+        if group(p) in counted:
+            p["driver_calls"], p["copy_calls"] = counted[group(p)]
     return True
 
 
-def _new_point(k: dict) -> dict:
-    p = {"mode": k["mode"], "n": k["n"], "work_us": k["work_us"], "extra_tax_us": k["extra_tax_us"],
-         "dynamic": k["dynamic"], "wall_us_passes": []}
-    if k["policy"] != "fallback":
-        p["dynamic_policy"] = k["policy"]
-    return p
+def _check_same_device(rec: dict, dev) -> None:
+    """Resuming must not mix numbers from two machines (or the simulator) in one recording."""
+    m = rec["meta"]
+    if (m["backend"], m["device_name"]) != (str(dev.backend), dev.name):
+        raise UsageError(f"cannot resume a recording of {m['device_name']} ({m['backend']}) "
+                         f"on {dev.name} ({dev.backend}); write to a new --out instead")
 
 
 def trimmed_mean(xs: list[float]) -> float:
@@ -196,24 +191,23 @@ def _snapshot(rec: dict, points: dict, order: list) -> dict:
     rec["meta"]["intrinsic_tax_us"] = round(tax, 3)
     out = []
     for k in order:
-        p = points.get(_key(k))
+        p = points.get(key(k))
         if not p or not p["wall_us_passes"]:
             continue
         p["wall_us"] = round(trimmed_mean(p["wall_us_passes"]), 3)
         p["tax_us"] = round(trimmed_mean(p.get("tax_us_passes") or [tax]) + float(p["extra_tax_us"]), 3)
         p["launch_overhead_us"] = round(p["wall_us"] - p["kernel_time_us"], 3)
-        pred = model.predict(_knobs(p, tax_us=p["tax_us"]), consts)
-        p["model_wall_us"] = round(pred.wall_us, 3)
+        p["model_wall_us"] = round(model.predict(knobs_of(p, tax_us=p["tax_us"]), consts).wall_us, 3)
         out.append(p)
     rec["points"] = out
     return rec
 
 
-def _finish(rec, points, order, passes, out, complete: bool) -> dict:
-    _snapshot(rec, points, order)
-    rec["meta"]["passes"] = passes
-    rec["meta"]["complete"] = complete and all("driver_calls" in p for p in rec["points"])
-    _write(out, rec)
+def _finish(run: _Run, complete: bool) -> dict:
+    rec = _snapshot(run.rec, run.points, run.order)
+    rec["meta"]["complete"] = complete and len(rec["points"]) == len(run.order) and all(
+        "driver_calls" in p for p in rec["points"])
+    _write(run.out, rec)
     return rec
 
 
@@ -253,8 +247,8 @@ def retrace(out: Path, backend: str = "auto") -> dict:
     dev = get_device(backend)
     dev.use_sizing(rec["meta"].get("kernel_size_table"))
     rec["timelines"] = {}
-    points = {_key(p): p for p in rec["points"]}
-    _trace_pass(dev, rec, points, grid(), time.monotonic(), 1e9, out)
+    run = _Run(dev, rec, out, 1e9, quick=False)
+    _trace_pass(run)
     rec["meta"]["retraced_at"] = store.now_utc()
     _write(out, rec)
     return rec
@@ -265,7 +259,7 @@ def refresh(out: Path) -> dict:
     its raw passes, with no device: for when the model's formulas change after a recording."""
     rec = store.load(out, kind="sweep").data
     order = list(rec["points"])  # exactly the points the file has, in its order
-    points = {_key(p): p for p in order}
+    points = {key(p): p for p in order}
     complete = rec["meta"].get("complete", False)
     _snapshot(rec, points, order)
     rec["meta"]["complete"] = complete

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..constants import Constants
-from ..knobs import Knobs, Mode, Policy
+from ..knobs import GraphInput, Knobs, Mode, Policy
 
 SCHEMA_VERSION = 2
 SOURCE_OF_RECORDING = {"sim": "simulated"}  # meta.backend -> the label; a real device is "recorded"
@@ -79,6 +79,8 @@ class Point:
     kernel_time_us: float
     launch_overhead_us: float
     graph_valid: bool
+    graph_input: GraphInput = GraphInput.COPY
+    launcher: str = "python"  # "cpp": measured by the native chain launcher (the low-tax slice)
     model_wall_us: float | None = None
     driver_calls: int | None = None
     copy_calls: int | None = None
@@ -92,6 +94,8 @@ class Point:
                    policy=Policy(d.get("dynamic_policy", Policy.FALLBACK)), wall_us=float(d["wall_us"]),
                    tax_us=float(d["tax_us"]), kernel_time_us=float(d["kernel_time_us"]),
                    launch_overhead_us=float(d["launch_overhead_us"]), graph_valid=bool(d["graph_valid"]),
+                   graph_input=GraphInput(d.get("graph_input", GraphInput.COPY)),
+                   launcher=d.get("launcher", "python"),
                    model_wall_us=d.get("model_wall_us"), driver_calls=d.get("driver_calls"),
                    copy_calls=d.get("copy_calls"), graph_stats=d.get("graph_stats"),
                    wall_us_passes=tuple(d.get("wall_us_passes", ())))
@@ -100,7 +104,7 @@ class Point:
     def knobs(self) -> Knobs:
         """The setting this point was measured at, with its measured launch tax as `tax_us`."""
         return Knobs(self.mode, self.n, self.work_us, tax_us=self.tax_us, extra_tax_us=self.extra_tax_us,
-                     dynamic=self.dynamic, policy=self.policy)
+                     dynamic=self.dynamic, policy=self.policy, graph_input=self.graph_input)
 
     def metrics(self) -> dict:
         """The widget's keys (design.md's `measure` JSON) for this point."""
@@ -112,6 +116,10 @@ class Point:
                "graph_valid": self.graph_valid, "model_wall_us": self.model_wall_us}
         if self.policy != Policy.FALLBACK:
             out["dynamic_policy"] = self.policy.value
+        if self.graph_input != GraphInput.COPY:
+            out["graph_input"] = self.graph_input.value
+        if self.launcher != "python":
+            out["launcher"] = self.launcher
         if self.graph_stats is not None:
             out["graph_stats"] = self.graph_stats
         return out
