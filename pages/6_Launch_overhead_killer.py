@@ -8,7 +8,8 @@ import streamlit as st
 from pages.ui import knobs, widget_sources as src
 from pages.ui.timeline_chart import timeline_figure
 from runtime_core.constants import Constants
-from pages.ui.widget_panels import accuracy_panel, count_cell, downloads, metric_row, policy_panel
+from pages.ui.widget_panels import (accuracy_panel, compare_panel, copy_costs, count_cell, downloads, metric_row,
+                                   policy_panel)
 
 ctx = setup_page("Launch-overhead killer")
 notices = knobs.init_from_url()
@@ -65,11 +66,22 @@ with live_col:
         "kernel work (µs)": round(d["kernel_work_us"], 1),
         "driver calls": count_cell(d["driver_calls"]),
         "graph-capture valid?": "TRUE" if d["graph_valid"] else "FALSE"} for name, d in rows.items()})
+    if k.mode == "graph" and not k.dynamic:
+        table.loc["copy into the static input (µs)"] = copy_costs(k, {
+            "textbook model": src.textbook, "simulated": src.simulated,
+            "calibrated model": (lambda kk: src.calibrated(consts, kk.replace(tax_us=eff_tax))) if calib else None,
+            meas_label: (lambda kk: src.recorded(ctx.recording, kk.replace(extra_tax_us=extra)))
+            if (measured and not ctx.live) else None}, list(rows))
     st.dataframe(table.astype(str), width="stretch")
     st.caption("Calibrated model: the same formulas with constants measured on the GPU (sync round trip, "
-               "graph launch, per-node gap, kernel floor, eager floor, graph launch latency) and the "
-               "GPU's own launch tax. The widget's *eager* blocks after every launch; PyTorch's own eager "
-               "mode is asynchronous, which is *streams* here.")
+               "eager floor, graph launch and its latency, the GPU-side gaps between launched kernels "
+               "and between graph nodes, kernel floor) and the GPU's own launch tax. The widget's "
+               "*eager* blocks after every launch; PyTorch's own eager mode is asynchronous, which is "
+               "*streams* here.")
+    if k.missed_shape and k.policy == "fallback":
+        st.caption("On a shape miss the textbook row snaps back to *eager*, as the seed's widget does; "
+                   "PyTorch, our graph executor, the simulator and the calibrated model fall back to "
+                   "asynchronous dispatch (*streams*) instead.")
 
     choices = [c for c in ("measured", "simulated", "textbook model") if c != "measured" or measured]
     pick = st.radio("timeline from", choices, horizontal=True, key="w_timeline_source")
@@ -92,3 +104,5 @@ with text_col:
 
 if ctx.recording and not ctx.live:
     accuracy_panel(ctx.recording)
+if len(ctx.recordings) > 1:
+    compare_panel(ctx.recordings, k)

@@ -36,6 +36,7 @@ class PageContext:
     live: bool
     recording: Recording | None
     skipped: list[str]
+    recordings: list[Recording]  # every valid sweep found, best first
 
     @property
     def source(self) -> str:
@@ -61,15 +62,31 @@ def recordings_of(kind: str) -> tuple[Recording | None, list[str]]:
     return max(found, key=store.rank, default=None), skipped
 
 
+def sweeps() -> tuple[list[Recording], list[str]]:
+    """Every valid sweep recording, best first (store.rank), and the files skipped."""
+    found, skipped = store.scan("sweep")
+    return sorted(found, key=store.rank, reverse=True), skipped
+
+
 def setup_page(title: str, icon: str = "⚡") -> PageContext:
-    """Configure the page and show, in the sidebar, where this machine's numbers come from."""
+    """Configure the page and show, in the sidebar, where this machine's numbers come from and
+    which recording is shown (a student can pick any sweep recording the app finds)."""
     st.set_page_config(page_title=title, page_icon=icon, layout="wide")
-    rec, skipped = recordings_of("sweep")
-    ctx = PageContext(live=_gpu_present(), recording=rec, skipped=skipped)
+    found, skipped = sweeps()
+    ctx = PageContext(live=_gpu_present(), recording=found[0] if found else None, skipped=skipped,
+                      recordings=found)
     with st.sidebar:
         st.markdown("**Numbers on this machine**")
         st.caption(SOURCE_LABELS[ctx.source])
-        if ctx.recording and not ctx.live:
+        if len(found) > 1:
+            labels = {r.meta.file: f"{r.label()} ({r.meta.file})" for r in found}
+            if st.session_state.get("rec_pick") not in labels:
+                st.session_state["rec_pick"] = found[0].meta.file
+            st.selectbox("recording shown", list(labels), key="rec_pick", format_func=labels.get,
+                         help="Every sweep recording in lessons/recordings/. Record your own GPU with "
+                              "`make record`, and it appears here.")
+            ctx.recording = next(r for r in found if r.meta.file == st.session_state["rec_pick"])
+        elif ctx.recording and not ctx.live:
             st.caption(f"Recording: {ctx.recording_label()}")
         for line in skipped:
             st.warning(f"Skipped a recording that failed its check: {line}", icon="⚠️")

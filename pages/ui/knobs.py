@@ -8,19 +8,20 @@ from __future__ import annotations
 import streamlit as st
 
 from runtime_core.errors import UsageError
-from runtime_core.knobs import (LIMITS, SEED_N, SEED_TAX_US, SEED_WORK_US, Knobs, Mode, Policy, choices,
-                                parse_enum)
+from runtime_core.knobs import (LIMITS, SEED_N, SEED_TAX_US, SEED_WORK_US, GraphInput, Knobs, Mode, Policy,
+                                choices, parse_enum)
 
 MODES = choices(Mode)
 POLICIES = choices(Policy)
+GRAPH_INPUTS = choices(GraphInput)
 WIDGET = LIMITS["widget"]
 N_RANGE = (int(WIDGET["n"].lo), int(WIDGET["n"].hi))
 TAX_RANGE = (WIDGET["tax_us"].lo, WIDGET["tax_us"].hi)
 WORK_RANGE = (WIDGET["work_us"].lo, WIDGET["work_us"].hi)
 DEFAULTS = {"w_n": SEED_N, "w_tax": SEED_TAX_US, "w_work": SEED_WORK_US, "w_mode": "graph",
-            "w_dynamic": False, "w_policy": "fallback"}
+            "w_dynamic": False, "w_policy": "fallback", "w_input": "copy"}
 URL_NAMES = {"w_n": "n", "w_tax": "tax", "w_work": "work", "w_mode": "mode", "w_dynamic": "dynamic",
-             "w_policy": "policy"}
+             "w_policy": "policy", "w_input": "input"}
 KNOB_NAMES = {"w_n": "n", "w_tax": "tax_us", "w_work": "work_us"}
 
 
@@ -34,6 +35,8 @@ def _parse(key: str, text: str):
         if text.lower() not in ("0", "1", "true", "false"):
             raise UsageError("dynamic must be 0 or 1")
         return text.lower() in ("1", "true")
+    if key == "w_input":
+        return parse_enum(GraphInput, "input", text).value
     return parse_enum(Policy, "policy", text).value
 
 
@@ -67,13 +70,14 @@ def init_from_url() -> list[str]:
 def remember(k: Knobs) -> None:
     """Keep the current setting in STORE (called after the knobs are drawn)."""
     st.session_state[STORE] = {"w_n": k.n, "w_tax": k.tax_us, "w_work": k.work_us, "w_mode": k.mode.value,
-                               "w_dynamic": k.dynamic, "w_policy": k.policy.value}
+                               "w_dynamic": k.dynamic, "w_policy": k.policy.value,
+                               "w_input": k.graph_input.value}
 
 
 def write_url(k: Knobs) -> None:
     """Mirror the knobs into the URL (only when they changed, to avoid extra reruns)."""
     want = {"n": str(k.n), "tax": f"{k.tax_us:g}", "work": f"{k.work_us:g}", "mode": k.mode.value,
-            "dynamic": "1" if k.dynamic else "0", "policy": k.policy.value}
+            "dynamic": "1" if k.dynamic else "0", "policy": k.policy.value, "input": k.graph_input.value}
     if {q: st.query_params.get(q) for q in want} != want:
         st.query_params.update(want)
 
@@ -98,13 +102,19 @@ def render(tax_floor_us: float | None, floor_of: str = "this GPU") -> Knobs:
     c5.checkbox("dynamic shapes", key="w_dynamic", help="the input shape changes on every call")
     c6.selectbox("on a shape miss", POLICIES, key="w_policy",
                  disabled=not (st.session_state["w_dynamic"] and st.session_state["w_mode"] == "graph"),
-                 help="fallback: run eagerly; recapture: capture per shape (LRU cache of 4); "
-                      "bucket: pad to a power-of-two size that has a graph")
+                 help="fallback: dispatch without the graph (asynchronously, as PyTorch does; the "
+                      "seed's textbook snaps back to eager); recapture: capture per shape (LRU cache "
+                      "of 4); bucket: pad to a power-of-two size that has a graph")
+    st.radio("graph input", GRAPH_INPUTS, key="w_input", horizontal=True,
+             disabled=st.session_state["w_mode"] != "graph",
+             help="copy: each request arrives in a fresh buffer and is copied into the captured one "
+                  "before the replay; zero-copy: the producer writes it straight into the captured "
+                  "buffer (as serving engines do with token ids), so the step has no copy")
     if tax_floor_us is not None and st.session_state["w_tax"] < tax_floor_us:
         st.caption(f"Measured numbers can't go below {floor_of}'s own launch tax of {tax_floor_us:.1f} µs, "
                    "so they use that floor; the textbook model and the simulator use your value.")
     s = st.session_state
     k = Knobs(s["w_mode"], int(s["w_n"]), float(s["w_work"]), tax_us=float(s["w_tax"]),
-              dynamic=bool(s["w_dynamic"]), policy=s["w_policy"]).validate("widget")
+              dynamic=bool(s["w_dynamic"]), policy=s["w_policy"], graph_input=s["w_input"]).validate("widget")
     remember(k)
     return k

@@ -43,6 +43,37 @@ def metric_row(title: str, d: dict, source: str, detail: str) -> None:
         st.markdown("### :green[TRUE]" if d["graph_valid"] else "### :red[FALSE]")
 
 
+def copy_costs(k, sources: dict, columns: list[str]) -> list[str]:
+    """Per column, what the static-input copy costs: wall on the copy path minus zero-copy (µs).
+    `sources` maps a column to a function of Knobs (or None where it can't be priced)."""
+    out = []
+    for name in columns:
+        fn = sources.get(name)
+        a = fn(k.replace(graph_input="copy")) if fn else None
+        b = fn(k.replace(graph_input="zero-copy")) if fn else None
+        out.append("—" if not (a and b) else f"{a['wall_us'] - b['wall_us']:.1f}")
+    return out
+
+
+def compare_panel(recordings: list, k) -> None:
+    """Every sweep recording at the current setting, side by side (your GPU vs the shipped one)."""
+    from runtime_core.recordings import is_exact, nearest_point
+    with st.expander(f"Compare recordings at this setting ({len(recordings)} found)", expanded=False):
+        rows = []
+        for rec in recordings:
+            p = nearest_point(rec, k.replace(extra_tax_us=0.0))
+            if p is None:
+                continue
+            rows.append({"recording": rec.label(),
+                         "shown at": "this setting" if is_exact(p, k.replace(extra_tax_us=0.0)) else f"N={p.n}, work {p.work_us:g} µs",
+                         "wall / step (µs)": f"{p.wall_us:,.1f}",
+                         "launch overhead (µs)": f"{max(p.launch_overhead_us, 0):,.1f}",
+                         "calibrated model (µs)": "—" if p.model_wall_us is None else f"{p.model_wall_us:,.1f}",
+                         "launch tax (µs)": f"{p.tax_us:.1f}",
+                         "driver calls": count_cell(p.driver_calls)})
+        st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+
+
 def downloads(spans: list, label: str, chrome: dict | None) -> None:
     """CSV of the spans, and a Chrome trace (the profiler's own when measured live)."""
     import json

@@ -21,7 +21,9 @@ def result_dict(r: Result) -> dict:
 
 
 def _fields(k: Knobs) -> tuple:
-    return (k.mode.value, k.n, k.tax_us, k.work_us, k.extra_tax_us, k.dynamic, k.policy.value)
+    """The knobs as plain values, in Knobs' field order (cache keys)."""
+    return (k.mode.value, k.n, k.work_us, k.tax_us, k.extra_tax_us, k.dynamic, k.policy.value,
+            k.graph_input.value)
 
 
 def textbook(k: Knobs) -> dict:
@@ -31,7 +33,7 @@ def textbook(k: Knobs) -> dict:
 
 @st.cache_data(max_entries=512, show_spinner=False)
 def _textbook(*fields) -> dict:
-    return result_dict(predict(Knobs(*_unpack(fields)), TEXTBOOK))
+    return result_dict(predict(Knobs(*fields), TEXTBOOK))
 
 
 def calibrated(consts: Constants, k: Knobs) -> dict:
@@ -48,13 +50,8 @@ def simulated(k: Knobs) -> dict:
 def _simulated(*fields) -> dict:
     from runtime_core.engine.measure import measure
     from runtime_core.engine.sim_device import SimDevice, SimParams
-    k = Knobs(*_unpack(fields))
+    k = Knobs(*fields)
     return result_dict(measure(SimDevice(SimParams(tax_us=k.tax_us)), k.replace(extra_tax_us=0.0)))
-
-
-def _unpack(fields: tuple) -> tuple:
-    mode, n, tax, work, extra, dynamic, policy = fields
-    return (mode, n, work, tax, extra, dynamic, policy)
 
 
 @st.cache_resource(show_spinner=False)
@@ -80,7 +77,7 @@ def _live(*fields) -> dict:
     from runtime_core.engine.cuda_device import CudaDevice
     from runtime_core.engine.measure import GPU_LOCK, measure
     with GPU_LOCK:
-        r = measure(CudaDevice.shared(), Knobs(*_unpack(fields)))
+        r = measure(CudaDevice.shared(), Knobs(*fields))
     d = result_dict(r)
     d["chrome_trace"] = r.chrome_trace
     d["measured_at"] = time.strftime("%H:%M:%S")
