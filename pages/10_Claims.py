@@ -12,7 +12,9 @@ VERDICT_STYLE = {"holds": ":green[**holds**]", "differs": ":orange[**differs**]"
 
 
 def _recordings() -> dict:
-    return {kind: recordings_of(kind)[0] for kind in ("sweep", "alloc", "decoder")}
+    """The sweep picked in the sidebar (every sweep found is listed there), and the best alloc
+    and decoder recordings."""
+    return {"sweep": ctx.recording, **{kind: recordings_of(kind)[0] for kind in ("alloc", "decoder")}}
 
 
 st.title("🔎 The lesson's claims, checked")
@@ -31,6 +33,15 @@ if ctx.live and st.button("run the overlap lab on this GPU", key="cl_overlap_gpu
         st.session_state["cl_overlap"] = lab_panels.run("overlap", True)
 overlap = st.session_state.get("cl_overlap") or lab_panels.run("overlap", False)
 rows = evaluate_claims(recs["sweep"], recs["alloc"], recs["decoder"], overlap_lab=overlap)
+others = [r for r in ctx.recordings if r is not recs["sweep"]]
+other = None
+if others:
+    labels = {r.meta.file: r.label() for r in others}
+    pick = st.selectbox("compare with another sweep recording", ["(none)", *labels], key="cl_compare",
+                        format_func=lambda f: labels.get(f, f))
+    other = next((r for r in others if r.meta.file == pick), None)
+other_rows = ({r["id"]: r for r in evaluate_claims(other, recs["alloc"], recs["decoder"], overlap_lab=overlap)}
+              if other else {})
 
 counts = {v: sum(r["verdict"] == v for r in rows) for v in VERDICT_STYLE}
 c = st.columns(3)
@@ -48,6 +59,9 @@ for r in rows:
         cols[2].caption("verdict")
         cols[2].markdown(VERDICT_STYLE[r["verdict"]])
         st.markdown(r["reason"])
+        o = other_rows.get(r["id"])
+        if o and (o["measured"], o["verdict"]) != (r["measured"], r["verdict"]):
+            st.markdown(f"*On {other.label()}:* {o['measured']} → {VERDICT_STYLE[o['verdict']]}")
         if r["source"] in SOURCE_LABELS:
             source_badge(r["source"], r["source_detail"])
         else:

@@ -1,0 +1,39 @@
+"""The app lists every sweep it finds: a student picks one in the sidebar, and the widget and the
+claims page compare two ("your GPU vs the shipped H200")."""
+import shutil
+from pathlib import Path
+
+import pytest
+from conftest import open_page
+
+from runtime_core.recordings import store
+
+ROOT = Path(__file__).resolve().parents[1]
+FIXTURE = ROOT / "tests" / "fixtures" / "sweep_fixturegpu.json"
+
+
+@pytest.fixture
+def two_recordings(tmp_path, monkeypatch):
+    for path in (ROOT / "lessons" / "recordings").glob("*.json"):
+        shutil.copy(path, tmp_path / path.name)
+    shutil.copy(FIXTURE, tmp_path / FIXTURE.name)
+    monkeypatch.setenv(store.DIR_ENV, str(tmp_path))
+
+
+def test_the_widget_lists_both_and_shows_the_one_picked(two_recordings):
+    at = open_page("pages/6_Launch_overhead_killer.py")
+    pick = at.sidebar.selectbox(key="rec_pick")
+    assert {"sweep_h200.json", FIXTURE.name} <= set(pick.options)
+    assert any("NVIDIA H200" in c.value for c in at.caption)
+    at = pick.select(FIXTURE.name).run()
+    assert not at.exception
+    assert any("FixtureGPU-9000" in c.value for c in at.caption)
+    assert any("Compare recordings" in e.label for e in at.expander)
+
+
+def test_the_claims_page_compares_two_recordings(two_recordings):
+    at = open_page("pages/10_Claims.py")
+    box = at.selectbox(key="cl_compare")
+    at = box.select(FIXTURE.name).run()
+    assert not at.exception
+    assert any("On FixtureGPU-9000" in m.value for m in at.markdown)
