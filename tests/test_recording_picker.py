@@ -23,7 +23,7 @@ def two_recordings(tmp_path, monkeypatch):
 def test_the_widget_lists_both_and_shows_the_one_picked(two_recordings):
     at = open_page("pages/6_Launch_overhead_killer.py")
     pick = at.sidebar.selectbox(key="rec_pick")
-    assert {"sweep_h200.json", FIXTURE.name} <= set(pick.options)
+    assert any("sweep_h200.json" in o for o in pick.options) and any(FIXTURE.name in o for o in pick.options)
     assert any("NVIDIA H200" in c.value for c in at.caption)
     at = pick.select(FIXTURE.name).run()
     assert not at.exception
