@@ -56,11 +56,22 @@ def build_command(out_path: Path, source: Path = SOURCE, cuda: bool = False) -> 
     if wheel_has_cuda():
         libs += ["-ltorch_cuda", "-lc10_cuda"]
     abi = int(torch._C._GLIBCXX_USE_CXX11_ABI)  # must match how libtorch was built, or link fails
+    cudart = _cudart_library() if cuda else None  # a program that launches kernels calls cudart itself
     return (["g++", "-O1", "-std=c++17", f"-D_GLIBCXX_USE_CXX11_ABI={abi}", str(source), "-o", str(out_path)]
             + [f"-I{p}" for p in _include_paths(cuda)]
             # --no-as-needed: nothing in runner.cpp names a CUDA symbol, but the CUDA package's
             # kernels need libtorch_cuda loaded, so the linker must not drop it as "unused".
-            + [f"-L{lib}", f"-Wl,-rpath,{lib}", "-Wl,--no-as-needed"] + libs)
+            + [f"-L{lib}", f"-Wl,-rpath,{lib}", "-Wl,--no-as-needed"] + libs
+            + ([str(cudart), f"-Wl,-rpath,{cudart.parent}"] if cudart else []))
+
+
+def _cudart_library() -> Path | None:
+    """The CUDA runtime library torch itself loads (its nvidia wheel, or the toolkit's)."""
+    import glob
+    site = _torch_lib_dir().parents[1]
+    found = sorted(glob.glob(str(site / "nvidia" / "**" / "libcudart.so*"), recursive=True))
+    found += sorted(glob.glob("/usr/local/cuda/lib64/libcudart.so*"))
+    return Path(found[0]) if found else None
 
 
 def binary_path(source: Path, name: str, cuda: bool = False) -> Path:

@@ -50,14 +50,22 @@ def _wall(dev, k: Knobs) -> float:
     return measure(dev, k, trace=False, repeats=None if dev.deterministic else 15).wall_us
 
 
+_KERNEL_US: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
 def kernel_us(dev, work_us: float, n: int = SHORT_N) -> float:
-    """Mean GPU duration of one chain kernel at `work_us`, from the traced kernel spans."""
-    from ..engine.measure import trace_spec
-    from ..engine.workload import ChainWorkload
-    k = Knobs(Mode.STREAMS, n, work_us)
-    tr = dev.trace_step(trace_spec(k, 4, ChainWorkload(n, work_us).base_numel(dev)))
-    durations = [s.dur_us for s in tr.spans if s.lane == "gpu" and s.kind == "kernel"]
-    return statistics.fmean(durations)
+    """Mean GPU duration of one chain kernel at `work_us`, from the traced kernel spans.
+
+    Kept per device after the first trace: a kernel's GPU time does not drift with the host's
+    state, so the calibrations a sweep spreads over its run need not trace it again."""
+    cache = _KERNEL_US.setdefault(dev, {})
+    if (work_us, n) not in cache:
+        from ..engine.measure import trace_spec
+        from ..engine.workload import ChainWorkload
+        k = Knobs(Mode.STREAMS, n, work_us)
+        tr = dev.trace_step(trace_spec(k, 4, ChainWorkload(n, work_us).base_numel(dev)))
+        cache[(work_us, n)] = statistics.fmean(s.dur_us for s in tr.spans if s.lane == "gpu" and s.kind == "kernel")
+    return cache[(work_us, n)]
 
 
 def _one_pass(dev) -> Constants:

@@ -32,7 +32,7 @@ from . import store
 from .grid import TIMELINE_SETTINGS, group, grid, key, knobs_of, low_tax_grid, new_point
 from .lookup import timeline_key
 
-CALIBRATION_EVERY = 40   # points between two calibration samples on a drifting device
+CALIBRATION_EVERY = 60   # points between two calibration samples on a drifting device
 MAX_TIMELINE_KERNELS = 300
 
 
