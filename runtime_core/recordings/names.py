@@ -17,7 +17,7 @@ from .store import recordings_dir
 
 
 def slug(text: str) -> str:
-    return re.sub(r"[^a-z0-9.+]+", "-", text.lower()).strip("-")
+    return re.sub(r"[^a-z0-9.]+", "-", text.lower()).strip("-")
 
 
 def own_recording_path(device_name: str, torch_version: str, day: dt.date | None = None) -> Path:
