@@ -15,7 +15,7 @@ notices = knobs.init_from_url()
 st.title("⚡ Launch-overhead killer")
 st.caption("A chain of N tiny kernels dispatched three ways. Turn the knobs; every number says where it came from.")
 for note in notices:
-    st.warning(note)
+    st.warning(note)  # Markdown with the URL's values escaped (knobs.init_from_url)
 
 text_col, live_col = st.columns([2, 3], gap="large")
 

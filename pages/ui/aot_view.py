@@ -5,6 +5,7 @@ import pandas as pd
 import streamlit as st
 
 from pages.ui.common import recordings_of, source_badge
+from pages.ui.safe_text import esc, md
 from runtime_core.aot import coldwarm, tables
 from runtime_core.aot.paths import clear_cache
 from runtime_core.aot.serving import MISS_POLICIES, RequestRejected, ServingLoop, bucket_artifacts, jit_compile_fn
@@ -32,10 +33,10 @@ def coldwarm_panel(device: str) -> None:
         source_badge("cpu", where)
     st.dataframe(pd.DataFrame(tables.coldwarm_rows(res)), hide_index=True, width="stretch")
     verdict = "match" if res["outputs_match"] else "do NOT match"
-    st.markdown(f"Python and C++ outputs **{verdict}** eager (max abs error: Python "
-                f"{res.get('python_max_abs_err')}, C++ {res.get('cpp_max_abs_err')}).")
-    for problem in tables.coldwarm_problems(res):
-        st.error(problem)
+    st.markdown(md(f"Python and C++ outputs **{verdict}** eager (max abs error: Python {{py}}, C++ {{cpp}}).",
+                   py=res.get("python_max_abs_err"), cpp=res.get("cpp_max_abs_err")))
+    for problem in tables.coldwarm_problems(res):  # a child's error line: paths, compiler output
+        st.error(esc(problem, max_chars=600))
 
 
 def _measure(device: str) -> None:
@@ -77,8 +78,8 @@ def serving_panel() -> None:
             with torch.no_grad():
                 r = loop.serve(mlp_input(int(batch)))
             st.session_state.aot_last = ("ok", _describe(r))
-        except RequestRejected as e:
-            st.session_state.aot_last = ("rejected", f"Rejected: {e}")
+        except RequestRejected as e:  # quotes the request's shape: text, not Markdown
+            st.session_state.aot_last = ("rejected", "Rejected: " + esc(e, max_chars=600))
     if st.session_state.get("aot_last"):
         kind, msg = st.session_state.aot_last
         (st.error if kind == "rejected" else st.success)(msg)
@@ -92,12 +93,13 @@ def serving_panel() -> None:
 
 
 def _describe(r) -> str:
+    """One line of Markdown about a served request; its shape and artifact names are escaped."""
     if r.path == "hit":
-        return f"Guard hit → dispatched to '{r.artifact}'."
+        return md("Guard hit → dispatched to '{art}'.", art=r.artifact)
     if r.path == "miss -> pad":
-        return (f"Guard miss ({r.miss_reason}) → padded batch {r.padded_from} up to '{r.artifact}'; "
-                f"the padded rows were computed and thrown away.")
-    return f"Guard miss ({r.miss_reason}) → recompiled: new artifact '{r.artifact}'."
+        return md("Guard miss ({why}) → padded batch {b} up to '{art}'; the padded rows were computed "
+                  "and thrown away.", why=r.miss_reason, b=r.padded_from, art=r.artifact)
+    return md("Guard miss ({why}) → recompiled: new artifact '{art}'.", why=r.miss_reason, art=r.artifact)
 
 
 def decoder_panel(live: bool) -> None:
@@ -124,4 +126,4 @@ def decoder_panel(live: bool) -> None:
         st.markdown("**reduce-overhead: CUDA-graph recordings made by cudagraph trees**")
         st.dataframe(pd.DataFrame(tables.reduce_overhead_rows(ro)), hide_index=True, width="stretch")
         for msg in ro.get("cpu_island", {}).get("skip_messages", [])[:2]:
-            st.caption(f"skip reason logged: {msg}")
+            st.caption(md("skip reason logged: {msg}", msg=msg))
