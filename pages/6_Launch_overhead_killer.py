@@ -9,6 +9,8 @@ from pages.ui import knobs, widget_sources as src
 from pages.ui.timeline_chart import timeline_figure
 from runtime_core.constants import Constants
 from pages.ui.widget_panels import accuracy_panel, downloads, metric_row, policy_panel
+from pages.ui.safe_text import esc
+from runtime_core.errors import UsageError
 
 ctx = setup_page("Launch-overhead killer")
 notices = knobs.init_from_url()
@@ -24,6 +26,13 @@ with live_col:
     rec_floor = ctx.recording.meta.intrinsic_tax_us if (ctx.recording and not ctx.live) else None
     k = knobs.render(floor if ctx.live else rec_floor, "this GPU" if ctx.live else "the recorded H200")
     knobs.write_url(k)
+    try:  # the price of this setting, before anything runs (the CLI's limit, engine/cost.py)
+        src.check_cost(k.replace(extra_tax_us=0.0), "sim")
+        if ctx.live:
+            src.check_cost(k.replace(extra_tax_us=max(0.0, k.tax_us - floor)), "cuda")
+    except UsageError as e:
+        st.error(esc(e, max_chars=400))
+        st.stop()
     book = src.textbook(k)
     sim = src.simulated(k)
     measured, meas_label, consts = None, "", None

@@ -39,6 +39,14 @@ def calibrated(consts: Constants, k: Knobs) -> dict:
     return result_dict(predict(k, consts))
 
 
+def check_cost(k: Knobs, backend: str) -> None:
+    """Refuse (UsageError, one line) a setting whose measurement would run past the request
+    limit (engine/cost.py). The widget's bounds keep it well inside; this is the guard the page
+    path shares with the CLI, and the simulated and live workers call it too."""
+    from runtime_core.engine.cost import PAGE_NAMES, check_measure
+    check_measure(k, backend, names=PAGE_NAMES, what="this setting")
+
+
 def simulated(k: Knobs) -> dict:
     """The discrete-event simulator with the knob's tax: real executor code on a virtual clock."""
     return _simulated(*_fields(k))
@@ -49,6 +57,7 @@ def _simulated(*fields) -> dict:
     from runtime_core.engine.measure import measure
     from runtime_core.engine.sim_device import SimDevice, SimParams
     k = Knobs(*_unpack(fields))
+    check_cost(k.replace(extra_tax_us=0.0), "sim")
     return result_dict(measure(SimDevice(SimParams(tax_us=k.tax_us)), k.replace(extra_tax_us=0.0)))
 
 
@@ -79,8 +88,10 @@ def _live(*fields) -> dict:
     import time
     from runtime_core.engine.cuda_device import CudaDevice
     from runtime_core.engine.measure import GPU_LOCK, measure
+    k = Knobs(*_unpack(fields))
+    check_cost(k, "cuda")
     with GPU_LOCK:
-        r = measure(CudaDevice.shared(), Knobs(*_unpack(fields)))
+        r = measure(CudaDevice.shared(), k)
     d = result_dict(r)
     d["chrome_trace"] = r.chrome_trace
     d["measured_at"] = time.strftime("%H:%M:%S")
