@@ -1,6 +1,6 @@
 """`python -m runtime_core aot ...`: the AOT and serving lesson from the command line.
 
-    aot [--device cpu|cuda] [--json] [--record PATH]
+    aot [--device cpu|cuda] [--json] [--record PATH [--force]]
         export -> AOTInductor package -> load from Python (child) and C++; cold vs warm compile.
         Prints compile_cold_s, compile_warm_s, aot_load_python_s, aot_load_cpp_s, outputs_match, ...
     aot decoder [--tokens N] [--blocks B] [--no-reduce-overhead] [--json] [--record PATH]   (GPU)
@@ -9,14 +9,16 @@
     aot reduce-overhead [--tokens N] [--json]                                                   (GPU)
         just the cudagraph-trees experiments
     aot clear-cache
-        delete .cache/aot/ (packages, the C++ runner, Inductor caches, measured results)
+        delete .cache/aot/ (packages, the C++ runner, Inductor caches, measured results); it waits
+        for a measurement in progress (in this process or another) to finish first
 
-Bad arguments exit with status 2 and one line on stderr.
+--record PATH is checked before anything runs: a folder, a missing folder or an existing file
+(without --force) is an error. Bad arguments exit with status 2 and one line on stderr.
 """
 from __future__ import annotations
 
 from ..cli import add_json_flag, number
-from ..errors import NoCudaDevice
+from ..errors import NoCudaDevice, UsageError
 from ..knobs import Range
 
 
@@ -27,6 +29,7 @@ def register(sub) -> None:
     ap.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
     add_json_flag(ap)
     ap.add_argument("--record", metavar="PATH", help="also write a recording (JSON) to PATH")
+    ap.add_argument("--force", action="store_true", help="with --record: replace an existing file")
     ap.add_argument("--tokens", type=number(Range(10, 10_000, integer=True), "tokens"), default=50,
                     help="tokens per timing block (decoder, reduce-overhead)")
     ap.add_argument("--blocks", type=number(Range(1, 100, integer=True), "blocks"), default=8)
@@ -75,12 +78,16 @@ def _need_cuda(what: str) -> None:
 
 
 def _run(a) -> dict:
+    from ..recordings import store
     if a.what == "clear-cache":
+        if a.record:
+            raise UsageError("clear-cache writes no recording: drop --record")
         from .paths import clear_cache
         return {"freed_bytes": clear_cache()}
+    if a.record:  # before the run: a bad path must not cost minutes of compiling
+        store.check_target(a.record, a.force)
     cmd = {"measure": _cmd_measure, "decoder": _cmd_decoder, "reduce-overhead": _cmd_reduce_overhead}[a.what]
     out, rec = cmd(a)
     if a.record:
-        from ..recordings import store
-        store.write(a.record, rec)
+        store.write(a.record, rec, overwrite=a.force)
     return out
