@@ -139,3 +139,13 @@ def test_measure_timeline_prints_a_bounded_timeline_and_says_so():
     assert len(out["timeline"]) <= MAX_SPANS
     assert out["timeline_truncated"]["of"] == 2 * 20_000 + 1 and out["timeline_truncated"]["kept"] == len(out["timeline"])
     assert out["driver_calls"] == 20_000  # the numbers are from the whole step
+
+
+def test_the_decoder_token_loops_are_priced_and_the_defaults_fit():
+    from runtime_core.engine.cost import check_decoder
+    check_decoder(50, 8)  # the documented `aot decoder --json --record ...`
+    check_decoder(50, 0, reduce_overhead=False, what="aot reduce-overhead")
+    with pytest.raises(UsageError, match=r"aot decoder would take about .*lower --tokens to \d+"):
+        check_decoder(10_000, 100)
+    with pytest.raises(UsageError, match=r"aot reduce-overhead would take about .*--tokens to \d+"):
+        check_decoder(10_000, 0, reduce_overhead=False, what="aot reduce-overhead")

@@ -13,7 +13,9 @@
         for a measurement in progress (in this process or another) to finish first
 
 --record PATH is checked before anything runs: a folder, a missing folder or an existing file
-(without --force) is an error. Bad arguments exit with status 2 and one line on stderr.
+(without --force) is an error. The token loops of decoder and reduce-overhead are priced first
+(engine/cost.py): --tokens and --blocks that would time more than about a minute are refused,
+naming what fits. Bad arguments exit with status 2 and one line on stderr.
 """
 from __future__ import annotations
 
@@ -52,9 +54,12 @@ def _cmd_measure(a) -> tuple[dict, dict]:
 
 
 def _cmd_decoder(a) -> tuple[dict, dict]:
+    from ..engine.cost import check_decoder
     from .decoder_bench import recording, run_decoder_bench
     from .reduce_overhead import run_reduce_overhead
     _need_cuda("aot decoder")
+    check_decoder(a.tokens, a.blocks, reduce_overhead=not a.no_reduce_overhead,
+                  experiments=not a.no_reduce_overhead)
     res = run_decoder_bench(a.tokens, a.blocks, with_reduce_overhead=not a.no_reduce_overhead)
     ro = None if a.no_reduce_overhead else run_reduce_overhead(a.tokens)
     rec = recording(res, ro)
@@ -63,8 +68,10 @@ def _cmd_decoder(a) -> tuple[dict, dict]:
 
 def _cmd_reduce_overhead(a) -> tuple[dict, dict]:
     import torch
+    from ..engine.cost import check_decoder
     from .reduce_overhead import run_reduce_overhead
     _need_cuda("aot reduce-overhead")
+    check_decoder(a.tokens, 0, reduce_overhead=False, what="aot reduce-overhead")
     res = run_reduce_overhead(a.tokens)
     meta = _meta("reduce_overhead", torch.cuda.get_device_name(0), torch.__version__)
     return res, {"meta": meta, "points": [], "labs": {"reduce_overhead": res}}

@@ -297,6 +297,49 @@ def check_many(label: str, knobs: list[Knobs], backend: str, trace: bool, limit_
     return total
 
 
+# ---- the decoder worked example (aot decoder, aot reduce-overhead) --------------------------------
+# ms per token of each decoder variant, rounded up from decoder_h200.json (6.52, 0.506, 0.505,
+# 0.323 ms on the H200); an experiment of reduce_overhead.py also copies to the CPU: 10 ms.
+DECODER_MS_PER_TOKEN = {"eager": 8.0, "our_graph": 1.0, "raw_graph": 1.0, "reduce_overhead": 1.0}
+EXPERIMENT_MS_PER_TOKEN = 10.0
+
+
+def estimate_decoder(tokens: int, blocks: int, reduce_overhead: bool = True, experiments: bool = True) -> Estimate:
+    """Estimated seconds of the token loops of `aot decoder` (and `aot reduce-overhead`, with
+    blocks=0 and reduce_overhead=False): what grows with --tokens and --blocks. Compiles and
+    captures are fixed costs of the example (tens of seconds) and not counted here."""
+    ms = sum(v for k, v in DECODER_MS_PER_TOKEN.items() if reduce_overhead or k != "reduce_overhead")
+    parts = {"timed blocks": blocks * tokens * ms / 1e3, "launch counts": 20 * ms / 1e3 if blocks else 0.0}
+    if experiments:  # two experiments of 4 × tokens steps, a third of 4 × 10, and a few batches
+        parts["reduce-overhead experiments"] = (8 * tokens + 60) * EXPERIMENT_MS_PER_TOKEN / 1e3
+    return Estimate(SAFETY * sum(parts.values()), parts)
+
+
+def check_decoder(tokens: int, blocks: int, reduce_overhead: bool = True, experiments: bool = True,
+                  what: str = "aot decoder", limit_s: float | None = None) -> Estimate:
+    """Refuse (UsageError, one line) token loops estimated past `limit_s`, naming the largest
+    --tokens (and --blocks) that fit."""
+    limit_s = MAX_WALL_S if limit_s is None else limit_s
+
+    def cost(t: int, b: int) -> float:
+        return estimate_decoder(t, b, reduce_overhead, experiments).seconds
+    est = estimate_decoder(tokens, blocks, reduce_overhead, experiments)
+    if est.seconds <= limit_s:
+        return est
+    fits = []
+    for name, value, make in (("--tokens", tokens, lambda v: cost(v, blocks)),
+                              ("--blocks", blocks, lambda v: cost(tokens, v))):
+        if value <= 1 or make(1) > limit_s:
+            continue
+        lo, hi = 1, value
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            lo, hi = (mid, hi) if make(mid) <= limit_s else (lo, mid)
+        fits.append(f"{name} to {lo}")
+    setting = f"{tokens} tokens" + (f" x {blocks} blocks" if blocks else "")
+    raise UsageError(refusal(what, est.seconds, limit_s, fits, setting))
+
+
 # ---- calibration ---------------------------------------------------------------------------
 def calibrate_sim(calls: int = 5000, best_of: int = 5) -> dict:
     """Measure SimCosts' per-event seconds on this host (a few seconds). Returns µs per event:
