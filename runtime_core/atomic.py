@@ -27,7 +27,16 @@ TMP_SUFFIX = ".tmp"
 
 
 def _default_mode() -> int:
-    mask = os.umask(0)  # read the umask (it can only be read by setting it), then put it back
+    """0o666 less the umask. Linux shows the umask in /proc; elsewhere it can only be read by
+    setting it (briefly 0 for the whole process, so that is the fallback, done once at import)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("Umask:"):
+                    return 0o666 & ~int(line.split()[1], 8)
+    except OSError:
+        pass
+    mask = os.umask(0)
     os.umask(mask)
     return 0o666 & ~mask
 

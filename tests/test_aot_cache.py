@@ -329,3 +329,13 @@ def test_the_page_clear_waits_for_a_measurement_and_says_so(cache, monkeypatch):
     assert not (root / "packages").exists()
     labels = [s.label for s in at.status]
     assert any("Cleared .cache/aot/ (2.0 MB)" in label for label in labels), labels
+
+
+def test_clearing_from_inside_a_use_of_the_cache_is_an_error_not_a_hang(cache):
+    from runtime_core.aot.cache_lock import cache_in_use
+    from runtime_core.aot.paths import clear_cache
+    root, _ = cache
+    root.mkdir(parents=True)
+    with cache_in_use():
+        with pytest.raises(RuntimeError, match="cannot be cleared from inside a use of it"):
+            clear_cache()

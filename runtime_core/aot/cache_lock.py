@@ -95,6 +95,13 @@ def cache_in_use():
 
 @contextlib.contextmanager
 def cache_exclusive(on_wait=None):
-    """The cache to ourselves: no build, run or measurement holds any part of it."""
+    """The cache to ourselves: no build, run or measurement holds any part of it.
+
+    Raises:
+        RuntimeError: this thread itself uses the cache (it would wait for itself forever).
+    """
+    if (getattr(_held, "depth", None) or {}).get(str(cache_root()), 0):
+        raise RuntimeError("the AOT cache cannot be cleared from inside a use of it (a build, a run "
+                           "or a measurement in this thread)")
     with file_lock(cache_root() / IN_USE_LOCK, shared=False, on_wait=on_wait):
         yield
