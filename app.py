@@ -2,6 +2,7 @@
 import streamlit as st
 
 from pages.ui.common import SOURCE_LABELS, setup_page
+from pages.ui.safe_text import md
 
 ctx = setup_page("Runtime & executor: a live lesson", icon="🚀")
 
@@ -30,7 +31,8 @@ with col_b:
     st.subheader("Where the numbers come from")
     st.info(SOURCE_LABELS[ctx.source])
     if ctx.source == "recorded":
-        st.caption(f"No GPU here, so measured numbers replay a shipped recording: {ctx.recording_label()}.")
+        st.caption(md("No GPU here, so measured numbers replay a shipped recording: {label}.",
+                      label=ctx.recording_label()))
     elif ctx.source == "live":
         st.caption("A CUDA GPU is present: widgets measure on it now.")
     st.markdown(

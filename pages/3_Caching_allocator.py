@@ -6,6 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from pages.ui import alloc_charts
+from pages.ui.safe_text import esc
 from runtime_core.allocator import AllocatorOOM, BadAllocSize, fmt_bytes
 from runtime_core.allocator import compare, hot_path, labs, plan_report
 from runtime_core.allocator.playground import Playground
@@ -34,7 +35,7 @@ def playground_panel() -> None:
         if b[4].button("empty_cache", key="alloc_pg_empty"):
             pg.empty_cache()
     except (AllocatorOOM, BadAllocSize) as e:
-        st.error(str(e))
+        st.error(esc(e, max_chars=600))  # quotes the size the student asked for: text, not Markdown
     rows = pg.pool.snapshot()
     if rows:
         st.plotly_chart(alloc_charts.block_map(rows, "Block map: segments as rows"))
@@ -48,7 +49,7 @@ def playground_panel() -> None:
                f"{fmt_bytes(s['reserved_bytes.current'])} · driver mallocs {s['num_driver_mallocs']} · "
                f"awaiting events {s['blocks_awaiting_events']}")
     if pg.log:
-        st.caption("Last: " + pg.log[-1])
+        st.caption("Last: " + esc(pg.log[-1]))
 
 
 def fragmentation_panel() -> None:
@@ -82,7 +83,7 @@ def _explain_request(result: dict, request: int) -> None:
     if result["oom"] is None:
         st.success(f"The {fmt_bytes(request)} request fit: a free block or a new segment was large enough.")
         return
-    st.error(result["oom"])
+    st.error(esc(result["oom"], max_chars=600))
     if result["oom_fragmented"]:
         st.markdown(
             f"**Why:** {fmt_bytes(s['free_bytes'])} is free, more than the {fmt_bytes(request)} asked "

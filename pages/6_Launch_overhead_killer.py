@@ -10,13 +10,15 @@ from pages.ui.timeline_chart import timeline_figure
 from runtime_core.constants import Constants
 from pages.ui.widget_panels import (accuracy_panel, compare_panel, copy_costs, count_cell, downloads, metric_row,
                                    policy_panel)
+from pages.ui.safe_text import esc
+from runtime_core.errors import UsageError
 
 ctx = setup_page("Launch-overhead killer")
 notices = knobs.init_from_url()
 st.title("⚡ Launch-overhead killer")
 st.caption("A chain of N tiny kernels dispatched three ways. Turn the knobs; every number says where it came from.")
 for note in notices:
-    st.warning(note)
+    st.warning(note)  # Markdown with the URL's values escaped (knobs.init_from_url)
 
 text_col, live_col = st.columns([2, 3], gap="large")
 
@@ -25,6 +27,13 @@ with live_col:
     rec_floor = ctx.recording.meta.intrinsic_tax_us if (ctx.recording and not ctx.live) else None
     k = knobs.render(floor if ctx.live else rec_floor, "this GPU" if ctx.live else "the recorded H200")
     knobs.write_url(k)
+    try:  # the price of this setting, before anything runs (the CLI's limit, engine/cost.py)
+        src.check_cost(k.replace(extra_tax_us=0.0), src.sim_device(k))
+        if ctx.live:
+            src.check_cost(k.replace(extra_tax_us=max(0.0, k.tax_us - floor)), src.live_device())
+    except UsageError as e:
+        st.error(esc(e, max_chars=400))
+        st.stop()
     book = src.textbook(k)
     sim = src.simulated(k)
     measured, meas_label, consts = None, "", None

@@ -7,7 +7,7 @@ from pages.ui import knobs, widget_sources as src
 from runtime_core.lesson.checkpoint import ORDER, check_step
 
 ctx = setup_page("Checkpoint")
-knobs.init_from_url()
+notices = knobs.init_from_url()
 data = lesson_data("checkpoint")
 steps = {s["id"]: s for s in data["steps"]}
 done: set = st.session_state.setdefault("ckpt_done", set())
@@ -17,6 +17,8 @@ st.markdown("Work through the six steps with the knobs below (they are the widge
             "so you can also do this on the **Launch-overhead killer** page and come back). "
             "A step ticks when your setting is right *and* the numbers show what the step predicts.")
 st.page_link("pages/6_Launch_overhead_killer.py", label="Open the full widget", icon="⚡")
+for note in notices:
+    st.warning(note)  # Markdown with the URL's values escaped (knobs.init_from_url)
 
 k = knobs.render(None)
 setting = {"n": k.n, "tax_us": k.tax_us, "work_us": k.work_us, "mode": k.mode.value, "dynamic": k.dynamic,

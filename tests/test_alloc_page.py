@@ -3,6 +3,7 @@ from pathlib import Path
 
 import pytest
 from conftest import open_page
+from pages.ui.safe_text import unescape
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = "pages/3_Caching_allocator.py"
@@ -28,7 +29,7 @@ def test_oom_button_shows_the_typed_error_and_why(page):
     page.radio(key="alloc_frag_mode").set_value("default").run()
     at = page.button(key="alloc_oom_button").click().run()
     assert not at.exception, at.exception
-    errors = [e.value for e in at.error]
+    errors = [unescape(e.value) for e in at.error]
     assert any("AllocatorOOM" in e and "2.00 GiB free" in e and "largest free block 512.00 MiB" in e
                for e in errors), errors
     why = " ".join(m.value for m in at.markdown)

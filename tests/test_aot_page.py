@@ -3,6 +3,7 @@ from pathlib import Path
 
 import pytest
 from conftest import open_page
+from pages.ui.safe_text import unescape
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = "pages/5_AOT_and_serving.py"
@@ -39,7 +40,7 @@ def test_off_size_request_pads_then_rejects_with_a_clear_error(page):
                for s in at.success), [s.value for s in at.success]
     assert (metric(at, "misses"), metric(at, "pads")) == ("1", "1")
     at = send(at, 5, "reject")
-    assert any("guard miss: batch 5" in e.value and "cannot recompile" in e.value for e in at.error)
+    assert any("guard miss: batch 5" in unescape(e.value) and "cannot recompile" in e.value for e in at.error)
     assert (metric(at, "misses"), metric(at, "rejects"), metric(at, "pads")) == ("2", "1", "1")
     at = send(at, 4, "reject")
     assert any("Guard hit" in s.value for s in at.success)

@@ -162,6 +162,7 @@ def test_every_page_skips_a_broken_recording_with_a_notice(tmp_path, monkeypatch
     (tmp_path / "sweep_zz_broken.json").write_text('{"meta": "H200", "points": []}')
     monkeypatch.setenv(store.DIR_ENV, str(tmp_path))
     at = open_page("pages/6_Launch_overhead_killer.py")
-    notes = " ".join(w.value for w in at.sidebar.warning)
+    from pages.ui.safe_text import unescape
+    notes = unescape(" ".join(w.value for w in at.sidebar.warning))  # the file name is escaped
     assert "sweep_zz_broken.json" in notes and "meta" in notes
     assert any("NVIDIA H200" in c.value for c in at.caption)  # the good recording is still shown

@@ -60,21 +60,49 @@ def test_pad_cannot_fix_a_wrong_dtype():
         loop.serve(torch.ones(3, 4, dtype=torch.float64))
 
 
-def test_recompile_counts_once_then_hits_the_new_artifact():
-    compiled = []
+COMPILE_S = 0.05  # what the fake compiler below takes
+RUN_S = 0.2       # what one call of a compiled artifact takes
+
+
+def slow_compiler(compiled: list):
+    """A compile_fn that takes COMPILE_S and returns an artifact whose every call takes RUN_S."""
+    import time
 
     def compile_fn(x):
         compiled.append(tuple(x.shape))
-        return lambda y: y * 3
-    loop = engine("recompile", compile_fn)
+        time.sleep(COMPILE_S)
+
+        def artifact(y):
+            time.sleep(RUN_S)
+            return y * 3
+        return artifact
+    return compile_fn
+
+
+def test_recompile_counts_once_then_hits_the_new_artifact():
+    compiled = []
+    loop = engine("recompile", slow_compiler(compiled))
     r1 = loop.serve(torch.ones(5, 4))
+    after_one = loop.counters.recompile_s
     r2 = loop.serve(torch.ones(5, 4))
     assert compiled == [(5, 4)]
     assert (r1.path, r2.path, r2.artifact) == ("miss -> recompile", "hit", "jit batch 5")
     assert torch.equal(r2.output, torch.full((5, 4), 3.0))
     c = loop.counters
     assert (c.requests, c.hits, c.misses, c.recompiles, c.pads, c.rejects) == (2, 1, 1, 1, 0, 0)
-    assert c.recompile_s >= 0.0
+    # recompile_s is the compile's own time: at least what compiling took, not the artifact's
+    # first run (RUN_S) that served the request, and a hit adds nothing to it.
+    assert COMPILE_S <= after_one < COMPILE_S + RUN_S
+    assert c.recompile_s == after_one
+
+
+def test_recompile_time_adds_up_over_recompiles():
+    compiled = []
+    loop = engine("recompile", slow_compiler(compiled))
+    for b in (5, 6, 7):
+        loop.serve(torch.ones(b, 4))
+    assert compiled == [(5, 4), (6, 4), (7, 4)] and loop.counters.recompiles == 3
+    assert 3 * COMPILE_S <= loop.counters.recompile_s < 3 * COMPILE_S + RUN_S
 
 
 def test_a_dynamic_range_artifact_serves_every_batch_in_range():

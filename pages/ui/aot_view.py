@@ -5,21 +5,30 @@ import pandas as pd
 import streamlit as st
 
 from pages.ui.common import recordings_of, source_badge
+from pages.ui.safe_text import esc, md
 from runtime_core.aot import coldwarm, tables
 from runtime_core.aot.paths import clear_cache
 from runtime_core.aot.serving import MISS_POLICIES, RequestRejected, ServingLoop, bucket_artifacts, jit_compile_fn
+from runtime_core.engine.fair_lock import ordinal
+from runtime_core.errors import UsageError
 
 BUCKETS = (1, 2, 4, 8)
 
 
 def coldwarm_panel(device: str) -> None:
-    """The cold vs warm vs AOT-load table, a measure button (child processes) and clear cache."""
+    """The cold vs warm vs AOT-load table, a measure button (child processes) and clear cache.
+
+    Measurements and cache clears from every session queue up, first come first served
+    (runtime_core/aot/queue.py): a student who presses while another measures sees their place
+    in line until their turn comes, and "clear cache" waits for the measurement in progress."""
     st.subheader("Cold start, warm start, AOT load")
     left, right = st.columns(2)
-    if left.button("measure", key="aot_measure", help="~1-2 min the first time: it compiles"):
+    if left.button("measure", key="aot_measure", help="~1-2 min the first time: it compiles. "
+                   "One measurement at a time for everyone: you may wait in line."):
         _measure(device)
-    if right.button("clear cache", key="aot_clear"):
-        st.success(f"Cleared .cache/aot/ ({clear_cache() / 1e6:.1f} MB).")
+    if right.button("clear cache", key="aot_clear",
+                    help="Deletes .cache/aot/. Waits for a measurement in progress to finish first."):
+        _clear()
     res = coldwarm.cached_results(device)
     if res is None:
         st.info("Not measured on this machine yet. Press **measure**: every step runs in its own "
@@ -32,21 +41,52 @@ def coldwarm_panel(device: str) -> None:
         source_badge("cpu", where)
     st.dataframe(pd.DataFrame(tables.coldwarm_rows(res)), hide_index=True, width="stretch")
     verdict = "match" if res["outputs_match"] else "do NOT match"
-    st.markdown(f"Python and C++ outputs **{verdict}** eager (max abs error: Python "
-                f"{res.get('python_max_abs_err')}, C++ {res.get('cpp_max_abs_err')}).")
-    for problem in tables.coldwarm_problems(res):
-        st.error(problem)
+    st.markdown(md(f"Python and C++ outputs **{verdict}** eager (max abs error: Python {{py}}, C++ {{cpp}}).",
+                   py=res.get("python_max_abs_err"), cpp=res.get("cpp_max_abs_err")))
+    for problem in tables.coldwarm_problems(res):  # a child's error line: paths, compiler output
+        st.error(esc(problem, max_chars=600))
+
+
+def _waiting_line(box):
+    """An on_wait callback that keeps one line of `box` (a placeholder) saying where we are."""
+    seen = {}
+
+    def on_wait(w) -> None:
+        seen["first"] = seen.get("first") or w
+        box.info("⏳ " + w.describe())
+    return on_wait, seen
 
 
 def _measure(device: str) -> None:
     with st.status("Measuring in child processes…", expanded=True) as status:
-        state, results = coldwarm.new_state(device), {}
-        for _name, label, fn in coldwarm.STEPS:
+        line = st.empty()
+        on_wait, seen = _waiting_line(line)
+
+        def progress(_name: str, label: str) -> None:
+            w = seen.get("first")
+            if w and not seen.get("said"):
+                seen["said"] = True
+                line.caption("Your turn came: you waited " + (
+                    "for another process" if w.other_process else f"as {ordinal(w.position)} in line") + ".")
             status.update(label=label)
             st.write(f"⏳ {label}")
-            results.update(fn(device, state))
-        coldwarm.finish(results, device, state)
+        try:
+            coldwarm.measure(device, progress=progress, on_wait=on_wait)
+        except UsageError as e:
+            status.update(label="Not measured", state="error")
+            st.error(esc(e, max_chars=400))
+            return
         status.update(label="Measured (saved under .cache/aot/)", state="complete", expanded=False)
+
+
+def _clear() -> None:
+    with st.status("Clearing .cache/aot/…", expanded=True) as status:
+        line = st.empty()
+        on_wait, _ = _waiting_line(line)
+        line.caption("Clearing waits for a measurement in progress (anyone's) to finish first.")
+        freed = clear_cache(on_wait=on_wait)
+        line.empty()
+        status.update(label=f"Cleared .cache/aot/ ({freed / 1e6:.1f} MB).", state="complete", expanded=False)
 
 
 def _loop() -> ServingLoop:
@@ -77,8 +117,8 @@ def serving_panel() -> None:
             with torch.no_grad():
                 r = loop.serve(mlp_input(int(batch)))
             st.session_state.aot_last = ("ok", _describe(r))
-        except RequestRejected as e:
-            st.session_state.aot_last = ("rejected", f"Rejected: {e}")
+        except RequestRejected as e:  # quotes the request's shape: text, not Markdown
+            st.session_state.aot_last = ("rejected", "Rejected: " + esc(e, max_chars=600))
     if st.session_state.get("aot_last"):
         kind, msg = st.session_state.aot_last
         (st.error if kind == "rejected" else st.success)(msg)
@@ -92,12 +132,13 @@ def serving_panel() -> None:
 
 
 def _describe(r) -> str:
+    """One line of Markdown about a served request; its shape and artifact names are escaped."""
     if r.path == "hit":
-        return f"Guard hit → dispatched to '{r.artifact}'."
+        return md("Guard hit → dispatched to '{art}'.", art=r.artifact)
     if r.path == "miss -> pad":
-        return (f"Guard miss ({r.miss_reason}) → padded batch {r.padded_from} up to '{r.artifact}'; "
-                f"the padded rows were computed and thrown away.")
-    return f"Guard miss ({r.miss_reason}) → recompiled: new artifact '{r.artifact}'."
+        return md("Guard miss ({why}) → padded batch {b} up to '{art}'; the padded rows were computed "
+                  "and thrown away.", why=r.miss_reason, b=r.padded_from, art=r.artifact)
+    return md("Guard miss ({why}) → recompiled: new artifact '{art}'.", why=r.miss_reason, art=r.artifact)
 
 
 def decoder_panel(live: bool) -> None:
@@ -124,4 +165,4 @@ def decoder_panel(live: bool) -> None:
         st.markdown("**reduce-overhead: CUDA-graph recordings made by cudagraph trees**")
         st.dataframe(pd.DataFrame(tables.reduce_overhead_rows(ro)), hide_index=True, width="stretch")
         for msg in ro.get("cpu_island", {}).get("skip_messages", [])[:2]:
-            st.caption(f"skip reason logged: {msg}")
+            st.caption(md("skip reason logged: {msg}", msg=msg))

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import streamlit as st
 
+from pages.ui.safe_text import esc, md
 from runtime_core.engine.device import cuda_available
 from runtime_core.recordings import Recording, store
 
@@ -87,9 +88,9 @@ def setup_page(title: str, icon: str = "⚡") -> PageContext:
                               "`make record`, and it appears here.")
             ctx.recording = next(r for r in found if r.meta.file == st.session_state["rec_pick"])
         elif ctx.recording and not ctx.live:
-            st.caption(f"Recording: {ctx.recording_label()}")
-        for line in skipped:
-            st.warning(f"Skipped a recording that failed its check: {line}", icon="⚠️")
+            st.caption(md("Recording: {label}", label=ctx.recording_label()))
+        for line in skipped:  # names a file and quotes what is in it: shown as text
+            st.warning(md("Skipped a recording that failed its check: {line}", line=line), icon="⚠️")
     return ctx
 
 
@@ -111,5 +112,8 @@ def lesson_data(name: str) -> dict:
 
 
 def source_badge(source: str, detail: str = "") -> None:
-    """A one-line label saying which of the sources a number block comes from."""
-    st.caption(SOURCE_LABELS[source] + (f" · {detail}" if detail else ""))
+    """A one-line label saying which of the sources a number block comes from.
+
+    `detail` is plain text, shown as typed: it often names a recording's device or file, or a
+    measurement's own fields, none of which may render as Markdown."""
+    st.caption(SOURCE_LABELS[source] + (f" · {esc(detail, max_chars=400)}" if detail else ""))

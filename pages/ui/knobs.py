@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from pages.ui.safe_text import md
 from runtime_core.errors import UsageError
 from runtime_core.knobs import (LIMITS, SEED_N, SEED_TAX_US, SEED_WORK_US, GraphInput, Knobs, Mode, Policy,
                                 choices, parse_enum)
@@ -47,7 +48,8 @@ def init_from_url() -> list[str]:
     """Make sure the knob widgets have values; return notices for junk URL values.
 
     The first run of a session reads the URL. Later runs restore the knobs from STORE, because
-    Streamlit forgets a widget's state on a page that doesn't draw it.
+    Streamlit forgets a widget's state on a page that doesn't draw it. A notice is Markdown
+    with the URL value (and the error quoting it) escaped: a link is anyone's to craft.
     """
     notices = []
     if STORE not in st.session_state:
@@ -59,7 +61,8 @@ def init_from_url() -> list[str]:
                 try:
                     setting[key] = _parse(key, raw)
                 except UsageError as e:
-                    notices.append(f"URL `{URL_NAMES[key]}={raw}` ignored: {e}; using the default {default}.")
+                    notices.append(md("URL value {name}={raw} ignored: {why}; using the default {default}.",
+                                      name=URL_NAMES[key], raw=raw, why=e, default=default))
         st.session_state[STORE] = setting
     for key in DEFAULTS:
         if key not in st.session_state:

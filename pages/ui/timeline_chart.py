@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import plotly.graph_objects as go
 
+from pages.ui.safe_text import plot_text
+
 KIND_STYLE = {  # kind -> (legend label, colour)
     "launch": ("CPU launch tax", "#1f77b4"),
     "spin": ("extra host tax", "#aec7e8"),
@@ -39,7 +41,9 @@ def timeline_figure(spans, title: str, max_us: float | None = None) -> go.Figure
             y=[LANES.get(_field(s, "lane"), _field(s, "lane")) for s in mine],
             base=[_field(s, "start_us") for s in mine],
             x=[max(_field(s, "end_us") - _field(s, "start_us"), 0.05) for s in mine],
-            customdata=[[_field(s, "name"), _field(s, "end_us") - _field(s, "start_us")] for s in mine],
+            # A span's name can come from a recording file: Plotly must not read HTML in it.
+            customdata=[[plot_text(_field(s, "name")), _field(s, "end_us") - _field(s, "start_us")]
+                        for s in mine],
             hovertemplate="%{customdata[0]}<br>start %{base:.1f} µs<br>%{customdata[1]:.2f} µs<extra></extra>"))
     fig.update_layout(title=dict(text=title, y=0.97, yanchor="top"), barmode="overlay", height=360,
                       bargap=0.35, margin=dict(l=10, r=10, t=40, b=10),

@@ -41,6 +41,26 @@ def calibrated(consts: Constants, k: Knobs) -> dict:
     return result_dict(predict(k, consts))
 
 
+def check_cost(k: Knobs, dev) -> None:
+    """Refuse (UsageError, one line) a setting whose measurement on `dev` would run past the
+    request limit (engine/cost.py). The widget's bounds keep it well inside; this is the guard
+    the page path shares with the CLI, and the simulated and live workers call it too."""
+    from runtime_core.engine.cost import PAGE_NAMES, check_measure
+    check_measure(k, dev.cost_model(), names=PAGE_NAMES, what="this setting", device_name=dev.name)
+
+
+def sim_device(k: Knobs):
+    """The simulated GPU of the widget's simulated column: the shipped H200's constants, the
+    knob's launch tax."""
+    from runtime_core.engine.sim_device import SimDevice, SimParams
+    return SimDevice(SimParams(tax_us=k.tax_us))
+
+
+def live_device():
+    from runtime_core.engine.cuda_device import CudaDevice
+    return CudaDevice.shared()
+
+
 def simulated(k: Knobs) -> dict:
     """The discrete-event simulator with the knob's tax: real executor code on a virtual clock."""
     return _simulated(*_fields(k))
@@ -49,9 +69,10 @@ def simulated(k: Knobs) -> dict:
 @st.cache_data(max_entries=256, show_spinner=False)
 def _simulated(*fields) -> dict:
     from runtime_core.engine.measure import measure
-    from runtime_core.engine.sim_device import SimDevice, SimParams
-    k = Knobs(*fields)
-    return result_dict(measure(SimDevice(SimParams(tax_us=k.tax_us)), k.replace(extra_tax_us=0.0)))
+    k = Knobs(*fields).replace(extra_tax_us=0.0)
+    dev = sim_device(k)
+    check_cost(k, dev)
+    return result_dict(measure(dev, k))
 
 
 @st.cache_resource(show_spinner=False)
@@ -74,10 +95,12 @@ def live(k: Knobs) -> dict:
 @st.cache_data(max_entries=256, ttl=600, show_spinner=False)
 def _live(*fields) -> dict:
     import time
-    from runtime_core.engine.cuda_device import CudaDevice
     from runtime_core.engine.measure import GPU_LOCK, measure
+    k = Knobs(*fields)
+    dev = live_device()
+    check_cost(k, dev)
     with GPU_LOCK:
-        r = measure(CudaDevice.shared(), Knobs(*fields))
+        r = measure(dev, k)
     d = result_dict(r)
     d["chrome_trace"] = r.chrome_trace
     d["measured_at"] = time.strftime("%H:%M:%S")

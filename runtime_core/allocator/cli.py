@@ -1,6 +1,6 @@
 """`python -m runtime_core alloc`: the allocator comparison (issue 5), as JSON.
 
-    python -m runtime_core alloc [--size-bytes B] [--backend auto|cuda|sim] [--json] [--record PATH]
+    python -m runtime_core alloc [--size-bytes B] [--backend auto|cuda|sim] [--json] [--record PATH [--force]]
 
 Output keys: backend, device_name, torch_version, recorded_at, size_bytes;
   allocators: plan_arena / caching_pool / torch / raw, each with alloc_free_us (median µs per
@@ -11,7 +11,8 @@ Output keys: backend, device_name, torch_version, recorded_at, size_bytes;
   graph_pool: CUDA only, torch.cuda.graph with a private pool: stable data_ptrs across replays.
 --record PATH writes a recording (design.md format): {"meta": {device_name, torch_version,
 recorded_at, "kind": "alloc"}, "points": [], "labs": {"alloc": <the JSON above>}}.
-The page reads lessons/recordings/alloc_*.json.
+PATH is checked before the run (a folder, a missing folder, or an existing file without --force
+is a one-line error, exit 2) and written atomically. The page reads lessons/recordings/alloc_*.json.
 """
 from __future__ import annotations
 
@@ -46,6 +47,7 @@ def register(sub) -> None:
     add_backend_arg(p)
     add_json_flag(p)
     p.add_argument("--record", metavar="PATH", help="also write the result as a recording")
+    p.add_argument("--force", action="store_true", help="with --record: replace an existing file")
     p.set_defaults(func=_cli)
 
 
@@ -73,15 +75,19 @@ def run(size_bytes: int, backend: str) -> dict:
     return out
 
 
-def write_recording(result: dict, path: str) -> None:
+def write_recording(result: dict, path: str, force: bool = True) -> None:
+    """Write `result` as an alloc recording (atomically; an existing file only with `force`)."""
     from ..recordings import store
     meta = store.new_meta("alloc", result["device_name"], result["torch_version"], result["backend"])
     meta["recorded_at"] = result["recorded_at"]
-    store.write(path, {"meta": meta, "points": [], "labs": {"alloc": result}})
+    store.write(path, {"meta": meta, "points": [], "labs": {"alloc": result}}, overwrite=force)
 
 
 def _cli(a) -> dict:
+    from ..recordings import store
+    if a.record:  # before the run: a bad path must not cost the whole measurement
+        store.check_target(a.record, a.force)
     result = run(a.size_bytes, a.backend)
     if a.record:
-        write_recording(result, a.record)
+        write_recording(result, a.record, force=a.force)
     return result

@@ -1,6 +1,6 @@
 """`python -m runtime_core aot ...`: the AOT and serving lesson from the command line.
 
-    aot [--device cpu|cuda] [--json] [--record PATH]
+    aot [--device cpu|cuda] [--json] [--record PATH [--force]]
         export -> AOTInductor package -> load from Python (child) and C++; cold vs warm compile.
         Prints compile_cold_s, compile_warm_s, aot_load_python_s, aot_load_cpp_s, outputs_match, ...
     aot decoder [--tokens N] [--blocks B] [--no-reduce-overhead] [--json] [--record PATH]   (GPU)
@@ -9,14 +9,18 @@
     aot reduce-overhead [--tokens N] [--json]                                                   (GPU)
         just the cudagraph-trees experiments
     aot clear-cache
-        delete .cache/aot/ (packages, the C++ runner, Inductor caches, measured results)
+        delete .cache/aot/ (packages, the C++ runner, Inductor caches, measured results); it waits
+        for a measurement in progress (in this process or another) to finish first
 
-Bad arguments exit with status 2 and one line on stderr.
+--record PATH is checked before anything runs: a folder, a missing folder or an existing file
+(without --force) is an error. The token loops of decoder and reduce-overhead are priced first
+(engine/cost.py): --tokens and --blocks that would time more than about a minute are refused,
+naming what fits. Bad arguments exit with status 2 and one line on stderr.
 """
 from __future__ import annotations
 
 from ..cli import add_json_flag, number
-from ..errors import NoCudaDevice
+from ..errors import NoCudaDevice, UsageError
 from ..knobs import Range
 
 
@@ -27,6 +31,7 @@ def register(sub) -> None:
     ap.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
     add_json_flag(ap)
     ap.add_argument("--record", metavar="PATH", help="also write a recording (JSON) to PATH")
+    ap.add_argument("--force", action="store_true", help="with --record: replace an existing file")
     ap.add_argument("--tokens", type=number(Range(10, 10_000, integer=True), "tokens"), default=50,
                     help="tokens per timing block (decoder, reduce-overhead)")
     ap.add_argument("--blocks", type=number(Range(1, 100, integer=True), "blocks"), default=8)
@@ -49,9 +54,12 @@ def _cmd_measure(a) -> tuple[dict, dict]:
 
 
 def _cmd_decoder(a) -> tuple[dict, dict]:
+    from ..engine.cost import check_decoder
     from .decoder_bench import recording, run_decoder_bench
     from .reduce_overhead import run_reduce_overhead
     _need_cuda("aot decoder")
+    check_decoder(a.tokens, a.blocks, reduce_overhead=not a.no_reduce_overhead,
+                  experiments=not a.no_reduce_overhead)
     res = run_decoder_bench(a.tokens, a.blocks, with_reduce_overhead=not a.no_reduce_overhead)
     ro = None if a.no_reduce_overhead else run_reduce_overhead(a.tokens)
     rec = recording(res, ro)
@@ -60,8 +68,10 @@ def _cmd_decoder(a) -> tuple[dict, dict]:
 
 def _cmd_reduce_overhead(a) -> tuple[dict, dict]:
     import torch
+    from ..engine.cost import check_decoder
     from .reduce_overhead import run_reduce_overhead
     _need_cuda("aot reduce-overhead")
+    check_decoder(a.tokens, 0, reduce_overhead=False, what="aot reduce-overhead")
     res = run_reduce_overhead(a.tokens)
     meta = _meta("reduce_overhead", torch.cuda.get_device_name(0), torch.__version__)
     return res, {"meta": meta, "points": [], "labs": {"reduce_overhead": res}}
@@ -75,12 +85,16 @@ def _need_cuda(what: str) -> None:
 
 
 def _run(a) -> dict:
+    from ..recordings import store
     if a.what == "clear-cache":
+        if a.record:
+            raise UsageError("clear-cache writes no recording: drop --record")
         from .paths import clear_cache
         return {"freed_bytes": clear_cache()}
+    if a.record:  # before the run: a bad path must not cost minutes of compiling
+        store.check_target(a.record, a.force)
     cmd = {"measure": _cmd_measure, "decoder": _cmd_decoder, "reduce-overhead": _cmd_reduce_overhead}[a.what]
     out, rec = cmd(a)
     if a.record:
-        from ..recordings import store
-        store.write(a.record, rec)
+        store.write(a.record, rec, overwrite=a.force)
     return out

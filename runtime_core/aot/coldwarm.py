@@ -9,6 +9,11 @@
 
 Cold and warm differ only in TORCHINDUCTOR_CACHE_DIR: Inductor's FX-graph cache (and the
 AOTAutograd cache) live there, so a warm process reloads generated code instead of compiling.
+
+`measure()` is the one way in, for the CLI and the page alike: it waits for its turn in the AOT
+queue (queue.py: one measurement or cache clear at a time, first come first served, across
+threads and processes), holds the cache while it runs (a clear waits), tidies what killed runs
+left behind, always removes its scratch folder (try/finally), and saves its results atomically.
 """
 from __future__ import annotations
 
@@ -20,12 +25,14 @@ from pathlib import Path
 
 import numpy as np
 
+from .. import atomic
 from ..errors import NoCudaDevice, UsageError
 from .child import run_child
 from .paths import cache_dir, cache_root, torch_tag
 
 TEST_BATCH = 5            # not the export example (8): shows the dynamic batch at work
 RTOL, ATOL = 1e-4, 1e-5   # how close a compiled output must be to eager
+INDUCTOR_DIR_MAX_BYTES = 1 << 30  # an Inductor cache folder larger than this is emptied before a run
 
 
 def _warm_cache_dir() -> Path:
@@ -128,18 +135,25 @@ def cached_results(device: str) -> dict | None:
         return None
 
 
+def check_device(device: str) -> None:
+    """UsageError unless `device` is "cpu" or "cuda"; NoCudaDevice for cuda without a GPU."""
+    import torch
+    if device not in ("cpu", "cuda"):
+        raise UsageError(f"device must be cpu or cuda, got {device!r}")
+    if device == "cuda" and not torch.cuda.is_available():
+        raise NoCudaDevice("device 'cuda' asked for, but torch sees no CUDA device here")
+
+
 def new_state(device: str) -> dict:
-    """What the steps share: the test input, eager's output for it, a scratch directory.
+    """What the steps share: the test input, eager's output for it, a scratch directory (the
+    caller removes it: measure() does, in a finally).
 
     Raises:
         UsageError: device is not "cpu" or "cuda"; NoCudaDevice: cuda asked for but absent.
     """
     import torch
     from .models import make_mlp, mlp_input
-    if device not in ("cpu", "cuda"):
-        raise UsageError(f"device must be cpu or cuda, got {device!r}")
-    if device == "cuda" and not torch.cuda.is_available():
-        raise NoCudaDevice("device 'cuda' asked for, but torch sees no CUDA device here")
+    check_device(device)
     x = mlp_input(TEST_BATCH)
     with torch.no_grad():
         eager = make_mlp().to(device)(x.to(device)).cpu().numpy()
@@ -147,32 +161,63 @@ def new_state(device: str) -> dict:
 
 
 def finish(results: dict, device: str, state: dict) -> dict:
-    """Add the verdict and the labels, save to the cache, and clean the scratch directory."""
+    """Add the verdict and the labels, and save to the cache (atomically: a reader or a kill
+    sees the old results or the new ones)."""
     import torch
-    shutil.rmtree(state["work_dir"], ignore_errors=True)
     results["outputs_match"] = bool(results.get("python_output_matches") and results.get("cpp_output_matches"))
     results["warm_faster_than_cold"] = _faster(results.get("compile_warm_s"), results.get("compile_cold_s"))
     results.update(device=device, torch_version=torch.__version__, device_name=_device_name(device),
                    test_batch=TEST_BATCH, measured_at=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
-    path = results_path(device)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(results, indent=2), encoding="utf-8")
+    atomic.write_json(results_path(device), results, indent=2)
     return results
 
 
-def measure(device: str = "cpu", progress=None) -> dict:
+def tidy_cache() -> dict:
+    """Before a measurement, under its lock: remove scratch folders that killed runs left in
+    tmp/, and empty an Inductor cache folder that grew past INDUCTOR_DIR_MAX_BYTES.
+    Returns what was removed."""
+    removed = {"tmp": 0, "inductor": []}
+    tmp = cache_root() / "tmp"
+    if tmp.is_dir():
+        for p in tmp.iterdir():  # nobody else measures now (queue.py): every entry is stale
+            shutil.rmtree(p, ignore_errors=True) if p.is_dir() else p.unlink(missing_ok=True)
+            removed["tmp"] += 1
+    for name in ("inductor-warm", "inductor-aot"):
+        d = cache_root() / name
+        if d.is_dir() and sum(f.stat().st_size for f in d.rglob("*") if f.is_file()) > INDUCTOR_DIR_MAX_BYTES:
+            shutil.rmtree(d, ignore_errors=True)
+            removed["inductor"].append(name)
+    return removed
+
+
+def measure(device: str = "cpu", progress=None, on_wait=None) -> dict:
     """Run every step (each in a child process) and return the merged results.
 
     Args:
         device: "cpu" or "cuda".
-        progress: optional callable(name, label) told before each step starts.
+        progress: optional callable(name, label) told when this caller's turn comes ("turn")
+            and before each step starts.
+        on_wait: optional callable(queue.Waiting) told where this caller stands while it waits
+            for its turn (another measurement or a cache clear is running).
+    Raises:
+        UsageError / NoCudaDevice: a bad device (before waiting in line).
     """
-    state, results = new_state(device), {}
-    for name, label, fn in STEPS:
+    from .cache_lock import cache_in_use
+    from .queue import aot_turn
+    check_device(device)
+    with aot_turn(on_wait=on_wait), cache_in_use():
         if progress:
-            progress(name, label)
-        results.update(fn(device, state))
-    return finish(results, device, state)
+            progress("turn", "your turn: preparing the input and eager's output")
+        tidy_cache()
+        state, results = new_state(device), {}
+        try:
+            for name, label, fn in STEPS:
+                if progress:
+                    progress(name, label)
+                results.update(fn(device, state))
+            return finish(results, device, state)
+        finally:
+            shutil.rmtree(state["work_dir"], ignore_errors=True)
 
 
 def _faster(warm_s, cold_s) -> bool | None:

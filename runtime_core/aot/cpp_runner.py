@@ -3,6 +3,11 @@
 The runner loads a .pt2 package with `torch::inductor::AOTIModelPackageLoader`: no Python in
 the process at all. The binary is cached under .cache/aot/bin/, keyed by the torch version and
 a hash of the source and flags, so it is built once per torch install (~30 s on 2 cores).
+
+Many sessions (threads of one server) and processes may ask for it at once: cached_build.py
+builds it once, into a temporary name unique per process and thread, sets the execute bit and
+renames it into place; the folder keeps the newest RUNNER_CAP.keep_newest binaries. `$CXX`
+picks the compiler (g++ by default).
 """
 from __future__ import annotations
 
@@ -15,9 +20,12 @@ from pathlib import Path
 
 import numpy as np
 
+from .cache_lock import cache_in_use
+from .cached_build import Cap, build_once
 from .paths import cache_dir, torch_tag
 
 SOURCE = Path(__file__).with_name("runner.cpp")
+RUNNER_CAP = Cap("aot_runner-*", keep_newest=3, max_bytes=64 << 20)  # ~50 KB each on the CPU wheel
 
 
 def _torch_lib_dir() -> Path:
@@ -57,7 +65,7 @@ def build_command(out_path: Path, source: Path = SOURCE, cuda: bool = False) -> 
         libs += ["-ltorch_cuda", "-lc10_cuda"]
     abi = int(torch._C._GLIBCXX_USE_CXX11_ABI)  # must match how libtorch was built, or link fails
     cudart = _cudart_library() if cuda else None  # a program that launches kernels calls cudart itself
-    return (["g++", "-O1", "-std=c++17", f"-D_GLIBCXX_USE_CXX11_ABI={abi}", str(source), "-o", str(out_path)]
+    return ([os.environ.get("CXX") or "g++", "-O1", "-std=c++17", f"-D_GLIBCXX_USE_CXX11_ABI={abi}", str(source), "-o", str(out_path)]
             + [f"-I{p}" for p in _include_paths(cuda)]
             # --no-as-needed: nothing in runner.cpp names a CUDA symbol, but the CUDA package's
             # kernels need libtorch_cuda loaded, so the linker must not drop it as "unused".
@@ -86,24 +94,27 @@ def runner_path() -> Path:
 
 
 def build_binary(source: Path, name: str, cuda: bool = False, timeout_s: float = 300.0) -> tuple[Path, float]:
-    """Build `source` unless a cached binary exists. Returns (path, build_s); build_s is 0 on a hit.
+    """Build `source` unless a cached binary exists. Returns (path, build_s); build_s is 0 when
+    this call did not build it (a hit, or another thread or process built it meanwhile).
 
     Raises:
-        RuntimeError: g++ is missing or the build failed (the first lines of its errors included).
+        RuntimeError: the compiler is missing or the build failed (its first errors included).
     """
-    path = binary_path(source, name, cuda)
-    if path.exists():
-        return path, 0.0
-    tmp = path.with_suffix(f".tmp{os.getpid()}")  # build aside, then rename: no half-written binary
+    def compile_to(tmp: Path) -> None:
+        cmd = build_command(tmp, source, cuda)
+        try:
+            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout_s)
+        except FileNotFoundError:
+            raise RuntimeError(f"{cmd[0]} not found: install a C++ compiler to build {name}") from None
+        except subprocess.TimeoutExpired:
+            raise RuntimeError(f"building {name} took over {timeout_s:.0f} s") from None
+        if proc.returncode != 0:
+            raise RuntimeError(f"building {name} failed: " + proc.stderr.strip()[:800])
+
     t0 = time.perf_counter()
-    try:
-        proc = subprocess.run(build_command(tmp, source, cuda), capture_output=True, text=True, timeout=timeout_s)
-    except FileNotFoundError:
-        raise RuntimeError(f"g++ not found: install a C++ compiler to build {name}") from None
-    if proc.returncode != 0:
-        raise RuntimeError(f"building {name} failed: " + proc.stderr.strip()[:800])
-    tmp.replace(path)
-    return path, time.perf_counter() - t0
+    cap = RUNNER_CAP if name == "aot_runner" else Cap(f"{name}-*", keep_newest=3, max_bytes=64 << 20)
+    path, built = build_once(binary_path(source, name, cuda), compile_to, mode=0o755, cap=cap)
+    return path, (time.perf_counter() - t0) if built else 0.0
 
 
 def ensure_runner(timeout_s: float = 300.0) -> tuple[Path, float]:
@@ -118,14 +129,15 @@ def run_cpp(package: Path, x: np.ndarray, device: str, work_dir: Path, timeout_s
         dict with load_s (the loader's constructor), first_run_s, run_s, build_s and
         `output` (a float32 numpy array), or `error` (one line) if the runner failed.
     """
-    exe, build_s = ensure_runner()
-    in_path, out_path = work_dir / "cpp_in.bin", work_dir / "cpp_out.bin"
-    np.ascontiguousarray(x, dtype="<f4").tofile(in_path)
-    cmd = [str(exe), str(package), device, str(in_path), str(out_path)] + [str(d) for d in x.shape]
-    try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout_s)
-    except subprocess.TimeoutExpired:
-        return {"error": f"C++ runner timed out after {timeout_s:.0f} s", "build_s": build_s}
+    with cache_in_use():  # "clear cache" waits: the binary and the package stay while they run
+        exe, build_s = ensure_runner()
+        in_path, out_path = work_dir / "cpp_in.bin", work_dir / "cpp_out.bin"
+        np.ascontiguousarray(x, dtype="<f4").tofile(in_path)
+        cmd = [str(exe), str(package), device, str(in_path), str(out_path)] + [str(d) for d in x.shape]
+        try:
+            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            return {"error": f"C++ runner timed out after {timeout_s:.0f} s", "build_s": build_s}
     if proc.returncode != 0:
         return {"error": _failure_line(proc), "build_s": build_s}
     report = json.loads(proc.stdout.strip().splitlines()[-1])

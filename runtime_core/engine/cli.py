@@ -1,4 +1,8 @@
-"""`python -m runtime_core measure` (one measured point) and `bench` (ours vs raw torch)."""
+"""`python -m runtime_core measure` (one measured point) and `bench` (ours vs raw torch).
+
+Both price the request first (engine/cost.py) and refuse, exit 2 with one line, what would take
+more than about a minute; `measure --timeline` prints at most timeline_limit.MAX_SPANS spans.
+"""
 from __future__ import annotations
 
 from ..cli import add_backend_arg, add_json_flag, add_knob_args, number
@@ -18,7 +22,9 @@ def register(sub) -> None:
                    help="graph mode: copy the input into the static buffer, or write it there (zero-copy)")
     p.add_argument("--tax-us", type=number(LIMITS["measure"]["tax_us"], "tax_us"), default=None,
                    help="the simulator's launch tax, µs (a GPU has its own: use --extra-tax-us there)")
-    p.add_argument("--timeline", action="store_true", help="include the timeline spans")
+    p.add_argument("--timeline", action="store_true",
+                   help="include the timeline spans (at most 2000: longer timelines are thinned, "
+                        "and timeline_truncated says so)")
     p.set_defaults(func=run_measure)
 
     p = sub.add_parser("bench", help="executors vs raw torch (needs a GPU)")
@@ -33,30 +39,37 @@ def register(sub) -> None:
 def run_measure(a) -> dict:
     from ..model.calibrate import constants_for
     from ..model.formulas import predict
+    from .cost import check_measure
     from .device import get_device
     from .measure import measure
+    from .timeline_limit import decimate
     dev = get_device(a.backend, **({} if a.tax_us is None else {"tax_us": a.tax_us}))
     if a.tax_us is not None and dev.known_constants() is None:
         raise UsageError(f"--tax-us sets the simulator's launch tax; {dev.name} has its own "
                          f"(add host work with --extra-tax-us instead)")
     k = Knobs(a.mode, a.n, a.work_us, extra_tax_us=a.extra_tax_us, dynamic=a.dynamic, policy=a.policy,
               graph_input=a.graph_input)
+    check_measure(k, dev.cost_model(), device_name=dev.name)  # priced before it runs
     res = measure(dev, k)
     out = res.metrics()
     out["model"] = predict(k.replace(tax_us=res.tax_us), constants_for(dev)).metrics()
     if a.timeline:
-        out["timeline"] = res.timeline_rows()
+        out["timeline"], truncated = decimate(res.timeline_rows())
+        if truncated:
+            out["timeline_truncated"] = truncated
     return out
 
 
 def run_bench_cli(a) -> dict | int:
     from .bench import print_table, run_bench
+    from .cost import check_bench
     from .device import cuda_available
     if not cuda_available():
         raise UsageError("bench needs a CUDA GPU: it compares our executors with raw torch on the device")
     if a.record:
         from ..recordings import store
         store.check_target(a.record, a.force)
+    check_bench(a.n, a.work_us)
     out = run_bench(a.n, a.work_us)
     if a.record:
         meta = store.new_meta("bench", out["device_name"], out["torch_version"], "cuda",

@@ -237,6 +237,10 @@ class CudaDevice(Device):
         fn()
         return None
 
+    def cost_model(self):
+        from .cost import CudaCostModel
+        return CudaCostModel()
+
     def native_launcher(self):
         from .native_launcher import CppChainLauncher
         return CppChainLauncher(self)

@@ -213,6 +213,11 @@ class Device(ABC):
         it untraced and return None (profiling a CUDA process slows its later launches)."""
 
     @abstractmethod
+    def cost_model(self):
+        """What a measurement costs here, to price a request before it runs (engine/cost.py):
+        Python seconds on the simulator, device seconds on a GPU."""
+
+    @abstractmethod
     def native_launcher(self):
         """A launcher of the chain from native code, with a launch tax of a few µs (see
         engine/native_launcher.py): `measure(points) -> [{mode, n, work_us, wall_us, tax_us,

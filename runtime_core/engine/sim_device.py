@@ -345,6 +345,10 @@ class SimDevice(Device):
         tr.host_free_us = max((s.end_us for s in tr.spans if s.lane == "cpu" and s.kind in _DISPATCH),
                               default=0.0)
 
+    def cost_model(self):
+        from .cost import SimCostModel
+        return SimCostModel(self.params.elems_per_us)
+
     def native_launcher(self):
         from .native_launcher import SimChainLauncher
         return SimChainLauncher(self)

@@ -12,6 +12,7 @@ with the device's constants, so the page can show the model beside the measureme
 from __future__ import annotations
 
 from ..model.calibrate import constants_for
+from ..engine.cost import check_many
 from ..engine.device import get_device
 from ..engine.measure import measure
 from ..model.formulas import predict
@@ -41,9 +42,12 @@ def run(backend: str = "sim", n: int = DEFAULT_N, work_us: float = DEFAULT_WORK_
         raise UsageError(f"fuse must be a whole number of at least 2, got {fuse!r}")
     if isinstance(n, bool) or not isinstance(n, int) or n < fuse or n % fuse:
         raise UsageError(f"n must be a whole multiple of fuse={fuse}, got {n!r}")
-    dev = get_device(backend)
-    consts = constants_for(dev)
     variants = {"unfused": (n, work_us), "fused": (n // fuse, work_us * fuse)}
+    dev = get_device(backend)
+    # Four measurements: priced before any runs, refused (UsageError) past the request limit.
+    check_many("the fusion lab", [Knobs(mode, k, w) for k, w in variants.values() for mode in ("streams", "graph")],
+               dev.cost_model(), setting=f"n={n}, work_us={work_us:g}, fuse={fuse}", lower="n or work_us")
+    consts = constants_for(dev)
     rows = []
     for variant, (k, w) in variants.items():
         for mode in ("streams", "graph"):

@@ -16,7 +16,6 @@ from __future__ import annotations
 import datetime as dt
 import json
 import os
-import tempfile
 from functools import lru_cache
 from pathlib import Path
 
@@ -218,21 +217,15 @@ def check_target(path: str | Path, force: bool = False) -> Path:
     return path
 
 
-def write(path: str | Path, doc: dict, check: bool = True) -> Path:
+def write(path: str | Path, doc: dict, check: bool = True, overwrite: bool = True) -> Path:
     """Write `doc` to `path` atomically (a temporary file in the same folder, then a rename), so
-    a reader or a kill mid-write sees the old file or the new one, never half of one."""
+    a reader or a kill mid-write sees the old file or the new one, never half of one.
+
+    With `overwrite=False` an existing file is never replaced, even one that appeared after
+    `check_target` looked (UsageError, the old file untouched). See runtime_core/atomic.py.
+    """
+    from .. import atomic
     path = Path(path)
     if check:
         validate(migrate(doc, path.name), path.name)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(doc, f, indent=1, default=str)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return path
+    return atomic.write_json(path, doc, indent=1, overwrite=overwrite)
