@@ -80,8 +80,8 @@ def test_nothing_the_widget_can_reach_is_refused(backend):
 
 def test_a_gpu_request_is_priced_by_device_time():
     """No GPU is needed to price one: N=20000 blocking launches of 10 ms is over half an hour."""
-    assert estimate_measure(Knobs("eager", 20000, 10000.0), "cuda").seconds > 3600
-    assert estimate_measure(Knobs("graph", 120, 2.0), "cuda").seconds < 15
+    assert estimate_measure(Knobs("eager", 20000, 10000.0), MODELS["cuda"]).seconds > 3600
+    assert estimate_measure(Knobs("graph", 120, 2.0), MODELS["cuda"]).seconds < 15
 
 
 def test_bench_is_priced_before_it_needs_the_gpu():

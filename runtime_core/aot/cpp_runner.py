@@ -93,23 +93,26 @@ def runner_path() -> Path:
     return binary_path(SOURCE, "aot_runner")
 
 
-def build_binary(source: Path, name: str, cuda: bool = False, timeout_s: float = 300.0) -> tuple[Path, float]:
+def build_binary(source: Path, name: str, cuda: bool = False, timeout_s: float = 300.0,
+                 label: str | None = None) -> tuple[Path, float]:
     """Build `source` unless a cached binary exists. Returns (path, build_s); build_s is 0 when
     this call did not build it (a hit, or another thread or process built it meanwhile).
 
     Raises:
         RuntimeError: the compiler is missing or the build failed (its first errors included).
     """
+    label = label or name
+
     def compile_to(tmp: Path) -> None:
         cmd = build_command(tmp, source, cuda)
         try:
             proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout_s)
         except FileNotFoundError:
-            raise RuntimeError(f"{cmd[0]} not found: install a C++ compiler to build {name}") from None
+            raise RuntimeError(f"{cmd[0]} not found: install a C++ compiler to build {label}") from None
         except subprocess.TimeoutExpired:
-            raise RuntimeError(f"building {name} took over {timeout_s:.0f} s") from None
+            raise RuntimeError(f"building {label} took over {timeout_s:.0f} s") from None
         if proc.returncode != 0:
-            raise RuntimeError(f"building {name} failed: " + proc.stderr.strip()[:800])
+            raise RuntimeError(f"building {label} failed: " + proc.stderr.strip()[:800])
 
     t0 = time.perf_counter()
     cap = RUNNER_CAP if name == "aot_runner" else Cap(f"{name}-*", keep_newest=3, max_bytes=64 << 20)
@@ -119,7 +122,7 @@ def build_binary(source: Path, name: str, cuda: bool = False, timeout_s: float =
 
 def ensure_runner(timeout_s: float = 300.0) -> tuple[Path, float]:
     """Build the AOT runner unless a cached binary exists. Returns (path, build_s)."""
-    return build_binary(SOURCE, "aot_runner", timeout_s=timeout_s)
+    return build_binary(SOURCE, "aot_runner", timeout_s=timeout_s, label="the C++ runner")
 
 
 def run_cpp(package: Path, x: np.ndarray, device: str, work_dir: Path, timeout_s: float = 120.0) -> dict:

@@ -46,10 +46,11 @@ class SimCosts:
     Measured values (best of 5, 5000 calls each) are in the comments; the fields round them up.
     """
 
-    launch_s: float = 10e-6        # launch_chain_kernel: host span, heap event, engine step (8.8-9.4 µs)
-    sync_s: float = 5e-6           # a synchronize after each launch (eager launch+sync: 12.5-14.2 µs)
-    node_s: float = 2e-6           # one node of a replayed graph (1.6-1.9 µs)
-    record_s: float = 4e-6         # one launch recorded during capture (3.5 µs)
+    launch_s: float = 14e-6        # launch_chain_kernel: host span, heap event, engine step and the
+    #                                race detector's bookkeeping (12.3 µs)
+    sync_s: float = 13e-6          # a synchronize after each launch (eager launch+sync: 24.7 µs)
+    node_s: float = 3.5e-6         # one node of a replayed graph (2.9 µs)
+    record_s: float = 4.5e-6       # one launch recorded during capture (4.0 µs)
     spin_s: float = 2e-6           # a host_spin span (the extra tax costs no real time here)
     per_elem_s: float = 0.25e-9    # the kernel's numpy effect, per element (0.10 ns in cache,
     #                                0.19 ns at 10M elements; 0.16-0.25 ns inside measure())

@@ -59,6 +59,8 @@ class RaceDetector:
         self.found: list[str] = []
         self._streams: dict[int, Clock] = {}   # each stream's clock: what its next op comes after
         self._host: Clock = {}                 # what the host has waited for
+        self._host_version = 0                 # bumped when the host waits for more
+        self._seen_host: dict[int, int] = {}   # per stream: the host version merged into it
         self._buffers: dict[int, _History] = {}
 
     # ---- edges --------------------------------------------------------------------------
@@ -67,26 +69,35 @@ class RaceDetector:
 
     def wait(self, waiter: int, clock: Clock) -> None:
         """`waiter`'s later ops come after everything `clock` covers (an event or stream wait)."""
-        self._streams[waiter] = _merge(self._streams.get(waiter, {}), clock)
+        mine = self._streams.setdefault(waiter, {})
+        for k, v in clock.items():
+            if v > mine.get(k, 0):
+                mine[k] = v
 
     def host_waited_for(self, clock: Clock) -> None:
         """The host saw `clock`'s ops finish: what it enqueues next comes after them."""
         self._host = _merge(self._host, clock)
+        self._host_version += 1
 
     def host_waited_for_all(self) -> None:
         for clock in self._streams.values():
             self._host = _merge(self._host, clock)
+        self._host_version += 1
 
     # ---- ops ----------------------------------------------------------------------------
-    def op(self, sid: int, what: str, reads=(), writes=()) -> Clock:
+    def op(self, sid: int, what: str, reads=(), writes=()) -> None:
         """Enqueue an op on stream `sid` that reads and writes the given buffer keys; raises
-        RaceError when it is unordered with an earlier conflicting access. Returns the
-        stream's clock after the op (what an event recorded now would carry)."""
-        clock = _merge(self._streams.get(sid, {}), self._host)
+        RaceError when it is unordered with an earlier conflicting access."""
+        clock = self._streams.setdefault(sid, {})
+        if self._seen_host.get(sid) != self._host_version:  # the host waited since: it orders us
+            for k, v in self._host.items():
+                if v > clock.get(k, 0):
+                    clock[k] = v
+            self._seen_host[sid] = self._host_version
         seq = clock.get(sid, 0) + 1
         clock[sid] = seq
-        self._streams[sid] = clock
         me = _Access(sid, seq, what)
+        reads = [k for k in reads if k not in writes]  # a write checks everything a read would
         for key in reads:
             h = self._buffers.setdefault(key, _History())
             self._check(me, clock, h.last_write, key)
@@ -97,7 +108,6 @@ class RaceDetector:
             for r in h.reads:
                 self._check(me, clock, r, key)
             h.last_write, h.reads = me, []
-        return dict(clock)
 
     def _check(self, me: _Access, clock: Clock, earlier: _Access | None, key: int) -> None:
         if earlier is None or earlier.stream == me.stream:
