@@ -66,9 +66,10 @@ def _predicted_table(sets: dict, label: str) -> None:
     st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
     st.plotly_chart(planner_figure({SET_NAMES[k]: v for k, v in sets.items()}), width="stretch")
     p2, pl = sets["powers_of_two"]["expected_step_us"], sets["planner"]["expected_step_us"]
+    gain = 100 * (1 - pl / p2)
     st.caption(f"Predicted from the recording's step times, for {label}. Under the same budget the planner's "
                f"set serves a request in {pl:,.1f} µs on average, powers of two in {p2:,.1f} µs "
-               f"({100 * (1 - pl / p2):+.1f}% faster).")
+               f"({abs(gain):.1f}% {'faster' if gain >= 0 else 'slower'}).")
 
 
 def _measured_case(rec: DiagnoseRecording, model: str, kind: str) -> None:

@@ -42,9 +42,13 @@ def knobs(rec: DiagnoseRecording) -> Setting:
     dtype = _options_knob(c2.radio, "dtype", dtypes, "dg_dtype", "fp32", horizontal=True)
     default_seq = rec.default_shape(model)
     seqs = sorted({p.get("seq") for p in pts if p["dtype"] == dtype}, key=lambda s: (s is None, s or 0))
-    shape_name = rec.about(model).get("shape_name") or "shape"
-    seq = _options_knob(c3.select_slider, shape_name, seqs, "dg_seq", default_seq,
-                        disabled=len(seqs) < 2, help="the model's shape knob; other shapes were recorded at batch 1")
+    shape_name = rec.about(model).get("shape_name")
+    if shape_name:
+        seq = _options_knob(c3.select_slider, shape_name, seqs, "dg_seq", default_seq, disabled=len(seqs) < 2,
+                            help="the model's shape knob; shapes other than the default were recorded at batch 1")
+    else:
+        seq = seqs[0]
+        c3.caption(f"{model} has no shape knob")
     batches = sorted({p["batch"] for p in pts if p["dtype"] == dtype and p.get("seq") == seq})
     batch = _options_knob(c4.select_slider, "batch size", batches, "dg_batch", 1, disabled=len(batches) < 2)
     return Setting(model, dtype, seq, batch)
