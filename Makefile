@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test test-gpu browser-test clean
+.PHONY: run test test-gpu browser-test gpu-diagnose clean
 
 $(STAMP): requirements.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -26,6 +26,14 @@ browser-test: $(STAMP)
 
 test-gpu: $(STAMP)
 	$(PY) -m pytest -q -m gpu
+
+# On a GPU machine with its own python3 (torch there, no .venv): the diagnose recording, under a
+# 420 s budget per call, resumed by the next call; repeat until it prints "complete": true.
+GPU_PY       ?= python3
+DIAGNOSE_REC ?= lessons/recordings/diagnose_h200.json
+gpu-diagnose:
+	PYTHONUNBUFFERED=1 $(GPU_PY) -m runtime_core diagnose --sweep --record $(DIAGNOSE_REC) --budget-s 420 \
+		$(if $(wildcard $(DIAGNOSE_REC)),--resume)
 
 clean:
 	rm -rf $(VENV) .pytest_cache
