@@ -57,6 +57,8 @@ def run_record(runner, path: Path, budget_s: float = 420.0, resume: bool = False
     doc = open_target(runner, path, resume, force)
     for m in models or ():
         runner.resolve(m)
+        if m not in runner.catalog:
+            raise UsageError(f"--record measures zoo models only; diagnose {m} without --record")
     models = list(models or default_models(runner, quick))
     for m in models:
         e = runner.catalog[m]

@@ -33,7 +33,7 @@ def host_dispatch_us(dev, fn, reps: int = 15, warmups: int = 3) -> float:
     return statistics.median(samples)
 
 
-def plan_repeats(step_us_guess: float, budget_us: float = 300_000.0, blocks: int = 5) -> tuple[int, int]:
+def plan_repeats(step_us_guess: float, budget_us: float = 200_000.0, blocks: int = 5) -> tuple[int, int]:
     """(blocks, steps per block) so that one variant costs about `budget_us` of timing."""
     reps = int(budget_us / blocks / max(step_us_guess, 1.0))
     return blocks, max(3, min(25, reps))

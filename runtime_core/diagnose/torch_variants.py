@@ -7,10 +7,12 @@
                         record and replay the compiled region
 
 Each returns a measure_variants.Variant with its setup time (capture, or compile + warm-up +
-recording) and the memory its graphs keep. Compilation starts from a clean slate
-(torch._dynamo.reset()) and with static shapes, so a second batch size is a fresh compile of
-that shape, not a dynamic-shape recompile. Inductor's on-disk caches stay on: a later compile of
-the same graph can be faster than the first.
+recording) and the memory its graphs keep. Compiles use static shapes, and the runner resets
+Dynamo after every diagnosis (CudaRunner.cleanup), so a second batch size is a fresh compile of
+that shape, not a dynamic-shape recompile. The two compiled variants of one step share the
+model's code object; Dynamo keeps one cache entry per backend (its BACKEND_MATCH guard), so each
+runs its own compiled code. Inductor's on-disk caches stay on: a later compile of the same graph
+can be faster than the first.
 """
 from __future__ import annotations
 
@@ -39,10 +41,15 @@ def make_variant(runner, name: str, step) -> Variant:
 
 def _graphed_callables(step):
     """make_graphed_callables over clones of the inputs. It copies a call's inputs into those
-    clones only when they are other tensors (we always pass other tensors, as our graph does)."""
+    clones only when they are other tensors (we always pass other tensors, as our graph does).
+
+    It gets a function that calls the model, not the module: handed a module, it replaces that
+    module's forward with the graphed one, and every other variant (eager too) would replay it.
+    """
     sample = step.clone_inputs()
+    model = step.model
     with torch.no_grad():
-        graphed = torch.cuda.make_graphed_callables(step.model, sample)
+        graphed = torch.cuda.make_graphed_callables(lambda *xs: model(*xs), sample)
 
     def run(*xs):
         with torch.no_grad():
@@ -51,7 +58,6 @@ def _graphed_callables(step):
 
 
 def _compiled(step):
-    torch._dynamo.reset()
     compiled = torch.compile(step.model, dynamic=False)
 
     def run(*xs):
@@ -62,7 +68,6 @@ def _compiled(step):
 
 
 def _reduce_overhead(step):
-    torch._dynamo.reset()
     compiled = torch.compile(step.model, mode="reduce-overhead", dynamic=False)
 
     def run(*xs):
