@@ -59,3 +59,22 @@ def test_a_profiler_trace_gives_kernels_launches_busy_time_and_the_cpu_lane():
     assert ("dispatch", "aten::addmm") not in cpu  # nested inside aten::linear: not top level
     assert sum(k == "launch" for k, _ in cpu) == 2
     assert prof.top_kernels[0] == {"name": "gemm_kernel", "count": 1, "total_us": 8.0}
+
+
+def test_the_profile_worker_answers_in_profiles_and_passes_its_errors_on():
+    """The worker protocol (JSON lines, spans, the trace file), driven with fake models."""
+    from runtime_core.diagnose.profile_worker import ProfileWorker
+    from runtime_core.diagnose.sim_runner import SimRunner
+    from runtime_core.diagnose.spec import Spec
+    worker = ProfileWorker(backend="sim")
+    try:
+        got = worker.profile(Spec("fake-mlp", 2))
+        here = SimRunner().profile(Spec("fake-mlp", 2))
+        for part in ("eager", "graph"):
+            assert got[part].as_dict() == here[part].as_dict()
+            assert len(got[part].spans) == len(here[part].spans)
+        with pytest.raises(RuntimeError, match="needs a CUDA GPU"):
+            worker.profile(Spec("cnn", 1))
+        assert worker.profile(Spec("fake-cnn", 1))["eager"].kernels == 54  # still serving
+    finally:
+        worker.close()

@@ -7,7 +7,8 @@ user's package.module:factory, imported from the same working directory).
 
 Protocol: one JSON spec per line on stdin, one JSON line back on stdout:
 {"eager": StepProfile dict with spans, "graph": ..., "chrome_trace_path": "..."} or {"error": "..."}.
-The child's stderr is the parent's, so its warnings and crashes are seen.
+The child's stderr is the parent's, so its warnings and crashes are seen. `--backend sim` makes
+the child step fake models on a SimDevice instead: only the tests use it, to check the protocol.
 """
 from __future__ import annotations
 
@@ -27,7 +28,8 @@ REPO = Path(__file__).resolve().parents[2]
 class ProfileWorker:
     """A long-lived child process that profiles one model step at a time."""
 
-    def __init__(self):
+    def __init__(self, backend: str = "cuda"):
+        self.backend = backend
         self._proc: subprocess.Popen | None = None
         self._lock = threading.Lock()
 
@@ -35,7 +37,8 @@ class ProfileWorker:
         if self._proc is None or self._proc.poll() is not None:
             path = os.pathsep.join(p for p in (os.getcwd(), str(REPO), os.environ.get("PYTHONPATH", "")) if p)
             env = dict(os.environ, PYTHONUNBUFFERED="1", PYTHONPATH=path)
-            self._proc = subprocess.Popen([sys.executable, "-m", "runtime_core.diagnose.profile_worker"],
+            self._proc = subprocess.Popen([sys.executable, "-m", "runtime_core.diagnose.profile_worker",
+                                           "--backend", self.backend],
                                           stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=None,
                                           text=True, env=env, cwd=os.getcwd())
 
@@ -76,11 +79,15 @@ class ProfileWorker:
         self._proc = None
 
 
-def _serve() -> None:
-    import traceback
-
+def _runner(backend: str):
     from .cuda_runner import CudaRunner
-    runner = CudaRunner(in_worker=True)
+    from .sim_runner import SimRunner
+    return {"sim": SimRunner, "cuda": lambda: CudaRunner(in_worker=True)}[backend]()
+
+
+def _serve(backend: str) -> None:
+    import traceback
+    runner = _runner(backend)
     for line in sys.stdin:
         try:
             got = runner.profile(Spec.from_dict(json.loads(line)))
@@ -97,4 +104,4 @@ def _serve() -> None:
 
 
 if __name__ == "__main__":
-    _serve()
+    _serve(sys.argv[sys.argv.index("--backend") + 1] if "--backend" in sys.argv else "cuda")
