@@ -6,9 +6,6 @@ not the model, which is why a diagnosis of any network can reuse them.
 """
 from __future__ import annotations
 
-import statistics
-
-from ..constants import Constants
 from ..errors import UsageError
 from .predict import Machine
 
@@ -31,24 +28,18 @@ def recorded_machine(rec=None) -> Machine:
                    f"recording {rec.meta.file or 'sweep'} ({rec.meta.device_name})")
 
 
-def mean_machine(samples: list[dict], source_suffix: str = "") -> Machine:
+def mean_machine(samples: list[dict]) -> Machine:
     """The mean of calibration samples (each Constants.as_dict() plus "tax_us"), per constant.
 
     The host drifts between a fast and a slow state for tens of seconds at a time, so a
-    recording calibrates more than once and uses the mean: the expected cost over its run.
+    recording calibrates more than once and uses the mean: the expected cost over its run (the
+    widget's sweep does the same, with the same function).
     """
     if not samples:
         raise ValueError("mean_machine needs at least one calibration sample")
-    fields = Constants.fields()
-    vals = {}
-    for f in fields:
-        xs = [s[f] for s in samples if s.get(f) is not None]
-        vals[f] = round(statistics.fmean(xs), 3) if xs else None
-    source = samples[0].get("source", "").split(";")[0]
-    if len(samples) > 1:
-        source += f"; mean of {len(samples)} calibrations{source_suffix}"
-    consts = Constants(**vals, static_copy=samples[0].get("static_copy", False), source=source)
-    return Machine(consts, statistics.fmean(s["tax_us"] for s in samples), source)
+    from ..recordings.sweep import _mean_constants
+    consts, tax = _mean_constants(samples)
+    return Machine(consts, tax, consts.source)
 
 
 def sample_of(m: Machine) -> dict:

@@ -14,6 +14,7 @@ import statistics
 from dataclasses import asdict, dataclass, field
 
 from ..result import Span
+from .timing import quantile
 
 LAUNCH_PREFIXES = ("cudaLaunchKernel", "cuLaunchKernel", "cudaLaunchCooperativeKernel",
                    "cuLaunchCooperativeKernel")
@@ -94,7 +95,7 @@ def summarize(trace) -> StepProfile:
         sync_calls=_count(trace.counts, SYNC_PREFIXES), busy_us=sum(s.dur_us for s in gpu),
         kernel_mean_us=statistics.fmean(kernels) if kernels else 0.0,
         kernel_std_us=statistics.pstdev(kernels) if kernels else 0.0,
-        kernel_p10_us=_quantile(kernels, 0.1), kernel_p90_us=_quantile(kernels, 0.9),
+        kernel_p10_us=quantile(kernels, 0.1), kernel_p90_us=quantile(kernels, 0.9),
         kernel_max_us=max(kernels, default=0.0), top_kernels=_top_kernels(gpu),
         spans=clip(sorted(spans, key=lambda s: (s.lane, s.start_us))))
 
@@ -143,13 +144,6 @@ def _top_kernels(gpu: list[Span]) -> list[dict]:
         by_name.setdefault(s.name, []).append(s.dur_us)
     rows = [{"name": n[:80], "count": len(d), "total_us": round(sum(d), 3)} for n, d in by_name.items()]
     return sorted(rows, key=lambda r: -r["total_us"])[:TOP_KERNELS]
-
-
-def _quantile(xs: list[float], q: float) -> float:
-    if not xs:
-        return 0.0
-    s = sorted(xs)
-    return s[min(len(s) - 1, int(q * len(s)))]
 
 
 def profile_both(runner, spec) -> dict:

@@ -132,7 +132,7 @@ def _planner_case(runner, doc: dict, it, quick: bool) -> dict:
 
 def snapshot(doc: dict) -> dict:
     """Recompute the derived fields: mean constants, every point's prediction, crossovers, accuracy."""
-    machine = mean_machine(doc["meta"]["calibration_passes"], " spread over the recording's runs")
+    machine = mean_machine(doc["meta"]["calibration_passes"])
     doc["meta"]["calibration"] = machine.consts.as_dict()
     doc["meta"]["intrinsic_tax_us"] = round(machine.tax_us, 3)
     for p in doc["points"]:

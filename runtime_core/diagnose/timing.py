@@ -58,7 +58,7 @@ def step_times_us(dev, fns: dict, blocks: int, reps: int) -> dict:
                 fn()
                 dev.synchronize()
                 samples[name].append(dev.host_now_us() - t0)
-    return {name: {"us": statistics.median(s), "p10_us": _quantile(s, 0.1), "p90_us": _quantile(s, 0.9),
+    return {name: {"us": statistics.median(s), "p10_us": quantile(s, 0.1), "p90_us": quantile(s, 0.9),
                    "samples": len(s)} for name, s in samples.items()}
 
 
@@ -80,6 +80,9 @@ def one_core():
         os.sched_setaffinity(0, before)
 
 
-def _quantile(xs: list[float], q: float) -> float:
+def quantile(xs: list[float], q: float) -> float:
+    """The q-quantile of xs (the sample at rank q·n); 0 for no samples."""
+    if not xs:
+        return 0.0
     s = sorted(xs)
     return s[min(len(s) - 1, int(q * len(s)))]
