@@ -18,6 +18,8 @@ with col_a:
     st.subheader("Where to start")
     st.page_link("pages/6_Launch_overhead_killer.py", label="Launch-overhead killer: the lesson's widget",
                  icon="⚡")
+    st.page_link("pages/7_Will_graphs_help_my_model.py", label="Will CUDA graphs help my model? Predicted, then measured",
+                 icon="🔬")
     st.page_link("pages/1_Artifact_vs_runtime.py", label="Read the lesson from §1", icon="📖")
     st.page_link("pages/9_Checkpoint.py", label="Do the checkpoint exercise", icon="✅")
     st.page_link("pages/10_Interview.py", label="Test yourself: interview flashcards", icon="🃏")
