@@ -58,6 +58,8 @@ def test_a_recording_stops_at_its_budget_and_resumes_where_it_stopped(tmp_path, 
     # its base points to the planner calibrates once more (neither run here did both)
     rec = DiagnoseRecording.load(out)
     assert rec.meta.complete and rec.summary()["accuracy"]["eligible"] > 0
+    again = record.run_record(SimRunner(), out, budget_s=60, quick=True, resume=True)  # nothing left to do
+    assert again["meta"]["complete"] and len(again["meta"]["calibration_passes"]) == 2
 
 
 def test_resuming_on_another_device_is_refused(tmp_path):

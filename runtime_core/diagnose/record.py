@@ -64,6 +64,8 @@ def run_record(runner, path: Path, budget_s: float = 420.0, resume: bool = False
         e = runner.catalog[m]
         doc["meta"]["models"][m] = {"about": e.about, "shape_name": e.shape_name, "default_shape": e.default_shape}
     todo = [it for it in items(runner, models, quick, variants) if not _done(doc, it)]
+    if not todo and doc["points"]:
+        return _finish(doc, path, complete=True)  # nothing left: no need to calibrate again
     calibrations = doc["meta"]["calibration_passes"]
     calibrations.append(sample_of(runner.machine(constants)))
     for i, it in enumerate(todo, start=1):
