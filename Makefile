@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test test-gpu browser-test record check-gpu clean
+.PHONY: run test test-gpu browser-test record check-gpu gpu-diagnose clean
 
 $(STAMP): requirements.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -40,6 +40,14 @@ check-gpu:
 	$(PYTHON) -m pytest -q -m gpu
 	@rec=$$($(PYTHON) -m runtime_core.recordings.names --latest) || exit $$?; \
 	$(PYTHON) -m runtime_core accuracy --bounds --recording "$$rec"
+
+# On a GPU machine with its own python3 (torch there, no .venv): the diagnose recording, under a
+# 420 s budget per call, resumed by the next call; repeat until it prints "complete": true.
+GPU_PY       ?= python3
+DIAGNOSE_REC ?= lessons/recordings/diagnose_h200.json
+gpu-diagnose:
+	PYTHONUNBUFFERED=1 $(GPU_PY) -m runtime_core diagnose --sweep --record $(DIAGNOSE_REC) --budget-s 420 \
+		$(if $(wildcard $(DIAGNOSE_REC)),--resume)
 
 clean:
 	rm -rf $(VENV) .pytest_cache

@@ -19,10 +19,12 @@ with col_a:
     st.subheader("Where to start")
     st.page_link("pages/6_Launch_overhead_killer.py", label="Launch-overhead killer: the lesson's widget",
                  icon="⚡")
+    st.page_link("pages/7_Will_graphs_help_my_model.py", label="Will CUDA graphs help my model? Predicted, then measured",
+                 icon="🔬")
     st.page_link("pages/1_Artifact_vs_runtime.py", label="Read the lesson from §1", icon="📖")
-    st.page_link("pages/8_Checkpoint.py", label="Do the checkpoint exercise", icon="✅")
-    st.page_link("pages/9_Interview.py", label="Test yourself: interview flashcards", icon="🃏")
-    st.page_link("pages/10_Claims.py", label="Check the lesson's claims against measurements", icon="🔎")
+    st.page_link("pages/9_Checkpoint.py", label="Do the checkpoint exercise", icon="✅")
+    st.page_link("pages/10_Interview.py", label="Test yourself: interview flashcards", icon="🃏")
+    st.page_link("pages/11_Claims.py", label="Check the lesson's claims against measurements", icon="🔎")
     st.markdown(
         "- In class: open the widget, press through the modes, then turn on dynamic shapes.\n"
         "- On your own: read §1–§5, do the checkpoint, then test yourself with the interview cards."

@@ -7,6 +7,7 @@
     alloc     allocator comparison                  allocator/cli.py
     lab       a failure-mode lab                    labs/cli.py
     aot       export -> AOTInductor -> load         aot/cli.py
+    diagnose  will CUDA graphs help this model?     diagnose/cli.py
 
 A subcommand's function takes the parsed arguments and returns a dict (printed as JSON) or an
 exit status. Bad input raises UsageError: one line on stderr, exit status 2. Any other
@@ -22,7 +23,7 @@ import sys
 from .errors import UsageError
 from .knobs import LIMITS, Backend, Mode, Range, choices
 
-SUBPACKAGES = ("model", "engine", "recordings", "allocator", "labs", "aot")
+SUBPACKAGES = ("model", "engine", "recordings", "allocator", "labs", "aot", "diagnose")
 
 
 class Parser(argparse.ArgumentParser):

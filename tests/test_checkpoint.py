@@ -46,7 +46,7 @@ def test_a_relation_that_fails_is_reported():
 
 
 def test_student_walks_the_checkpoint_and_every_step_ticks():
-    at = open_page("pages/8_Checkpoint.py")
+    at = open_page("pages/9_Checkpoint.py")
     steps = [("w_mode", "graph"), ("w_mode", "eager"), ("w_mode", "streams"), ("w_work", 40.0),
              ("w_work", 2.0), ("w_mode", "graph"), ("w_dynamic", True)]
     for key, value in steps:

@@ -22,7 +22,7 @@ def _text(at) -> str:
 
 
 def test_failure_mode_buttons_show_each_labs_signal():
-    at = open_page("pages/7_Failure_modes.py")
+    at = open_page("pages/8_Failure_modes.py")
     for lab in ("fusion", "sync", "storm", "stale", "malloc"):
         at = at.button(key=f"lab_run_{lab}_s7").click().run()
         assert not at.exception, at.exception
@@ -42,7 +42,7 @@ def test_streams_page_labels_pytorch_eager_as_async_and_runs_its_labs():
 
 
 def test_interview_reveal_and_grade_changes_the_tally():
-    at = open_page("pages/9_Interview.py")
+    at = open_page("pages/10_Interview.py")
     cards = json.loads((ROOT / "lessons" / "interview.json").read_text())["cards"]
     assert cards[0]["question"] in _text(at)
     assert cards[0]["answer"] not in _text(at)
@@ -66,7 +66,7 @@ def test_every_interview_card_links_to_an_existing_page():
 
 
 def test_claims_page_shows_a_verdict_for_every_claim():
-    at = open_page("pages/10_Claims.py")
+    at = open_page("pages/11_Claims.py")
     text = _text(at)
     claims = json.loads((ROOT / "lessons" / "claims.json").read_text())["claims"]
     verdicts = [m.value for m in at.markdown if m.value in (":green[**holds**]", ":orange[**differs**]",

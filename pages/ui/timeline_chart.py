@@ -8,7 +8,8 @@ import plotly.graph_objects as go
 
 from pages.ui.safe_text import plot_text
 
-KIND_STYLE = {  # kind -> (legend label, colour)
+KIND_STYLE = {  # kind -> (legend label, colour); drawn in this order, later kinds on top
+    "dispatch": ("CPU framework dispatch (Python, aten)", "#ffbb78"),
     "launch": ("CPU launch tax", "#1f77b4"),
     "spin": ("extra host tax", "#aec7e8"),
     "graph": ("one driver call (graph launch)", "#d62728"),

@@ -1,0 +1,78 @@
+"""Will CUDA graphs help my model? The widget's launch model applied to real networks: the verdict
+first, then the evidence (one real step's timeline, prediction beside measurement, the batch sweep
+and its crossover, the bucket planner), from a GPU recording or the simulated demo."""
+from pages.ui.common import render_lesson, setup_page, source_badge
+
+import streamlit as st
+
+from pages.ui import diagnose_view as view
+from pages.ui.diagnose_charts import sweep_figure
+from pages.ui.diagnose_data import live_diagnosis, load_source, skipped_files
+from pages.ui.diagnose_planner import planner_panel
+from pages.ui.timeline_chart import timeline_figure
+from runtime_core.diagnose.sweep import crossovers
+
+ctx = setup_page("Will graphs help my model?", icon="🔬")
+st.title("🔬 Will CUDA graphs help my model?")
+st.caption("The launch-overhead widget's model, pointed at real networks: predict first, then measure.")
+src = load_source()
+for line in skipped_files():
+    st.warning(f"Skipped a diagnose recording that failed its check: {line}", icon="⚠️")
+if src.notice:
+    st.warning(src.notice)
+if src.rec is None:
+    st.error("Neither a diagnose recording nor the simulated demo (tests/fixtures/diagnose_sim.json) is here.")
+    st.stop()
+rec = src.rec
+source_badge(src.source, rec.label())
+
+s = view.knobs(rec)
+p = rec.point(s.model, s.dtype, s.batch, s.seq)
+view.verdict(p, f"{'Simulated' if src.source == 'simulated' else 'Recorded'}: {s.model}, {s.dtype}, batch "
+                f"{s.batch}{'' if s.seq is None else f', shape {s.seq}'} on {rec.meta.device_name}. Predicted from "
+                f"the kernel count, GPU busy time and host dispatch time alone; then measured.")
+if ctx.live and src.source == "recorded" and st.button("diagnose this setting on this GPU now", key="dg_live"):
+    with st.spinner("Profiling, predicting and measuring on the GPU (a few seconds)…"):
+        live = live_diagnosis(s.model, s.batch, s.seq, s.dtype)
+    view.verdict(live, f"🟢 LIVE on this GPU at {live['measured_at']}")
+
+st.divider()
+st.subheader("The evidence")
+st.markdown("##### One real step, two lanes")
+tl_batches = rec.timeline_batches(s.model)
+c1, c2 = st.columns([2, 3])
+variant = c1.radio("step", ["eager", "our_graph"], key="dg_tl_variant", horizontal=True,
+                   format_func={"eager": "eager", "our_graph": "graph replay"}.get)
+near = min(tl_batches, key=lambda b: abs(b - s.batch), default=None)
+spans = rec.timeline(s.model, "fp32", near, rec.default_shape(s.model), variant) if near else []
+if spans:
+    if near != s.batch or s.dtype != "fp32" or s.seq != rec.default_shape(s.model):
+        c2.caption(f"Timelines were recorded at batches {', '.join(map(str, tl_batches))} (fp32, default shape): "
+                   f"showing batch {near}.")
+    st.plotly_chart(timeline_figure(spans, f"{s.model}, batch {near}: {variant.replace('_', ' ')} step"),
+                    width="stretch")
+    st.caption("From torch.profiler in a separate process (or the simulator's own trace). The profiler slows "
+               "the host, so CPU spans are longer than in the timed steps; read the order and the gaps.")
+else:
+    st.info("No timeline is recorded for this model.")
+
+st.markdown("##### Predicted and measured, every way to run the step")
+view.variants_table(p)
+
+st.markdown("##### Where the gain vanishes")
+sweep = rec.sweep(s.model)
+cross = crossovers(sweep) if len(sweep) >= 2 else None
+if cross:
+    title = (f"{s.model} (fp32): graphs stop paying (< 1.2x) at batch "
+             f"{cross['measured'] or '> ' + str(sweep[-1]['batch'])} measured (solid line), "
+             f"{cross['predicted'] or '> ' + str(sweep[-1]['batch'])} predicted (dashed)")
+    st.plotly_chart(sweep_figure(sweep, cross, title), width="stretch")
+view.accuracy_panel(rec)
+
+st.divider()
+planner_panel(rec, s.model)
+
+st.divider()
+view.downloads(rec.settings(s.model), spans, f"diagnose {s.model} batch {near} ({variant})")
+st.divider()
+render_lesson("09_will_graphs_help_my_model")

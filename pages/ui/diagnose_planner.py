@@ -1,0 +1,96 @@
+"""The bucket planner panel: a request-size distribution in, three bucket sets out (the planner's,
+powers of two, a serving engine's defaults), priced from the recording's step curve, and the
+recorded measurement of the Zipf case beside them."""
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+import streamlit as st
+
+from pages.ui.diagnose_charts import planner_figure
+from runtime_core.diagnose.planner import CostModel, compare, default_budget_bytes, powers_of_two, preset
+from runtime_core.diagnose.records import DiagnoseRecording
+from runtime_core.errors import UsageError
+
+MB = 1 << 20
+KINDS = {"batch sizes": "batch", "sequence lengths (tokens)": "tokens"}
+PRESET_NAMES = {"uniform": "uniform", "Zipf": "zipf", "my list": "list"}
+SET_NAMES = {"planner": "planner", "powers_of_two": "powers of two", "serving_default": "serving defaults",
+             "all_eager": "no graphs"}
+DEFAULT_LIST = "1, 1, 1, 1, 2, 2, 3, 4, 6, 8, 8, 12, 16, 24, 32, 48, 64"
+
+
+def _clamp(key: str, lo, hi, default) -> None:
+    value = st.session_state.get(key, default)
+    st.session_state[key] = min(max(value, lo), hi)
+
+
+def planner_panel(rec: DiagnoseRecording, model: str) -> None:
+    st.subheader("Which shapes should I capture?")
+    st.caption("A server captures one graph per bucket size; a request runs the smallest bucket that fits it, "
+               "padded, or eagerly when none does. Pick how request sizes are spread and how much graph "
+               "memory you allow.")
+    kinds = ["batch sizes"] + (["sequence lengths (tokens)"] if rec.token_sweep(model) else [])
+    c1, c2, c3 = st.columns([3, 3, 3])
+    kind = KINDS[c1.radio("request sizes are", kinds, key="dg_plan_kind", horizontal=True)]
+    curve = rec.curve(model, kind)
+    name = c2.radio("request sizes follow", list(PRESET_NAMES), key="dg_plan_preset", index=1, horizontal=True)
+    exponent = c3.slider("Zipf exponent", 0.0, 3.0, 1.1, 0.1, key="dg_plan_zipf", disabled=name != "Zipf")
+    text = st.text_input("my list of request sizes (one entry per request)", DEFAULT_LIST, key="dg_plan_list",
+                         disabled=name != "my list")
+    c4, c5, c6 = st.columns(3)
+    _clamp("dg_plan_max", 1, curve.max_size, min(256, curve.max_size))
+    top = int(c4.number_input("largest request size", 1, curve.max_size, key="dg_plan_max"))
+    hi = math.ceil(2 * sum(curve.pool(b) for b in powers_of_two(top)) / MB) + 1
+    _clamp("dg_plan_budget", 0, hi, math.ceil(default_budget_bytes(curve, top) / MB))
+    budget_mb = c5.slider("graph memory budget (MB)", 0, hi, key="dg_plan_budget")
+    per_capture = c6.number_input("requests served per capture", 1, 10_000_000, 100_000, step=1000,
+                                  key="dg_plan_requests", help="a capture's time is shared by this many requests")
+    try:
+        dist = preset(PRESET_NAMES[name], top, exponent, text)
+        sets = compare(dist, CostModel(curve, budget_mb * MB, float(per_capture)))
+    except UsageError as e:
+        st.warning(f"{e}")
+        return
+    _predicted_table(sets, dist.label)
+    _measured_case(rec, model, kind)
+
+
+def _predicted_table(sets: dict, label: str) -> None:
+    rows = [{"bucket set": SET_NAMES[k], "buckets": _short(v["buckets"]), "captures": v["captures"],
+             "pool (MB)": f"{v['pool_bytes'] / MB:,.1f}", "expected µs / request": f"{v['expected_step_us']:,.1f}",
+             "capture µs / request": f"{v['capture_us_per_request']:.3f}",
+             "padded work": f"{v['wasted_work_pct']:.1f}%", "run eagerly": f"{v['eager_share_pct']:.1f}%"}
+            for k, v in sets.items()]
+    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+    st.plotly_chart(planner_figure({SET_NAMES[k]: v for k, v in sets.items()}), width="stretch")
+    p2, pl = sets["powers_of_two"]["expected_step_us"], sets["planner"]["expected_step_us"]
+    gain = 100 * (1 - pl / p2)
+    st.caption(f"Predicted from the recording's step times, for {label}. Under the same budget the planner's "
+               f"set serves a request in {pl:,.1f} µs on average, powers of two in {p2:,.1f} µs "
+               f"({abs(gain):.1f}% {'faster' if gain >= 0 else 'slower'}).")
+
+
+def _measured_case(rec: DiagnoseRecording, model: str, kind: str) -> None:
+    case = rec.planner_case(model, "zipf")
+    if case is None or kind != case.get("kind", "batch"):
+        return
+    st.markdown(f"**Measured** ({rec.meta.source}): {case['distribution']}, budget "
+                f"{case['budget_bytes'] / MB:,.1f} MB, {next(iter(case['measured'].values()))['requests']} requests "
+                "served one at a time")
+    rows = []
+    for k, m in case["measured"].items():
+        pred = case["predicted"][k]
+        rows.append({"bucket set": SET_NAMES[k], "buckets": _short(m["buckets"]), "captures": m["captures"],
+                     "pool MB (measured)": f"{m['pool_bytes'] / MB:,.1f}",
+                     "µs / request (predicted)": f"{pred['expected_step_us']:,.1f}",
+                     "µs / request (measured)": f"{m['expected_step_us']:,.1f}",
+                     "padded work (measured)": f"{m['wasted_work_pct']:.1f}%",
+                     "capture time (s)": f"{m['capture_s']:.3f}"})
+    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+
+
+def _short(buckets: list[int], n: int = 14) -> str:
+    text = ", ".join(str(b) for b in buckets[:n])
+    return (text + ", …" if len(buckets) > n else text) or "none"

@@ -1,0 +1,135 @@
+"""The "Will graphs help my model?" page's panels: the knobs, the verdict, the variants table, the
+accuracy of the predictions and the downloads."""
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass
+
+import pandas as pd
+import streamlit as st
+
+from runtime_core.diagnose.accuracy import TOLERANCE
+from runtime_core.diagnose.measure_variants import LABELS, VARIANTS
+from runtime_core.diagnose.records import DiagnoseRecording
+from runtime_core.engine.trace_export import spans_to_chrome_trace, spans_to_csv
+
+MB = 1 << 20
+
+
+@dataclass
+class Setting:
+    model: str
+    dtype: str
+    seq: int | None
+    batch: int
+
+
+def _options_knob(kind, label: str, options: list, key: str, default, **kw):
+    """A choice widget whose value is reset to `default` when it is no longer one of `options`."""
+    if st.session_state.get(key) not in options:
+        st.session_state[key] = default if default in options else options[0]
+    return kind(label, options, key=key, **kw)
+
+
+def knobs(rec: DiagnoseRecording) -> Setting:
+    """Model, dtype, shape and batch, each offering only what the recording holds for the others."""
+    c1, c2, c3, c4 = st.columns([3, 2, 3, 4])
+    models = rec.models()
+    model = _options_knob(c1.selectbox, "model", models, "dg_model", models[0],
+                          format_func=lambda m: f"{m}: {rec.about(m).get('about', '')}"[:60])
+    pts = rec.settings(model)
+    dtypes = sorted({p["dtype"] for p in pts}, key=["fp32", "bf16"].index)
+    dtype = _options_knob(c2.radio, "dtype", dtypes, "dg_dtype", "fp32", horizontal=True)
+    default_seq = rec.default_shape(model)
+    seqs = sorted({p.get("seq") for p in pts if p["dtype"] == dtype}, key=lambda s: (s is None, s or 0))
+    shape_name = rec.about(model).get("shape_name")
+    if shape_name:
+        seq = _options_knob(c3.select_slider, shape_name, seqs, "dg_seq", default_seq, disabled=len(seqs) < 2,
+                            help="the model's shape knob; shapes other than the default were recorded at batch 1")
+    else:
+        seq = seqs[0]
+        c3.caption(f"{model} has no shape knob")
+    batches = sorted({p["batch"] for p in pts if p["dtype"] == dtype and p.get("seq") == seq})
+    batch = _options_knob(c4.select_slider, "batch size", batches, "dg_batch", 1, disabled=len(batches) < 2)
+    return Setting(model, dtype, seq, batch)
+
+
+def verdict(p: dict, source_caption: str) -> None:
+    """The verdict first: the call, why, and the numbers that decide it."""
+    v = p["verdict"]
+    (st.success if v["graphs_help"] else st.warning)(f"### {v['headline']}\n{v['because']}")
+    st.caption(source_caption)
+    c = st.columns(6)
+    c[0].metric("GPU ops per step", f"{p['gpu_ops']}", help=f"{p['kernels']} kernels; {p['driver_calls']} launch calls")
+    c[1].metric("GPU busy / step", _us(p["busy_us"]),
+                help=f"mean {p['kernel_mean_us']:.1f} µs per kernel, spread {p['kernel_p10_us']:.1f}–"
+                     f"{p['kernel_p90_us']:.1f} µs (p10–p90)")
+    c[2].metric("host dispatch / step", _us(p["host_dispatch_us"]), help="CPU time to enqueue one step, unprofiled")
+    c[3].metric("GPU idle in eager", f"{100 * p['gpu_idle_share']:.0f}%")
+    c[4].metric("predicted speedup", f"{p['predicted_graph_speedup']:.2f}x")
+    c[5].metric("measured speedup", f"{p['measured_graph_speedup']:.2f}x",
+                delta=f"{100 * (p['predicted_graph_speedup'] / p['measured_graph_speedup'] - 1):+.0f}% predicted",
+                delta_color="off")
+
+
+def variants_table(p: dict) -> None:
+    """Prediction beside measurement, for every way of running the step measured at this setting."""
+    pred = {"eager": p["predicted_eager_us"], "our_graph": p["predicted_graph_us"]}
+    rows = []
+    for name in VARIANTS:
+        v = (p.get("variants") or {}).get(name)
+        if v is None:
+            continue
+        rows.append({"variant": LABELS[name], "predicted µs/step": _num(pred.get(name)),
+                     "measured µs/step": _num(v["us"]),
+                     "speedup over eager": f"{v['speedup']:.2f}x",
+                     "capture / compile (s)": "—" if not v.get("setup_s") else f"{v['setup_s']:.3f}",
+                     "graph pool (MB)": "—" if v.get("pool_bytes") in (None, 0) else f"{v['pool_bytes'] / MB:.1f}"})
+    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+    missing = [LABELS[n] for n in VARIANTS if n not in (p.get("variants") or {})]
+    if missing:
+        st.caption("Not measured at this setting: " + "; ".join(missing) + ". The recording runs them at "
+                   "batches 1 and 64 (fp32) and 1 (bf16) only: each torch.compile costs about 12 s. On the "
+                   "simulator only eager and our graph exist.")
+
+
+def accuracy_panel(rec: DiagnoseRecording) -> None:
+    """Prediction against measurement over the whole recording, and every miss with its reason."""
+    acc = rec.summary().get("accuracy")
+    if not acc:
+        return
+    cross = acc["crossovers"]
+    share = "—" if acc["share"] is None else f"{acc['share']:.0%}"
+    st.markdown(f"**Predicted speedup within ±{TOLERANCE:.0%}** at {acc['within']} of {acc['eligible']} settings "
+                f"whose measured speedup is at least 1.2x ({share}; target {acc['target_share']:.0%}). "
+                f"**Crossover within one grid step** for {sum(c['within_one_step'] for c in cross.values())} of "
+                f"{len(cross)} models.")
+    if acc["misses"]:
+        st.markdown("**Misses, and why**")
+        st.dataframe(pd.DataFrame(acc["misses"]), hide_index=True, width="stretch")
+    else:
+        st.caption("No setting missed by more than ±15%.")
+
+
+def downloads(points: list[dict], spans: list, label: str) -> None:
+    """The model's sweep as CSV, and the shown step as a Chrome trace (open it in Perfetto)."""
+    cols = ["model", "dtype", "batch", "seq", "kernels", "gpu_ops", "busy_us", "host_dispatch_us",
+            "predicted_eager_us", "eager_us", "predicted_graph_us", "graph_us", "predicted_graph_speedup",
+            "measured_graph_speedup", "graph_pool_bytes", "graph_capture_s"]
+    buf = io.StringIO()
+    pd.DataFrame([{c: p.get(c) for c in cols} for p in points]).to_csv(buf, index=False)
+    c1, c2, c3 = st.columns(3)
+    c1.download_button("sweep as CSV", buf.getvalue(), file_name="diagnose_sweep.csv", mime="text/csv",
+                       key="dg_dl_csv")
+    c2.download_button("timeline as CSV", spans_to_csv(spans), file_name="diagnose_timeline.csv",
+                       mime="text/csv", key="dg_dl_tl")
+    c3.download_button("Perfetto trace of this step", spans_to_chrome_trace(spans, label),
+                       file_name="diagnose_trace.json", mime="application/json", key="dg_dl_trace")
+
+
+def _us(x: float) -> str:
+    return f"{x:,.1f} µs" if abs(x) < 100 else f"{x:,.0f} µs"
+
+
+def _num(x) -> str:
+    return "—" if x is None else f"{x:,.1f}"

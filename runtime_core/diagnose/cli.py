@@ -1,0 +1,155 @@
+"""`python -m runtime_core diagnose`: will CUDA graphs help this model? Predicted, then measured.
+
+    diagnose --model cnn --batch 1 [--seq S] [--dtype bf16] --json     one diagnosis, every variant
+    diagnose --model cnn --sweep --json                                 step time against batch 1..512
+    diagnose --sweep --record PATH [--budget-s S] [--resume]            the recording for the page
+    diagnose --model cnn --plan zipf [--max-size N] [--budget-mb M]     bucket sets, from a recording
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from ..cli import add_backend_arg, add_json_flag, number
+from ..errors import UsageError
+from ..knobs import Range
+from .measure_variants import VARIANTS
+from .planner import PRESETS
+from .spec import BATCH, DTYPES
+
+MODEL_HELP = ("a zoo model (decoder, mlp, cnn, encoder; on the simulator fake-mlp, fake-cnn, fake-encoder, "
+              "fake-decoder), or package.module:factory for your own network. CAUTION: package.module:factory "
+              "IMPORTS AND RUNS YOUR CODE (the CLI only, never the web page); the factory takes batch, seq, "
+              "dtype and device keywords and returns (model, inputs)")
+
+
+def register(sub) -> None:
+    p = sub.add_parser("diagnose", help="will CUDA graphs help this model? predicted, then measured",
+                       description="Profile one step of a model, predict its eager and CUDA-graph step times "
+                                   "from the calibrated launch model, then measure eager, our graph capture, "
+                                   "make_graphed_callables and torch.compile. " + MODEL_HELP + ".")
+    p.add_argument("--model", help=MODEL_HELP)
+    p.add_argument("--batch", type=number(BATCH, "batch"), help="batch size (one diagnosis)")
+    p.add_argument("--seq", type=number(Range(1, 1_000_000, integer=True), "seq"),
+                   help="the model's shape knob: tokens (encoder), KV-cache slots (decoder), image side (cnn)")
+    p.add_argument("--dtype", choices=DTYPES, default="fp32")
+    add_backend_arg(p)
+    p.add_argument("--variants", help=f"comma-separated, from {', '.join(VARIANTS)} (default: all this device runs)")
+    p.add_argument("--no-compile", action="store_true", help="skip the torch.compile variants (~12 s each)")
+    p.add_argument("--constants", choices=("live", "recorded"), default="live",
+                   help="calibrate this GPU now (~3 s), or use the best sweep recording's constants")
+    p.add_argument("--sweep", action="store_true", help="batch sizes 1..512, eager and our graph, and the crossover")
+    p.add_argument("--record", metavar="PATH", help="with --sweep: write the recording for students without a GPU")
+    p.add_argument("--resume", action="store_true", help="continue a partial recording at --record")
+    p.add_argument("--force", action="store_true", help="replace an existing --record file")
+    p.add_argument("--budget-s", type=number(Range(0.1, 86_400), "budget_s"), default=420.0,
+                   help="stop a recording before this many seconds (then --resume)")
+    p.add_argument("--quick", action="store_true", help="a small recording grid (for tests)")
+    p.add_argument("--trace-out", metavar="PATH", help="write the profiled eager step as a Chrome/Perfetto trace")
+    p.add_argument("--timeline", action="store_true", help="include the two-lane timelines in the JSON")
+    p.add_argument("--plan", choices=PRESETS, help="bucket sets for this request preset (from a recording)")
+    p.add_argument("--max-size", type=number(Range(1, 4096, integer=True), "max_size"), default=256)
+    p.add_argument("--zipf-exponent", type=number(Range(0, 4), "zipf_exponent"), default=1.1)
+    p.add_argument("--sizes", default="", help='with --plan list: request sizes, e.g. "1,1,2,8,17"')
+    p.add_argument("--budget-mb", type=number(Range(0, 1_000_000), "budget_mb"), default=None,
+                   help="graph memory budget (default: half of what powers of two need)")
+    p.add_argument("--size-kind", choices=("batch", "tokens"), default="batch",
+                   help="with --plan: request sizes are batch sizes, or token counts (a model with a token sweep)")
+    p.add_argument("--from", dest="recording", metavar="PATH", help="with --plan: the diagnose recording to use")
+    add_json_flag(p)
+    p.set_defaults(func=run)
+
+
+def run(a) -> dict:
+    if a.resume and not a.record:
+        raise UsageError("--resume continues a recording: give --record PATH")
+    if a.record and not a.sweep:
+        raise UsageError("--record writes the sweep's recording: add --sweep")
+    if a.plan:
+        from .plan_cli import run_plan
+        return run_plan(a)
+    from .diagnosis import get_runner
+    if a.record:
+        from .record import run_record
+        runner = get_runner(a.backend)
+        try:
+            doc = run_record(runner, Path(a.record), a.budget_s, a.resume, a.force, a.quick,
+                             [a.model] if a.model else None, variants=not a.no_compile, constants=a.constants)
+        finally:
+            runner.close()
+        return {"out": a.record, "points": len(doc["points"]), "planner_cases": len(doc["planner"]),
+                "complete": doc["meta"]["complete"], "accuracy": _brief(doc.get("summary", {}))}
+    if not a.model:
+        raise UsageError("--model is required (a zoo name, or package.module:factory)")
+    return _sweep(a) if a.sweep else _one(a)
+
+
+def _variants(a, runner) -> tuple:
+    names = tuple(runner.variants)
+    if a.variants:
+        names = tuple(v.strip() for v in a.variants.split(",") if v.strip())
+        bad = [v for v in names if v not in VARIANTS]
+        if bad:
+            raise UsageError(f"unknown variant {bad[0]!r}; choose from {', '.join(VARIANTS)}")
+        missing = [v for v in names if v not in runner.variants]
+        if missing:
+            raise UsageError(f"variant {missing[0]} needs a CUDA GPU; here only {', '.join(runner.variants)} run")
+    if a.no_compile:
+        names = tuple(v for v in names if v not in ("compile", "reduce_overhead"))
+    return tuple(dict.fromkeys(("eager", "our_graph") + names))
+
+
+def _one(a) -> dict:
+    from .diagnosis import diagnose, get_runner, prepare
+    from .spec import Spec
+    if a.batch is None:
+        raise UsageError("--batch is required for one diagnosis (or give --sweep)")
+    if a.trace_out:
+        _check_writable(Path(a.trace_out))
+    runner = get_runner(a.backend)
+    try:
+        spec = prepare(runner, Spec(a.model, a.batch, a.seq, a.dtype))
+        variants = _variants(a, runner)
+        machine = runner.machine(a.constants)
+        prof = runner.profile(spec)
+        out = diagnose(runner, spec, machine, variants, profile=prof)
+    finally:
+        runner.close()
+    if a.trace_out:
+        _write_trace(Path(a.trace_out), prof, out, spec)
+    out["machine"] = machine.as_dict()
+    if not a.timeline:
+        out.pop("timelines", None)
+    return out
+
+
+def _sweep(a) -> dict:
+    from .diagnosis import get_runner, prepare
+    from .spec import Spec
+    from .sweep import sweep_model
+    runner = get_runner(a.backend)
+    try:
+        spec = prepare(runner, Spec(a.model, 1, a.seq, a.dtype))
+        machine = runner.machine(a.constants)
+        out = sweep_model(runner, spec.model, machine, spec.dtype, spec.seq)
+    finally:
+        runner.close()
+    out["machine"] = machine.as_dict()
+    return out
+
+
+def _check_writable(path: Path) -> None:
+    from ..recordings.store import check_target
+    check_target(path, force=True)
+
+
+def _write_trace(path: Path, prof: dict, out: dict, spec) -> None:
+    from ..engine.trace_export import spans_to_chrome_trace
+    text = (json.dumps(prof["chrome_trace"]) if prof.get("chrome_trace")
+            else spans_to_chrome_trace(out["timelines"]["eager"], f"diagnose {spec.label()} (eager step)"))
+    path.write_text(text, encoding="utf-8")
+
+
+def _brief(summary: dict) -> dict:
+    acc = summary.get("accuracy") or {}
+    return {k: acc.get(k) for k in ("eligible", "within", "share", "meets_speedup_target", "meets_crossover_target")}

@@ -1,0 +1,39 @@
+"""`diagnose --model M --plan PRESET`: which shapes to capture, priced from a diagnose recording.
+
+No device is needed: the step curve comes from the recording's batch sweep (or the encoder's
+token sweep with --size-kind tokens).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..errors import UsageError
+from .planner import CostModel, compare, default_budget_bytes, preset
+from .records import DiagnoseRecording, best_recording
+
+MB = 1 << 20
+
+
+def recording_for(path: str | None) -> DiagnoseRecording:
+    if path:
+        return DiagnoseRecording.load(Path(path))
+    rec = best_recording()
+    if rec is None:
+        raise UsageError("no diagnose recording in lessons/recordings/; pass --from PATH "
+                         "(e.g. tests/fixtures/diagnose_sim.json, a simulated demo)")
+    return rec
+
+
+def run_plan(a) -> dict:
+    rec = recording_for(a.recording)
+    if not a.model or a.model not in rec.models():
+        raise UsageError(f"--model must be one of the recording's models: {', '.join(rec.models())}")
+    kind = getattr(a, "size_kind", "batch")
+    curve = rec.curve(a.model, kind)
+    top = min(a.max_size, curve.max_size)
+    dist = preset(a.plan, top, a.zipf_exponent, a.sizes)
+    budget = default_budget_bytes(curve, top) if a.budget_mb is None else a.budget_mb * MB
+    cost = CostModel(curve, budget)
+    return {"recording": rec.label(), "source": rec.meta.source, "model": a.model, "size_kind": kind,
+            "distribution": dist.label, "budget_bytes": int(budget),
+            "requests_per_capture": cost.requests_per_capture, "sets": compare(dist, cost)}

@@ -1,0 +1,111 @@
+"""The calibrated launch model applied to one step of a real network: eager and graph, predicted.
+
+What the prediction may use, and nothing else (no graph run, no timed eager step):
+    K   GPU operations in one step (kernels, plus device copies and memsets), counted by the
+        profiler on one eager step in the worker process
+    B   GPU busy time of that step, µs: the sum of those operations' durations (profiler)
+    H   host dispatch time of one step, µs: the CPU time to enqueue it without waiting for the
+        GPU, measured on an unprofiled step (the profiler inflates host time)
+    n   input tensors a graph step copies into its static buffers
+and the machine's constants (runtime_core.constants.Constants: measured by calibrate() on the
+chain, or read from a sweep recording's meta.calibration), plus the launch tax t:
+    s   sync_us           a synchronize round trip at the end of a step
+    L   fixed_us          launch latency of a graph step (replay call to first node)
+    g   graph_launch_us   host cost of one cudaGraphLaunch (None: one launch tax t)
+    f   kernel_floor_us   GPU time of the smallest kernel (a tiny static copy)
+    γg  node_gap_us       GPU gap between consecutive nodes of a replayed graph
+    γs  stream_gap_us     GPU gap between kernels launched one by one (0 until calibrated)
+    t   tax_us            host cost of one bare launch (each static copy is one)
+
+    eager   = max(H + B/K, H/K + B + K·γs) + s
+    graph   = L + n·t + max(g, n·f) + B + K·γg + s
+    speedup = eager / graph
+
+Eager is PyTorch's own dispatch, which is asynchronous (the widget's *streams* mode): the host
+enqueues the K operations in H µs while the GPU runs them, and the step ends when both are done
+and the final sync returns. Host-bound, the GPU still has to run the last operation (B/K on
+average) after the host's last launch; GPU-bound, the GPU starts after the first launch (H/K on
+average) and then runs B plus a gap per kernel. It is model.formulas.streams_wall_us with N·t
+replaced by H and N·w by B. The graph step is formulas.graph_wall_us with N·w' replaced by
+B + K·γg: n copies into the static inputs (their launches on the host, their GPU time hidden
+behind the replay call), one replay, the K nodes back to back, one sync.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..constants import Constants
+from ..errors import UsageError
+
+SPEEDUP_THRESHOLD = 1.2  # below this, graphs "do not help" (the crossover of the batch sweep)
+
+
+@dataclass(frozen=True)
+class Machine:
+    """The constants a prediction uses, and where they came from.
+
+    Args:
+        consts: the calibrated constants (sync, graph launch, gaps, floor, L).
+        tax_us: host cost of one bare launch on this machine, µs (a static copy costs one).
+        source: "calibrate() on <GPU> ...", "recording sweep_h200.json", "SimDevice parameters".
+    """
+
+    consts: Constants
+    tax_us: float
+    source: str
+
+    def as_dict(self) -> dict:
+        return {"constants": self.consts.as_dict(), "tax_us": round(self.tax_us, 3),
+                "stream_gap_us": stream_gap_us(self.consts), "source": self.source}
+
+
+@dataclass(frozen=True)
+class StepCounts:
+    """What one profiled eager step and one unprofiled dispatch measured (the prediction's input).
+
+    Args:
+        gpu_ops: K, GPU operations per step (kernels + device copies + memsets).
+        busy_us: B, their summed GPU time, µs.
+        host_us: H, host dispatch time of one unprofiled step, µs.
+        inputs: n, input tensors a graph step copies in.
+    """
+
+    gpu_ops: int
+    busy_us: float
+    host_us: float
+    inputs: int
+
+    def __post_init__(self):
+        if self.gpu_ops < 1:
+            raise UsageError("a step must launch at least one GPU operation to be predicted; "
+                             "the profiler counted none (is the model on the GPU?)")
+
+
+def stream_gap_us(c: Constants) -> float:
+    """γs: the GPU gap between separately launched kernels (0 where the constants lack it)."""
+    return float(getattr(c, "stream_gap_us", 0.0) or 0.0)
+
+
+def eager_step_us(k: StepCounts, m: Machine) -> float:
+    """Asynchronous eager step: max(H + B/K, H/K + B + K·γs) + s, µs."""
+    c, K = m.consts, k.gpu_ops
+    host_bound = k.host_us + k.busy_us / K
+    gpu_bound = k.host_us / K + k.busy_us + K * stream_gap_us(c)
+    return max(host_bound, gpu_bound) + c.sync_us
+
+
+def graph_step_us(k: StepCounts, m: Machine) -> float:
+    """One replay after the static copies: L + n·t + max(g, n·f) + B + K·γg + s, µs."""
+    c = m.consts
+    g = m.tax_us if c.graph_launch_us is None else c.graph_launch_us
+    n = k.inputs
+    return (c.fixed_us + n * m.tax_us + max(g, n * c.kernel_floor_us) + k.busy_us
+            + k.gpu_ops * c.node_gap_us + c.sync_us)
+
+
+def predict_step(k: StepCounts, m: Machine) -> dict:
+    """Predicted eager and graph step times (µs), the speedup, and the GPU's idle share in eager."""
+    eager, graph = eager_step_us(k, m), graph_step_us(k, m)
+    return {"eager_us": round(eager, 3), "graph_us": round(graph, 3),
+            "graph_speedup": round(eager / graph, 4),
+            "eager_gpu_idle_share": round(max(0.0, 1.0 - k.busy_us / eager), 4)}

@@ -1,0 +1,168 @@
+"""What one profiled step did: GPU operations, their busy time and spread, counted driver calls.
+
+`summarize(trace)` turns a device Trace (SimDevice.trace in-process, or torch.profiler through
+engine/profiler_trace.trace_region in the worker process) into a StepProfile. On CUDA the
+profiler's Chrome trace also gives the CPU lane of a real model: `cpu_spans_from_chrome` draws
+each launch call, and each top-level framework op (Python + aten dispatch) around it.
+
+Calls are counted by name prefix, so the driver's versioned spellings (cuLaunchKernelEx,
+cudaLaunchKernelExC, ...) are all launches, and memsets count as copies.
+"""
+from __future__ import annotations
+
+import statistics
+from dataclasses import asdict, dataclass, field
+
+from ..result import Span
+from .timing import quantile
+
+LAUNCH_PREFIXES = ("cudaLaunchKernel", "cuLaunchKernel", "cudaLaunchCooperativeKernel",
+                   "cuLaunchCooperativeKernel")
+GRAPH_PREFIXES = ("cudaGraphLaunch", "cuGraphLaunch")
+COPY_PREFIXES = ("cudaMemcpy", "cudaMemset", "cuMemcpy", "cuMemset")
+SYNC_PREFIXES = ("cudaDeviceSynchronize", "cudaStreamSynchronize")
+MAX_GPU_OPS_DRAWN = 400  # a timeline keeps the spans up to the end of this many GPU operations
+TOP_KERNELS = 8
+
+
+def _count(counts: dict, prefixes) -> int:
+    return sum(v for name, v in counts.items() if name.startswith(prefixes))
+
+
+@dataclass
+class StepProfile:
+    """One step as the profiler saw it. Times in µs.
+
+    Args:
+        kernels: GPU kernel events.
+        gpu_ops: kernels plus device copies and memsets (K of the prediction).
+        launch_calls: kernel launch calls the host made (cudaLaunchKernel, cuLaunchKernel, ...).
+        graph_launches: cudaGraphLaunch calls.
+        copy_calls, sync_calls: memcpy/memset calls; synchronize calls.
+        busy_us: summed duration of the GPU operations (B of the prediction).
+        kernel_*_us: the spread of kernel durations.
+        top_kernels: the kernels that took the most GPU time: name, count, total_us.
+        spans: the two-lane timeline, µs from the step's start.
+    """
+
+    kernels: int
+    gpu_ops: int
+    launch_calls: int
+    graph_launches: int
+    copy_calls: int
+    sync_calls: int
+    busy_us: float
+    kernel_mean_us: float
+    kernel_std_us: float
+    kernel_p10_us: float
+    kernel_p90_us: float
+    kernel_max_us: float
+    top_kernels: list[dict] = field(default_factory=list)
+    spans: list[Span] = field(default_factory=list)
+
+    @property
+    def driver_calls(self) -> int:
+        """Kernel launches plus graph launches (design.md); copies are counted apart."""
+        return self.launch_calls + self.graph_launches
+
+    def as_dict(self, spans: bool = False) -> dict:
+        d = {k: v for k, v in asdict(self).items() if k != "spans"}
+        d["driver_calls"] = self.driver_calls
+        for k, v in d.items():
+            if isinstance(v, float):
+                d[k] = round(v, 3)
+        if spans:
+            d["spans"] = span_rows(self.spans)
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "StepProfile":
+        fields = {k: d[k] for k in cls.__dataclass_fields__ if k in d and k != "spans"}
+        return cls(**fields, spans=[Span(**s) for s in d.get("spans", [])])
+
+
+def summarize(trace) -> StepProfile:
+    """A StepProfile from a device Trace of exactly one step."""
+    gpu = [s for s in trace.spans if s.lane == "gpu"]
+    kernels = [s.dur_us for s in gpu if s.kind == "kernel"]
+    spans = list(trace.spans)
+    if trace.chrome_trace:
+        spans = [s for s in spans if not (s.lane == "cpu" and s.name.startswith("aten::"))]
+        spans += cpu_spans_from_chrome(trace.chrome_trace)
+    return StepProfile(
+        kernels=len(kernels), gpu_ops=len(gpu), launch_calls=_count(trace.counts, LAUNCH_PREFIXES),
+        graph_launches=_count(trace.counts, GRAPH_PREFIXES), copy_calls=_count(trace.counts, COPY_PREFIXES),
+        sync_calls=_count(trace.counts, SYNC_PREFIXES), busy_us=sum(s.dur_us for s in gpu),
+        kernel_mean_us=statistics.fmean(kernels) if kernels else 0.0,
+        kernel_std_us=statistics.pstdev(kernels) if kernels else 0.0,
+        kernel_p10_us=quantile(kernels, 0.1), kernel_p90_us=quantile(kernels, 0.9),
+        kernel_max_us=max(kernels, default=0.0), top_kernels=_top_kernels(gpu),
+        spans=clip(sorted(spans, key=lambda s: (s.lane, s.start_us))))
+
+
+def cpu_spans_from_chrome(chrome: dict) -> list[Span]:
+    """CPU-lane spans of the profiled region: launch calls ("launch") and the top-level framework
+    ops that issued them ("dispatch": Python, the dispatcher, aten), µs from the region's start."""
+    from ..engine.profiler_trace import REGION
+    events = [e for e in chrome.get("traceEvents", []) if e.get("ph") == "X"]
+    region = [e for e in events if e.get("name") == REGION and e.get("cat") == "user_annotation"]
+    if not region:
+        return []
+    t0 = float(region[0]["ts"])
+    t1 = t0 + float(region[0].get("dur", 0.0))
+    out, top_end = [], -1.0
+    for e in sorted(events, key=lambda e: float(e["ts"])):
+        ts, dur, name, cat = float(e["ts"]), float(e.get("dur", 0.0)), e.get("name", ""), e.get("cat", "")
+        if not t0 <= ts <= t1:
+            continue
+        if cat in ("cuda_runtime", "cuda_driver") and name.startswith(LAUNCH_PREFIXES):
+            out.append(Span("cpu", "launch", name, ts - t0, ts - t0 + dur))
+        elif cat == "cpu_op" and ts >= top_end:  # not nested inside an earlier op: top level
+            top_end = ts + dur
+            out.append(Span("cpu", "dispatch", name, ts - t0, ts - t0 + dur))
+    return out
+
+
+def clip(spans: list[Span], max_gpu_ops: int = MAX_GPU_OPS_DRAWN) -> list[Span]:
+    """Keep a timeline small: the spans that start before the end of the first `max_gpu_ops`."""
+    gpu = sorted((s for s in spans if s.lane == "gpu"), key=lambda s: s.start_us)
+    if len(gpu) <= max_gpu_ops:
+        return spans
+    cut = gpu[max_gpu_ops - 1].end_us
+    return [s for s in spans if s.start_us <= cut]
+
+
+def span_rows(spans) -> list[dict]:
+    """Spans as plain dicts, times rounded to 0.01 µs (what a recording stores)."""
+    return [{"lane": s.lane, "kind": s.kind, "name": s.name[:80], "start_us": round(s.start_us, 2),
+             "end_us": round(s.end_us, 2)} for s in spans]
+
+
+def _top_kernels(gpu: list[Span]) -> list[dict]:
+    by_name: dict[str, list[float]] = {}
+    for s in gpu:
+        by_name.setdefault(s.name, []).append(s.dur_us)
+    rows = [{"name": n[:80], "count": len(d), "total_us": round(sum(d), 3)} for n, d in by_name.items()]
+    return sorted(rows, key=lambda r: -r["total_us"])[:TOP_KERNELS]
+
+
+def profile_both(runner, spec) -> dict:
+    """Profile one eager step and one replay of our graph of `spec`, in THIS process.
+
+    The CUDA runner calls it inside its worker process (profile_worker.py), never in the process
+    that times steps; the simulator calls it in-process. Each traced step follows warm-up steps
+    inside the same profiling session. Returns {"eager": StepProfile, "graph": StepProfile,
+    "chrome_trace": the eager step's Chrome trace or None}.
+    """
+    from .graph_step import GraphedStep
+    step = runner.build(spec)
+    graphed = GraphedStep(runner, step)
+    x = step.clone_inputs()
+    dev = runner.dev
+    with dev.trace(warmup=lambda: (step(*x), step(*x))) as eager:
+        step(*x)
+    with dev.trace(warmup=lambda: graphed(*x)) as graph:
+        graphed(*x)
+    for tr in (eager, graph):
+        tr.spans = runner.relabel(tr.spans)
+    return {"eager": summarize(eager), "graph": summarize(graph), "chrome_trace": eager.chrome_trace}

@@ -1,0 +1,161 @@
+"""`diagnose --sweep --record PATH`: the recording students without a GPU see.
+
+It runs the items of record_grid.py in order, writing the file (atomically) after each, under a
+time budget: when the next item would not fit, it stops with meta.complete = false, and a later
+run with --resume continues where it stopped (on the same device only). Each run adds one
+calibration of the machine; predictions are recomputed from the mean of all of them, because
+the constants describe the machine, not a point, and the host drifts over a run. The
+prediction of a point still uses only that point's own K, B and H.
+"""
+from __future__ import annotations
+
+import importlib.util
+import sys
+import time
+from pathlib import Path
+
+from ..errors import UsageError
+from ..recordings import store
+from .accuracy import accuracy
+from .bucket_serving import measure_sets
+from .diagnosis import diagnose, gpu_idle_share, predicted_fields, prepare
+from .machine import mean_machine, sample_of
+from .measure_variants import VARIANTS, measure_variants
+from .planner import CostModel, compare, default_budget_bytes, preset
+from .record_grid import (ESTIMATE_S, PLANNER_MAX_SIZE, QUICK, TIMELINE_BATCHES, TORCH_VARIANTS, default_models,
+                          items, point_key, timeline_key)
+from .spec import Spec
+from .step_curve import StepCurve
+from .sweep import crossovers
+
+
+def open_target(runner, path: Path, resume: bool, force: bool) -> dict:
+    """The recording to extend (--resume) or a new one; every check happens here, before any work."""
+    if importlib.util.find_spec("jsonschema") is None:  # store.write validates with it
+        raise UsageError("writing a recording needs the jsonschema package; on a GPU machine without a "
+                         "registry, carry its wheels (../shared/tools/gpu-wheels.sh)")
+    if resume and path.exists():
+        store.check_target(path, force=True)
+        doc = store.load(path, kind="diagnose").data
+        m = doc["meta"]
+        if (m["backend"], m["device_name"]) != (runner.backend, runner.device_name):
+            raise UsageError(f"cannot resume a recording of {m['device_name']} ({m['backend']}) on "
+                             f"{runner.device_name} ({runner.backend}); record to a new file")
+        return doc
+    store.check_target(path, force=force or resume)
+    from ..engine.measure import _torch_version
+    meta = store.new_meta("diagnose", runner.device_name, _torch_version(), runner.backend, complete=False,
+                          calibration_passes=[], models={})
+    return {"meta": meta, "points": [], "timelines": {}, "planner": []}
+
+
+def run_record(runner, path: Path, budget_s: float = 420.0, resume: bool = False, force: bool = False,
+               quick: bool = False, models=None, variants: bool = True, constants: str = "live") -> dict:
+    """Record (or continue) the diagnose recording at `path`; returns the document."""
+    t0 = time.monotonic()
+    path = Path(path)
+    doc = open_target(runner, path, resume, force)
+    for m in models or ():
+        runner.resolve(m)
+        if m not in runner.catalog:
+            raise UsageError(f"--record measures zoo models only; diagnose {m} without --record")
+    models = list(models or default_models(runner, quick))
+    for m in models:
+        e = runner.catalog[m]
+        doc["meta"]["models"][m] = {"about": e.about, "shape_name": e.shape_name, "default_shape": e.default_shape}
+    todo = [it for it in items(runner, models, quick, variants) if not _done(doc, it)]
+    if not todo and doc["points"]:
+        return _finish(doc, path, complete=True)  # nothing left: no need to calibrate again
+    calibrations = doc["meta"]["calibration_passes"]
+    calibrations.append(sample_of(runner.machine(constants)))
+    for i, it in enumerate(todo, start=1):
+        spent = time.monotonic() - t0
+        if spent + ESTIMATE_S[it.phase] * runner.cost_scale > budget_s:
+            print(f"diagnose record: budget of {budget_s:.0f} s reached after {spent:.0f} s; {len(todo) - i + 1} "
+                  f"items left: run again with --resume", file=sys.stderr)
+            return _finish(doc, path, complete=False)
+        if i > 1 and it.phase != "base" and todo[i - 2].phase == "base":
+            calibrations.append(sample_of(runner.machine(constants)))  # a second sample, minutes later
+        t_item = time.monotonic()
+        _run_item(runner, doc, it, quick)
+        _write(path, doc)
+        print(f"diagnose record: [{i}/{len(todo)}] {it.label()} in {time.monotonic() - t_item:.1f} s "
+              f"({time.monotonic() - t0:.0f} s of {budget_s:.0f})", file=sys.stderr)
+    return _finish(doc, path, complete=True)
+
+
+def _done(doc: dict, it) -> bool:
+    if it.phase == "planner":
+        return any((c["model"], c["preset"]) == (it.model, it.preset) for c in doc["planner"])
+    p = _point(doc, it.key)
+    if it.phase == "base":
+        return p is not None
+    return p is not None and set(TORCH_VARIANTS) <= set(p.get("variants", {}))
+
+
+def _point(doc: dict, key: tuple) -> dict | None:
+    return next((p for p in doc["points"] if point_key(p) == key), None)
+
+
+def _run_item(runner, doc: dict, it, quick: bool) -> None:
+    machine = mean_machine(doc["meta"]["calibration_passes"])
+    if it.phase == "base":
+        p = diagnose(runner, prepare(runner, Spec(it.model, it.batch, it.seq, it.dtype)), machine)
+        lines = p.pop("timelines")
+        if it.batch in TIMELINE_BATCHES and it.dtype == "fp32" and it.seq == runner.catalog[it.model].default_shape:
+            for variant, spans in lines.items():
+                doc["timelines"][timeline_key(it.model, it.dtype, it.batch, it.seq, variant)] = spans
+        doc["points"].append(p)
+    elif it.phase == "planner":
+        doc["planner"].append(_planner_case(runner, doc, it, quick))
+    else:
+        p = _point(doc, it.key)
+        step = runner.build(prepare(runner, Spec(it.model, it.batch, it.seq, it.dtype)))
+        p["variants"] = measure_variants(runner, step, VARIANTS, guess_us=p["eager_us"])
+        del step
+        runner.cleanup()
+
+
+def _planner_case(runner, doc: dict, it, quick: bool) -> dict:
+    """Plan the preset's bucket set from this recording's own batch sweep, then measure it
+    beside powers of two and a serving engine's defaults, under the same memory budget."""
+    pts = [p for p in doc["points"] if (p["model"], p["dtype"], p.get("seq")) == (it.model, "fp32", it.seq)]
+    curve = StepCurve.from_points(pts, "batch")
+    top = min(QUICK["planner_max_size"] if quick else PLANNER_MAX_SIZE, curve.max_size)
+    dist = preset(it.preset, top)
+    cost = CostModel(curve, default_budget_bytes(curve, top))
+    predicted = compare(dist, cost)
+    sets = {k: predicted[k]["buckets"] for k in ("planner", "powers_of_two", "serving_default")}
+    measured = measure_sets(runner, Spec(it.model, 1, it.seq, "fp32"), sets, dist)
+    return {"model": it.model, "dtype": "fp32", "seq": it.seq, "kind": "batch", "preset": it.preset,
+            "distribution": dist.label, "max_size": top, "budget_bytes": int(cost.budget_bytes),
+            "requests_per_capture": cost.requests_per_capture, "predicted": predicted, "measured": measured}
+
+
+def snapshot(doc: dict) -> dict:
+    """Recompute the derived fields: mean constants, every point's prediction, crossovers, accuracy."""
+    machine = mean_machine(doc["meta"]["calibration_passes"])
+    doc["meta"]["calibration"] = machine.consts.as_dict()
+    doc["meta"]["intrinsic_tax_us"] = round(machine.tax_us, 3)
+    for p in doc["points"]:
+        p.update(predicted_fields(p, machine))
+        p["gpu_idle_share"] = gpu_idle_share(p)
+    cross = {}
+    for model, info in doc["meta"]["models"].items():
+        sweep = [p for p in doc["points"] if (p["model"], p["dtype"], p.get("seq")) ==
+                 (model, "fp32", info["default_shape"])]
+        if len(sweep) >= 2:
+            cross[model] = crossovers(sweep)
+    doc["summary"] = {"accuracy": accuracy(doc["points"], cross)}
+    return doc
+
+
+def _write(path: Path, doc: dict) -> None:
+    if doc["points"]:  # a recording without a measured point is nothing to keep
+        store.write(path, snapshot(doc))
+
+
+def _finish(doc: dict, path: Path, complete: bool) -> dict:
+    doc["meta"]["complete"] = complete
+    _write(path, doc)
+    return doc

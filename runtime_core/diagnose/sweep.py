@@ -1,0 +1,60 @@
+"""Step time against batch size: eager and our graph, predicted and measured, and the crossover.
+
+The crossover is where graphs stop paying: the smallest batch of the grid at which the graph's
+speedup over eager falls below 1.2x (None: it never does on the grid). It is found twice, from
+the predicted speedups and from the measured ones; a prediction is good when the two are within
+one grid step of each other.
+"""
+from __future__ import annotations
+
+import sys
+
+from .diagnosis import diagnose, prepare
+from .predict import SPEEDUP_THRESHOLD
+from .spec import Spec
+
+BATCHES = tuple(2 ** i for i in range(10))  # 1 .. 512
+
+
+def crossover_batch(points: list[dict], key: str, threshold: float = SPEEDUP_THRESHOLD) -> int | None:
+    """The smallest batch whose `key` (a speedup) is below `threshold`, or None."""
+    for p in sorted(points, key=lambda p: p["batch"]):
+        if p.get(key) is not None and p[key] < threshold:
+            return p["batch"]
+    return None
+
+
+def grid_steps_apart(a: int | None, b: int | None, grid=BATCHES) -> int:
+    """How many grid steps separate two crossovers; None counts as one step past the grid."""
+    index = {x: i for i, x in enumerate(grid)}
+
+    def pos(x):
+        return len(grid) if x is None else index.get(x, min(range(len(grid)), key=lambda i: abs(grid[i] - x)))
+    return abs(pos(a) - pos(b))
+
+
+def crossovers(points: list[dict], grid=BATCHES) -> dict:
+    """Predicted and measured crossover of one model's batch sweep, and whether they agree."""
+    pred = crossover_batch(points, "predicted_graph_speedup")
+    meas = crossover_batch(points, "measured_graph_speedup")
+    return {"predicted": pred, "measured": meas, "steps_apart": grid_steps_apart(pred, meas, grid),
+            "within_one_step": grid_steps_apart(pred, meas, grid) <= 1, "threshold": SPEEDUP_THRESHOLD}
+
+
+def sweep_model(runner, model: str, machine, dtype: str = "fp32", seq: int | None = None,
+                batches=BATCHES, variants=("eager", "our_graph")) -> dict:
+    """Diagnose `model` at every batch of `batches`; the points and the crossovers.
+
+    Progress goes to stderr, one line per batch.
+    """
+    points = []
+    for b in batches:
+        spec = prepare(runner, Spec(model, b, seq, dtype))
+        p = diagnose(runner, spec, machine, variants)
+        p.pop("timelines", None)
+        print(f"diagnose sweep: {spec.label()}: eager {p['eager_us']:.0f} µs, graph {p['graph_us']:.0f} µs, "
+              f"{p['measured_graph_speedup']:.2f}x (predicted {p['predicted_graph_speedup']:.2f}x)",
+              file=sys.stderr)
+        points.append(p)
+    return {"model": model, "dtype": dtype, "seq": points[0]["seq"] if points else seq, "points": points,
+            "crossover": crossovers(points, tuple(batches))}

@@ -1,0 +1,131 @@
+"""GPU-only: the diagnosis on real models. Counted kernels per step are the profiler's kernel
+events; our graph (and make_graphed_callables, and torch.compile) give eager's output for every
+zoo model, also for a new input copied in; the whole pipeline runs; a user's factory works.
+
+Collected everywhere (imports are CPU-safe); skipped without a CUDA device by tests/conftest.py.
+"""
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.gpu
+ROOT = Path(__file__).resolve().parents[1]
+ZOO_MODELS = ("decoder", "mlp", "cnn", "encoder")
+TOL = {"fp32": dict(rtol=1e-4, atol=1e-4), "bf16": dict(rtol=2e-2, atol=2e-2)}
+
+
+@pytest.fixture(scope="module")
+def runner():
+    from runtime_core.diagnose.cuda_runner import CudaRunner
+    r = CudaRunner()
+    yield r
+    r.close()
+
+
+def _kernel_events(chrome: dict) -> int:
+    """Kernel events at or after the profiled region's start, counted straight from the trace."""
+    from runtime_core.engine.profiler_trace import REGION
+    events = [e for e in chrome["traceEvents"] if e.get("ph") == "X"]
+    t0 = next(float(e["ts"]) for e in events if e.get("name") == REGION and e.get("cat") == "user_annotation")
+    return sum(1 for e in events if e.get("cat") == "kernel" and float(e["ts"]) >= t0)
+
+
+@pytest.mark.parametrize("model", ZOO_MODELS)
+def test_counted_kernels_per_step_are_the_profilers_kernel_events(runner, model):
+    from runtime_core.diagnose.diagnosis import prepare
+    from runtime_core.diagnose.spec import Spec
+    prof = runner.profile(prepare(runner, Spec(model, 2)))
+    eager, graph = prof["eager"], prof["graph"]
+    assert eager.kernels == _kernel_events(prof["chrome_trace"]) > 10
+    assert eager.launch_calls == eager.kernels, "every kernel of an eager step is one counted launch call"
+    assert eager.busy_us > 0 and eager.gpu_ops >= eager.kernels
+    assert (graph.graph_launches, graph.launch_calls) == (1, 0), "a replay is one cudaGraphLaunch"
+    assert graph.kernels == eager.kernels, "the replayed graph runs the same kernels"
+
+
+def _new_request(x):
+    """Another input of the same shape and dtype: shifted floats, other token ids."""
+    return x + 0.5 if x.is_floating_point() else (x + 5) % 1000 if x.dim() > 1 else x.clone()
+
+
+@pytest.mark.parametrize("dtype", ["fp32", "bf16"])
+@pytest.mark.parametrize("model", ZOO_MODELS)
+def test_graph_replay_matches_eager_for_each_zoo_model(runner, model, dtype):
+    import torch
+    from runtime_core.diagnose.diagnosis import prepare
+    from runtime_core.diagnose.graph_step import GraphedStep
+    from runtime_core.diagnose.spec import Spec
+    from runtime_core.diagnose.torch_variants import make_variant
+    step = runner.build(prepare(runner, Spec(model, 3, dtype=dtype)))
+    ours = GraphedStep(runner, step)
+    theirs = make_variant(runner, "graphed_callables", step).fn
+    for request in (step.clone_inputs(), tuple(_new_request(x) for x in step.inputs)):
+        want = step(*request).clone()
+        torch.testing.assert_close(ours(*request).clone(), want, **TOL[dtype])
+        torch.testing.assert_close(theirs(*request).clone(), want, **TOL[dtype])
+    assert "forward" not in vars(step.model), "make_graphed_callables replaced the module's forward"
+    assert ours.pool_bytes > 0 and ours.capture_s > 0
+    runner.cleanup()
+
+
+@pytest.mark.slow
+def test_compiled_variants_match_eager_and_only_reduce_overhead_records_graphs(runner):
+    import torch
+    from runtime_core.aot.reduce_overhead import count_recordings
+    from runtime_core.diagnose.diagnosis import prepare
+    from runtime_core.diagnose.spec import Spec
+    from runtime_core.diagnose.torch_variants import make_variant
+    step = runner.build(prepare(runner, Spec("mlp", 4)))
+    x = step.clone_inputs()
+    want = step(*x).clone()
+    recorded = {}
+    for name in ("compile", "reduce_overhead"):  # in measure_variants' order, on one model
+        with count_recordings() as box:
+            v = make_variant(runner, name, step)
+            for _ in range(3):
+                got = v.fn(*x).clone()
+        recorded[name] = box["recordings"]
+        torch.testing.assert_close(got, want, rtol=1e-3, atol=1e-3)
+        assert v.setup_s > 0
+    assert recorded["compile"] == 0 and recorded["reduce_overhead"] >= 1, recorded
+    torch.testing.assert_close(step(*x), want)  # eager is still eager
+    runner.cleanup()
+
+
+def test_one_diagnosis_predicts_then_measures_every_fast_variant(runner):
+    from runtime_core.diagnose.diagnosis import diagnose, prepare
+    from runtime_core.diagnose.spec import Spec
+    spec = prepare(runner, Spec("cnn", 1))
+    p = diagnose(runner, spec, runner.machine("live"), ("eager", "our_graph", "graphed_callables"))
+    assert set(p["variants"]) == {"eager", "our_graph", "graphed_callables"}
+    assert p["host_dispatch_us"] > p["busy_us"], "a small CNN at batch 1 is launch-bound"
+    assert p["verdict"]["launch_bound"] and p["measured_graph_speedup"] > 1.5
+    assert p["graph_profile"]["driver_calls"] == 1 and p["graph_pool_bytes"] > 0
+    assert p["timelines"]["eager"] and p["timelines"]["our_graph"]
+
+
+@pytest.mark.slow
+def test_a_quick_recording_on_the_gpu_validates(runner, tmp_path):
+    from runtime_core.diagnose.record import run_record
+    from runtime_core.diagnose.records import DiagnoseRecording
+    out = tmp_path / "diagnose_quick.json"
+    doc = run_record(runner, out, budget_s=300, quick=True, models=["mlp"], variants=False)
+    rec = DiagnoseRecording.load(out)
+    assert doc["meta"]["complete"] and rec.meta.backend == "cuda" and len(rec.points) == 4
+    assert rec.planner_case("mlp", "zipf")["measured"]["planner"]["requests"] > 0
+
+
+@pytest.mark.slow
+def test_a_users_own_factory_is_diagnosed_from_the_cli():
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "tests" / "fixtures"))
+    p = subprocess.run([sys.executable, "-m", "runtime_core", "diagnose", "--model", "user_model_example:make",
+                        "--batch", "4", "--no-compile", "--json"], cwd=ROOT, env=env, capture_output=True,
+                       text=True, timeout=300)
+    assert p.returncode == 0, p.stderr[-3000:]
+    d = json.loads(p.stdout)
+    assert d["model"] == "user_model_example:make" and d["kernels"] >= 3
+    assert set(d["variants"]) == {"eager", "our_graph", "graphed_callables"}

@@ -1,0 +1,84 @@
+"""The "Will graphs help my model?" page as a student uses it: without a GPU recording it says so
+and shows the simulated demo; every knob changes what it shows; the planner takes a typed list."""
+from conftest import open_page
+
+PAGE = "pages/7_Will_graphs_help_my_model.py"
+
+
+def _text(at) -> str:
+    kinds = ("markdown", "caption", "warning", "success", "info", "error")
+    return "\n".join(str(e.value) for kind in kinds for e in getattr(at, kind))
+
+
+def _headline(at) -> str:
+    boxes = [e.value for e in (*at.success, *at.warning) if str(e.value).startswith("### ")]
+    return boxes[0]
+
+
+def test_without_a_gpu_recording_the_page_says_so_and_shows_a_simulated_demo():
+    at = open_page(PAGE)
+    text = _text(at)
+    assert "No GPU recording of real models is shipped yet" in text
+    assert "diagnose --sweep --record lessons/recordings/diagnose_" in text
+    assert "🔵 SIMULATED" in text and "fake-" in text
+    assert _headline(at).startswith("### Launch-bound")  # the verdict comes first: fake-mlp at batch 1
+    labels = [m.label for m in at.metric]
+    assert {"GPU ops per step", "GPU busy / step", "host dispatch / step", "predicted speedup",
+            "measured speedup"} <= set(labels)
+    assert len(at.get("plotly_chart")) >= 3 and len(at.get("download_button")) == 3
+
+
+def test_every_knob_changes_what_the_page_shows():
+    at = open_page(PAGE)
+    at.selectbox(key="dg_model").set_value("fake-cnn").run()
+    assert _headline(at).startswith("### Launch-bound")
+    at.select_slider(key="dg_batch").set_value(512).run()
+    assert "GPU-bound" in _headline(at)
+    at.radio(key="dg_dtype").set_value("bf16").run()
+    assert at.select_slider(key="dg_batch").value == 1 and not at.exception
+    at.radio(key="dg_dtype").set_value("fp32").run()
+    at.selectbox(key="dg_model").set_value("fake-encoder").run()
+    at.select_slider(key="dg_seq").set_value(256).run()
+    assert at.select_slider(key="dg_batch").value == 1 and "shape 256" in _text(at)
+    at.radio(key="dg_tl_variant").set_value("our_graph").run()
+    assert '"one driver call (graph launch)"' in at.get("plotly_chart")[0].proto.spec
+    assert not at.exception
+
+
+def test_the_planner_knobs_and_a_typed_list():
+    at = open_page(PAGE)
+    at.selectbox(key="dg_model").set_value("fake-encoder").run()
+    at.radio(key="dg_plan_kind").set_value("sequence lengths (tokens)").run()
+    at.radio(key="dg_plan_preset").set_value("uniform").run()
+    assert "uniform over 1..256" in _text(at)
+    at.radio(key="dg_plan_preset").set_value("Zipf").run()
+    at.slider(key="dg_plan_zipf").set_value(1.6).run()
+    assert "exponent 1.6" in _text(at)
+    at.number_input(key="dg_plan_max").set_value(64).run()
+    at.slider(key="dg_plan_budget").set_value(5).run()
+    at.number_input(key="dg_plan_requests").set_value(1000).run()
+    at.radio(key="dg_plan_preset").set_value("my list").run()
+    at.text_input(key="dg_plan_list").set_value("1, 1, 3, 9, 40").run()
+    assert "your 5 requests" in _text(at) and not at.exception
+    at.text_input(key="dg_plan_list").set_value("1, two").run()
+    assert "'two' is not a whole number between 1 and 64" in _text(at) and not at.exception
+
+
+def test_a_gpu_recording_replaces_the_demo_and_shows_every_variant(tmp_path, monkeypatch):
+    """A recording of a (here: pretend) GPU in the recordings folder is what the page shows."""
+    import json
+
+    from runtime_core.diagnose.records import SIM_FIXTURE
+    from runtime_core.recordings import store
+    doc = json.loads(SIM_FIXTURE.read_text())
+    doc["meta"].update(backend="cuda", device_name="Test GPU (a test file, not a measurement)")
+    first = doc["points"][0]
+    for name in ("graphed_callables", "compile", "reduce_overhead"):
+        first["variants"][name] = dict(first["variants"]["our_graph"], setup_s=12.0)
+    (tmp_path / "diagnose_test.json").write_text(json.dumps(doc))
+    monkeypatch.setenv(store.DIR_ENV, str(tmp_path))
+    at = open_page(PAGE)
+    text = _text(at)
+    assert "No GPU recording" not in text and "🟠 RECORDED" in text and "Test GPU" in text
+    table = at.dataframe[0].value
+    assert len(table) == 5 and "torch.cuda.make_graphed_callables" in set(table["variant"])

@@ -1,0 +1,59 @@
+"""The diagnosis' prediction: the formulas in predict.py's docstring, checked by hand."""
+import dataclasses
+
+import pytest
+
+from runtime_core.constants import Constants
+from runtime_core.diagnose.predict import Machine, StepCounts, eager_step_us, graph_step_us, predict_step
+from runtime_core.diagnose.verdict import verdict
+from runtime_core.errors import UsageError
+
+H200_LIKE = Constants(sync_us=5.0, graph_launch_us=4.0, node_gap_us=0.25, kernel_floor_us=0.85, fixed_us=11.0)
+M = Machine(H200_LIKE, tax_us=9.0, source="test")
+
+
+def test_host_bound_eager_is_dispatch_plus_the_last_kernel_plus_a_sync():
+    k = StepCounts(gpu_ops=54, busy_us=131.0, host_us=873.0, inputs=1)
+    assert eager_step_us(k, M) == pytest.approx(873.0 + 131.0 / 54 + 5.0)
+
+
+def test_gpu_bound_eager_is_first_launch_plus_busy_plus_a_sync():
+    k = StepCounts(gpu_ops=54, busy_us=5000.0, host_us=873.0, inputs=1)
+    assert eager_step_us(k, M) == pytest.approx(873.0 / 54 + 5000.0 + 5.0)
+
+
+def test_graph_step_is_one_replay_after_the_static_copies():
+    k = StepCounts(gpu_ops=54, busy_us=131.0, host_us=873.0, inputs=2)
+    want = 11.0 + 2 * 9.0 + max(4.0, 2 * 0.85) + 131.0 + 54 * 0.25 + 5.0
+    assert graph_step_us(k, M) == pytest.approx(want)
+    pred = predict_step(k, M)
+    assert pred["graph_speedup"] == pytest.approx(eager_step_us(k, M) / want, rel=1e-3)
+
+
+def test_textbook_graph_launch_costs_one_launch_tax():
+    k = StepCounts(gpu_ops=10, busy_us=20.0, host_us=100.0, inputs=1)
+    m = Machine(Constants(), tax_us=6.0, source="textbook")
+    assert graph_step_us(k, m) == pytest.approx(6.0 + max(6.0, 0.0) + 20.0)
+
+
+def test_a_stream_gap_constant_is_used_once_constants_carry_it():
+    WithGap = dataclasses.make_dataclass("WithGap", [("stream_gap_us", float, 1.5)], bases=(Constants,), frozen=True)
+    k = StepCounts(gpu_ops=100, busy_us=2000.0, host_us=500.0, inputs=1)
+    with_gap = Machine(WithGap(sync_us=5.0), tax_us=9.0, source="test")
+    assert eager_step_us(k, with_gap) == pytest.approx(5.0 + 2000.0 + 100 * 1.5 + 5.0)
+    assert eager_step_us(k, Machine(Constants(sync_us=5.0), 9.0, "test")) == pytest.approx(5.0 + 2000.0 + 5.0)
+
+
+def test_a_step_without_gpu_work_cannot_be_predicted():
+    with pytest.raises(UsageError):
+        StepCounts(gpu_ops=0, busy_us=0.0, host_us=10.0, inputs=1)
+
+
+def test_verdict_calls_launch_bound_when_the_host_is_slower_than_the_gpu():
+    fast = StepCounts(gpu_ops=54, busy_us=131.0, host_us=873.0, inputs=1)
+    v = verdict(fast, M, predict_step(fast, M)["graph_speedup"])
+    assert v["launch_bound"] and v["graphs_help"] and "Launch-bound" in v["headline"]
+    assert "873" in v["because"] and "54" in v["because"]
+    slow = StepCounts(gpu_ops=54, busy_us=20_000.0, host_us=873.0, inputs=1)
+    v = verdict(slow, M, predict_step(slow, M)["graph_speedup"])
+    assert not v["launch_bound"] and not v["graphs_help"] and "GPU-bound" in v["headline"]

@@ -1,0 +1,86 @@
+"""The diagnosis pipeline end to end on the simulator, with fake models whose kernels are known:
+counted exactly, predicted exactly by the formula, and measured close to the prediction."""
+import pytest
+
+from runtime_core.diagnose.diagnosis import diagnose, get_runner, prepare
+from runtime_core.diagnose.fake_models import FAKE_ZOO
+from runtime_core.diagnose.graph_step import GraphedStep
+from runtime_core.diagnose.sim_runner import DEMO_MACHINE, SimRunner
+from runtime_core.diagnose.spec import Spec
+from runtime_core.diagnose.sweep import crossover_batch, sweep_model
+from runtime_core.errors import UsageError
+
+
+@pytest.fixture
+def runner():
+    return SimRunner()
+
+
+@pytest.mark.parametrize("model,batch", [("fake-mlp", 1), ("fake-cnn", 16), ("fake-encoder", 64)])
+def test_profile_counts_the_fake_models_kernels_and_busy_time_exactly(runner, model, batch):
+    spec = prepare(runner, Spec(model, batch))
+    prof = runner.profile(spec)
+    fake = FAKE_ZOO[model]
+    K = len(fake.kernels)
+    eager, graph = prof["eager"], prof["graph"]
+    assert eager.kernels == eager.gpu_ops == eager.launch_calls == eager.driver_calls == K
+    assert eager.busy_us == pytest.approx(runner.build(spec).busy_us())
+    assert (graph.kernels, graph.graph_launches, graph.launch_calls, graph.copy_calls) == (K, 1, 0, 1)
+    lanes = {(s.lane, s.kind) for s in eager.spans}
+    assert {("cpu", "launch"), ("cpu", "dispatch"), ("gpu", "kernel")} <= lanes
+
+
+def test_prediction_is_the_formula_with_the_simulators_own_constants(runner):
+    spec = prepare(runner, Spec("fake-cnn", 8))
+    p = diagnose(runner, spec, runner.machine())
+    fake, K = FAKE_ZOO["fake-cnn"], len(FAKE_ZOO["fake-cnn"].kernels)
+    tax, sync, g, gap, floor = (DEMO_MACHINE[k] for k in ("tax_us", "sync_us", "graph_launch_us", "node_gap_us",
+                                                          "kernel_floor_us"))
+    H = K * (tax + fake.host_us)                      # every launch: framework dispatch + the launch tax
+    B = runner.build(spec).busy_us()
+    assert (p["gpu_ops"], p["host_dispatch_us"], p["busy_us"]) == (K, pytest.approx(H), pytest.approx(B))
+    eager = max(H + B / K, H / K + B) + sync          # no stream gap, as the simulator has none
+    graph = 0.0 + 1 * tax + max(g, 1 * floor) + B + K * gap + sync
+    assert p["predicted_eager_us"] == pytest.approx(eager, abs=1e-3)
+    assert p["predicted_graph_us"] == pytest.approx(graph, abs=1e-3)
+    assert p["predicted_graph_speedup"] == pytest.approx(eager / graph, rel=1e-4)
+
+
+@pytest.mark.parametrize("model,batch", [("fake-mlp", 512), ("fake-cnn", 1), ("fake-cnn", 64), ("fake-decoder", 8)])
+def test_the_simulated_measurement_lands_near_the_prediction(runner, model, batch):
+    p = diagnose(runner, prepare(runner, Spec(model, batch)), runner.machine())
+    assert p["eager_us"] == pytest.approx(p["predicted_eager_us"], rel=0.05)
+    assert p["graph_us"] == pytest.approx(p["predicted_graph_us"], rel=0.05)
+    assert p["variants"]["our_graph"]["pool_bytes"] == FAKE_ZOO[model].pool_bytes(batch, p["seq"], "fp32")
+
+
+def test_graph_replay_matches_eager_on_the_simulator(runner):
+    step = runner.build(prepare(runner, Spec("fake-mlp", 4)))
+    graphed = GraphedStep(runner, step)
+    a, b = step.clone_inputs(), step.clone_inputs()
+    want = runner.dev.read(step(*a))
+    assert runner.dev.read(graphed(*b)) == want
+
+
+def test_the_sweep_finds_where_graphs_stop_paying(runner):
+    out = sweep_model(runner, "fake-cnn", runner.machine(), batches=(1, 8, 32, 64, 128))
+    assert out["crossover"]["within_one_step"]
+    assert crossover_batch(out["points"], "measured_graph_speedup") == out["crossover"]["measured"]
+    speedups = [p["measured_graph_speedup"] for p in out["points"]]
+    assert speedups[0] > 4 and speedups[-1] < 1.2 and speedups == sorted(speedups, reverse=True)
+
+
+def test_the_simulator_refuses_zoo_models_with_one_line(runner):
+    with pytest.raises(UsageError, match="needs a CUDA GPU"):
+        prepare(runner, Spec("cnn", 1))
+    with pytest.raises(UsageError, match="no shape knob"):
+        prepare(runner, Spec("fake-mlp", 1, seq=7))
+    with pytest.raises(UsageError, match="batch"):
+        prepare(runner, Spec("fake-mlp", 0))
+
+
+def test_auto_backend_without_a_gpu_is_the_simulator():
+    import torch
+    if torch.cuda.is_available():
+        pytest.skip("a GPU is present")
+    assert get_runner("auto").backend == "sim"
