@@ -37,8 +37,8 @@ def mean_machine(samples: list[dict]) -> Machine:
     """
     if not samples:
         raise ValueError("mean_machine needs at least one calibration sample")
-    from ..recordings.sweep import _mean_constants
-    consts, tax = _mean_constants(samples)
+    from ..model.calibrate import mean_constants
+    consts, tax = mean_constants(samples)
     return Machine(consts, tax, consts.source)
 
 

@@ -10,25 +10,27 @@ What the prediction may use, and nothing else (no graph run, no timed eager step
 and the machine's constants (runtime_core.constants.Constants: measured by calibrate() on the
 chain, or read from a sweep recording's meta.calibration), plus the launch tax t:
     s   sync_us           a synchronize round trip at the end of a step
+    e   eager_floor_us    the floor under a launch + sync round trip
     L   fixed_us          launch latency of a graph step (replay call to first node)
     g   graph_launch_us   host cost of one cudaGraphLaunch (None: one launch tax t)
     f   kernel_floor_us   GPU time of the smallest kernel (a tiny static copy)
     γg  node_gap_us       GPU gap between consecutive nodes of a replayed graph
-    γs  stream_gap_us     GPU gap between kernels launched one by one (0 until calibrated)
+    γs  stream_gap_us     GPU gap between kernels launched one by one
     t   tax_us            host cost of one bare launch (each static copy is one)
 
-    eager   = max(H + B/K, H/K + B + K·γs) + s
-    graph   = L + n·t + max(g, n·f) + B + K·γg + s
+    eager   = max(H − t + max(e, t + B/K + s),  H/K + B + (K−1)·γs + s)
+    graph   = n·t + max(e, max(g + L, n·f) + B + (K−1)·γg + s)
     speedup = eager / graph
 
 Eager is PyTorch's own dispatch, which is asynchronous (the widget's *streams* mode): the host
 enqueues the K operations in H µs while the GPU runs them, and the step ends when both are done
 and the final sync returns. Host-bound, the GPU still has to run the last operation (B/K on
-average) after the host's last launch; GPU-bound, the GPU starts after the first launch (H/K on
-average) and then runs B plus a gap per kernel. It is model.formulas.streams_wall_us with N·t
-replaced by H and N·w by B. The graph step is formulas.graph_wall_us with N·w' replaced by
-B + K·γg: n copies into the static inputs (their launches on the host, their GPU time hidden
-behind the replay call), one replay, the K nodes back to back, one sync.
+average) after the host's last launch (which began at H − t); GPU-bound, the GPU starts after
+the first launch (H/K on average) and then runs B plus a gap between kernels. It is
+model.formulas.streams_wall_us with N·t replaced by H and N·w by B. The graph step is
+formulas.graph_wall_us with N·w replaced by B: n copies into the static inputs (their launches
+on the host), one replay, the K nodes back to back, one sync. Both are the closed forms of the
+simulator's rules (engine/sim_device.py), with the same constants.
 """
 from __future__ import annotations
 
@@ -87,20 +89,19 @@ def stream_gap_us(c: Constants) -> float:
 
 
 def eager_step_us(k: StepCounts, m: Machine) -> float:
-    """Asynchronous eager step: max(H + B/K, H/K + B + K·γs) + s, µs."""
-    c, K = m.consts, k.gpu_ops
-    host_bound = k.host_us + k.busy_us / K
-    gpu_bound = k.host_us / K + k.busy_us + K * stream_gap_us(c)
-    return max(host_bound, gpu_bound) + c.sync_us
+    """Asynchronous eager step: max(H − t + max(e, t + B/K + s), H/K + B + (K−1)·γs + s), µs."""
+    c, K, t = m.consts, k.gpu_ops, m.tax_us
+    host_bound = k.host_us - t + max(c.eager_floor_us, t + k.busy_us / K + c.sync_us)
+    gpu_bound = k.host_us / K + k.busy_us + (K - 1) * stream_gap_us(c) + c.sync_us
+    return max(host_bound, gpu_bound)
 
 
 def graph_step_us(k: StepCounts, m: Machine) -> float:
-    """One replay after the static copies: L + n·t + max(g, n·f) + B + K·γg + s, µs."""
-    c = m.consts
+    """One replay after the static copies: n·t + max(e, max(g + L, n·f) + B + (K−1)·γg + s), µs."""
+    c, n = m.consts, k.inputs
     g = m.tax_us if c.graph_launch_us is None else c.graph_launch_us
-    n = k.inputs
-    return (c.fixed_us + n * m.tax_us + max(g, n * c.kernel_floor_us) + k.busy_us
-            + k.gpu_ops * c.node_gap_us + c.sync_us)
+    run = max(g + c.fixed_us, n * c.kernel_floor_us) + k.busy_us + (k.gpu_ops - 1) * c.node_gap_us + c.sync_us
+    return n * m.tax_us + max(c.eager_floor_us, run)
 
 
 def predict_step(k: StepCounts, m: Machine) -> dict:

@@ -8,12 +8,13 @@ and torch.compile need a real GPU.
 from __future__ import annotations
 
 from ..engine.sim_device import SimDevice, SimParams
+from ..engine.sim_params import SIM_MACHINE
 from ..errors import UsageError
 from .fake_models import FAKE_ZOO, FakeModel
 from .spec import Spec
 
-# The simulated machine of the demo: costs of the order the H200 showed (µs), and kernel time
-# set by buffer size at 10 elements per µs (small buffers keep the simulator fast).
+# The simulated machine of the demo: costs of the order the H200 showed (µs), every other cost
+# zero, and kernel time set by buffer size at 10 elements per µs (small buffers keep it fast).
 DEMO_MACHINE = dict(tax_us=6.0, sync_us=5.0, graph_launch_us=3.0, node_gap_us=0.25, kernel_floor_us=0.85,
                     elems_per_us=10.0)
 
@@ -77,7 +78,7 @@ class SimRunner:
     cost_scale = 0.02  # a simulated item takes about 1/50 of its time on an H200
 
     def __init__(self, params: SimParams | None = None):
-        self.dev = SimDevice(params or SimParams.of(**DEMO_MACHINE))
+        self.dev = SimDevice(params or SimParams.of(machine=SIM_MACHINE, **DEMO_MACHINE))
         self.device_name = self.dev.name
 
     def resolve(self, name: str) -> FakeModel:
