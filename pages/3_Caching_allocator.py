@@ -167,6 +167,12 @@ def cost_panel() -> None:
         source_badge(rec.meta.source, rec.label())
         recorded = rec.labs["alloc"]
         st.dataframe(_cost_table(recorded["allocators"]), hide_index=True)
+        st.caption(f"From {rec.meta.file} (labs.alloc.allocators), measured by runtime_core/allocator/compare.py: "
+                   "the median over batches of one alloc+free pair, timed from Python on the GPU machine's CPU. "
+                   "*caching_pool* is our own CachingPool, the Python model of PyTorch's policy that the "
+                   "playground above runs: it made no driver call in its steady loop (driver mallocs 0), so "
+                   "its time is Python bookkeeping (rounding, best-fit search, split and merge, event queries, "
+                   "statistics), which PyTorch's allocator (*torch*) does in C++.")
         if recorded["expandable"].get("torch"):
             st.caption("PyTorch's own allocator, default vs PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True "
                        "(each in a child process), same allocation orders as the lab:")
