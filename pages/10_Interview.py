@@ -1,10 +1,12 @@
 """Interview flashcards: a question, its answer on request, the page that shows it live, and a
 self-graded tally for this session."""
-from pages.ui.common import lesson_data, setup_page
+from pages.ui.common import lesson_data, render_text, setup_page
 
 import streamlit as st
 
+from pages.ui import lab_panels
 from pages.ui.nav import page_for, page_title
+from runtime_core.labs import LABS
 
 ctx = setup_page("Interview prompts")
 cards = lesson_data("interview")["cards"]
@@ -38,17 +40,22 @@ card = cards[state["iv_index"]]
 with st.container(border=True):
     st.caption(f"Card {state['iv_index'] + 1} of {len(cards)} · {card['section']}"
                + (f" · last graded: {graded[card['id']]}" if card["id"] in graded else ""))
-    st.markdown(f"### {card['question']}")
+    st.markdown(f"### {render_text(card['question'])}")
     if not state["iv_revealed"]:
         st.button("reveal answer", key="iv_reveal", on_click=lambda: state.update(iv_revealed=True))
     else:
-        st.markdown(card["answer"])
+        st.markdown(render_text(card["answer"]))
         page = page_for(card["live_page"])
         if page:
             st.page_link(page, label=f"See it live: {page_title(page)}", icon="⚡")
-            st.caption(card["live_hint"])
+            st.caption(render_text(card["live_hint"]))
         else:
             st.caption(f"(no page named {card['live_page']!r} in pages/ yet)")
+        for lab in card.get("live_labs", []):
+            if lab in LABS:
+                lab_panels.lab_section(lab, ctx.live, f"iv_{card['id']}")
+            else:
+                st.caption(f"The `{lab}` lab is not built yet: until it is, the page above shows it.")
         g = st.columns(2)
         g[0].button("✅ got it", key="iv_got", on_click=grade, args=(card["id"], "got it"))
         g[1].button("❌ missed", key="iv_missed", on_click=grade, args=(card["id"], "missed"))

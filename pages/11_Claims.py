@@ -1,6 +1,6 @@
 """The lesson's claims beside what was measured: computed now from the shipped recordings (and,
 for the copy-overlap claim, from the overlap lab), with a verdict and the reason for it."""
-from pages.ui.common import SOURCE_LABELS, recordings_of, setup_page, source_badge
+from pages.ui.common import SOURCE_LABELS, recordings_of, render_text, setup_page, source_badge
 
 import streamlit as st
 
@@ -50,10 +50,10 @@ for col, (verdict, n) in zip(c, counts.items()):
 
 for r in rows:
     with st.container(border=True):
-        st.markdown(f"**{r['section']} · {r['claim']}**")
+        st.markdown(f"**{r['section']} · {render_text(r['claim'])}**")
         cols = st.columns([2, 4, 1])
         cols[0].caption("the lesson says")
-        cols[0].markdown(r["seed_value"])
+        cols[0].markdown(render_text(r["seed_value"]))
         cols[1].caption("measured")
         cols[1].markdown(r["measured"])
         cols[2].caption("verdict")

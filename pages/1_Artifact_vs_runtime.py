@@ -4,7 +4,7 @@ from pages.ui.common import lesson_data, render_lesson, setup_page, source_badge
 import pandas as pd
 import streamlit as st
 
-from runtime_core.knobs import SEED_N, SEED_TAX_US, SEED_WORK_US, Knobs
+from runtime_core.knobs import SEED_N, SEED_TAX_US, SEED_WORK_US, Knobs, mode_label
 from runtime_core.model.formulas import predict
 
 ctx = setup_page("Artifact vs runtime")
@@ -31,7 +31,7 @@ with live_col:
     rows = []
     for mode in ("eager", "streams", "graph"):
         m = predict(Knobs(mode, SEED_N, SEED_WORK_US, tax_us=SEED_TAX_US)).metrics()
-        rows.append({"dispatch": mode, "wall time / step (µs)": m["wall_us"],
+        rows.append({"dispatch": mode_label(mode), "wall time / step (µs)": m["wall_us"],
                      "launch overhead (µs)": m["launch_overhead_us"],
                      "kernel work (µs)": m["kernel_work_us"], "driver calls": m["driver_calls"]})
     st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")

@@ -6,7 +6,9 @@ import streamlit as st
 
 from pages.ui import lab_panels, widget_sources as src
 from pages.ui.timeline_chart import timeline_figure
-from runtime_core.knobs import SEED_TAX_US, SEED_WORK_US, Knobs
+from runtime_core.knobs import SEED_TAX_US, SEED_WORK_US, Knobs, mode_label
+
+EAGER, STREAMS = mode_label("eager"), mode_label("streams")
 
 ctx = setup_page("Streams and async dispatch")
 text_col, live_col = st.columns([5, 6], gap="large")
@@ -15,10 +17,10 @@ text_col, live_col = st.columns([5, 6], gap="large")
 def _pair(eager: list, streams: list, title: str, key: str) -> None:
     """Eager above streams on one µs axis, so the shorter step looks shorter."""
     end = max([s["end_us"] for s in eager + streams] or [1.0])
-    for mode, spans in (("eager (blocking)", eager), ("streams (async, like PyTorch eager)", streams)):
-        fig = timeline_figure(spans, f"{title}: {mode}")
+    for mode, spans in (("eager", eager), ("streams", streams)):
+        fig = timeline_figure(spans, f"{title}: {mode_label(mode)}")
         fig.update_xaxes(range=[0, end * 1.02])
-        st.plotly_chart(fig, width="stretch", key=f"s2_{key}_{mode.split()[0]}")
+        st.plotly_chart(fig, width="stretch", key=f"s2_{key}_{mode}")
 
 
 def simulated_panel() -> None:
@@ -31,8 +33,8 @@ def simulated_panel() -> None:
     eager = src.simulated(Knobs("eager", n, SEED_WORK_US, tax_us=SEED_TAX_US))
     streams = src.simulated(Knobs("streams", n, SEED_WORK_US, tax_us=SEED_TAX_US))
     c = st.columns(2)
-    c[0].metric("eager wall / step", f"{eager['wall_us']:.0f} µs")
-    c[1].metric("streams wall / step", f"{streams['wall_us']:.0f} µs")
+    c[0].metric(f"{EAGER} wall / step", f"{eager['wall_us']:.0f} µs")
+    c[1].metric(f"{STREAMS} wall / step", f"{streams['wall_us']:.0f} µs")
     _pair(eager["timeline"], streams["timeline"], f"N={n}, simulated", "sim")
 
 
@@ -41,7 +43,7 @@ def gpu_panel() -> None:
     work = st.radio("GPU work per kernel", [2, 40], format_func=lambda w: f"{w} µs", horizontal=True,
                     key="s2_work")
     if ctx.live:
-        if st.button("measure eager and streams on this GPU", key="s2_measure"):
+        if st.button("measure eager (blocking) and streams on this GPU", key="s2_measure"):
             with st.spinner("measuring on the GPU…"):
                 st.session_state[f"s2_live_{work}"] = (src.live(Knobs("eager", 120, work)),
                                                        src.live(Knobs("streams", 120, work)))
@@ -60,11 +62,11 @@ def gpu_panel() -> None:
         st.info("The recording has no timeline for this setting.")
         return
     c = st.columns(2)
-    c[0].metric("eager wall / step", f"{eager['wall_us']:,.0f} µs")
-    c[1].metric("streams wall / step", f"{streams['wall_us']:,.0f} µs")
+    c[0].metric(f"{EAGER} wall / step", f"{eager['wall_us']:,.0f} µs")
+    c[1].metric(f"{STREAMS} wall / step", f"{streams['wall_us']:,.0f} µs")
     _pair(eager["timeline"], streams["timeline"], f"N=120, {work} µs work", f"gpu{work}")
     busy = {name: 100 * d["kernel_work_us"] / d["wall_us"] for name, d in (("eager", eager), ("streams", streams))}
-    st.caption(f"GPU busy: {busy['eager']:.0f}% of the eager step, {busy['streams']:.0f}% of the streams step "
+    st.caption(f"GPU busy: {busy['eager']:.0f}% of the {EAGER} step, {busy['streams']:.0f}% of the streams step "
                f"(kernel time / wall time). Where the streams lane still has gaps, each launch takes "
                f"longer than its kernel.")
 

@@ -5,7 +5,7 @@ from pages.ui.common import recordings_of, render_lesson, setup_page, source_bad
 import pandas as pd
 import streamlit as st
 
-from pages.ui import alloc_charts
+from pages.ui import alloc_charts, lab_panels
 from pages.ui.safe_text import esc
 from runtime_core.allocator import AllocatorOOM, BadAllocSize, fmt_bytes
 from runtime_core.allocator import compare, hot_path, labs, plan_report
@@ -21,18 +21,24 @@ def playground_panel() -> None:
     pg = state.setdefault("alloc_playground", Playground())
     size_kib = st.select_slider("request size (KiB)", [1, 4, 64, 256, 1024, 3072, 12288], value=256,
                                 key="alloc_pg_size")
-    b = st.columns(5)
+    b = st.columns(3) + st.columns(3)
     try:
-        if b[0].button("malloc", key="alloc_pg_malloc"):
+        if b[0].button("malloc", key="alloc_pg_malloc", help="allocate on the default stream and write the block"):
             pg.malloc(size_kib * 1024)
-        if b[1].button("free newest", key="alloc_pg_free"):
+        if b[1].button("free newest", key="alloc_pg_free",
+                       help="free on its own stream: reusable at once, no event (the stream runs in order)"):
             pg.free_newest()
-        if b[2].button("use on side stream, free", key="alloc_pg_side",
-                       help="launch a 1 ms kernel on a side stream that reads the newest block, then free it"):
-            pg.use_on_side_then_free(1000.0)
-        if b[3].button("advance 1 ms", key="alloc_pg_adv"):
+        if b[2].button("advance 1 ms", key="alloc_pg_adv"):
             pg.advance(1000.0)
-        if b[4].button("empty_cache", key="alloc_pg_empty"):
+        if b[3].button("side stream reads it; record_stream; free", key="alloc_pg_side",
+                       help="a side stream runs a 1 ms kernel and then reads the newest block; "
+                            "record_stream(side) makes its free wait for an event on the side stream"):
+            pg.use_on_side_then_free(1000.0, record_stream=True)
+        if b[4].button("side stream reads it; free (no record_stream)", key="alloc_pg_side_norec",
+                       help="the same, but without record_stream: the block is reusable at once, and "
+                            "the next malloc writes it before the side stream has read it"):
+            pg.use_on_side_then_free(1000.0, record_stream=False)
+        if b[5].button("empty_cache", key="alloc_pg_empty"):
             pg.empty_cache()
     except (AllocatorOOM, BadAllocSize) as e:
         st.error(esc(e, max_chars=600))  # quotes the size the student asked for: text, not Markdown
@@ -50,6 +56,13 @@ def playground_panel() -> None:
                f"awaiting events {s['blocks_awaiting_events']}")
     if pg.log:
         st.caption("Last: " + esc(pg.log[-1]))
+
+
+def stream_reuse_panel() -> None:
+    st.subheader("Lab: a block reused across streams")
+    st.caption("A tensor read late by a side stream is freed on the host, and the next allocation on "
+               "the main stream is written at once: without record_stream, and with it.")
+    lab_panels.lab_section("stream_reuse", ctx.live, "s3")
 
 
 def fragmentation_panel() -> None:
@@ -155,6 +168,12 @@ def cost_panel() -> None:
         source_badge(rec.meta.source, rec.label())
         recorded = rec.labs["alloc"]
         st.dataframe(_cost_table(recorded["allocators"]), hide_index=True)
+        st.caption(f"From {rec.meta.file} (labs.alloc.allocators), measured by runtime_core/allocator/compare.py: "
+                   "the median over batches of one alloc+free pair, timed from Python on the GPU machine's CPU. "
+                   "*caching_pool* is our own CachingPool, the Python model of PyTorch's policy that the "
+                   "playground above runs: it made no driver call in its steady loop (driver mallocs 0), so "
+                   "its time is Python bookkeeping (rounding, best-fit search, split and merge, event queries, "
+                   "statistics), which PyTorch's allocator (*torch*) does in C++.")
         if recorded["expandable"].get("torch"):
             st.caption("PyTorch's own allocator, default vs PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True "
                        "(each in a child process), same allocation orders as the lab:")
@@ -180,6 +199,6 @@ text_col, live_col = st.columns([5, 6])
 with text_col:
     render_lesson("03_caching_allocator")
 with live_col:
-    for panel in (playground_panel, fragmentation_panel, hot_path_panel, plan_panel, cost_panel):
+    for panel in (playground_panel, stream_reuse_panel, fragmentation_panel, hot_path_panel, plan_panel, cost_panel):
         panel()
         st.divider()

@@ -1,6 +1,7 @@
-"""§4 CUDA graphs: a stale input (stale lab), a capture storm (storm lab, recapture vs bucket),
+"""§4 CUDA graphs: what replay costs on the GPU side (the shipped calibration), a stale input
+(stale lab), a capture storm (storm lab, recapture vs bucket), the silent graph bugs (five labs)
 and the decoder worked example from the shipped recording."""
-from pages.ui.common import recordings_of, render_lesson, setup_page, source_badge
+from pages.ui.common import lesson_data, recordings_of, render_lesson, setup_page, source_badge
 
 import pandas as pd
 import streamlit as st
@@ -8,9 +9,22 @@ import streamlit as st
 from pages.ui import lab_panels
 from runtime_core.aot.tables import decoder_rows
 from runtime_core.lesson.claims import evaluate_claims, load_claims
+from runtime_core.lesson.replay_costs import replay_cost_rows
 
 ctx = setup_page("CUDA graphs")
 text_col, live_col = st.columns([5, 6], gap="large")
+
+
+def replay_costs_panel() -> None:
+    st.subheader("What a replay costs, CPU and GPU")
+    rec = ctx.recording
+    if rec is None:
+        st.info("No sweep recording is shipped, so there are no calibrated constants to show.")
+        return
+    source_badge(rec.meta.source, f"{rec.label()}: the calibrated constants of this sweep")
+    st.dataframe(pd.DataFrame(replay_cost_rows(rec)), hide_index=True, width="stretch")
+    st.caption("A value the calibration holds as 0 was not measured by the run that made this recording "
+               "(an older calibration); a newer recording fills it in.")
 
 
 def stale_panel() -> None:
@@ -35,6 +49,20 @@ def storm_panel() -> None:
         lab_panels.show(st.session_state["s4_storm_gpu"])
 
 
+GRAPH_BUG_LABS = ("output_overwrite", "frozen_scalar", "broadcast_copy", "unmasked_padding", "no_warmup")
+
+
+def graph_bugs_panel() -> None:
+    st.subheader("Labs: bugs a replay does not report")
+    st.caption("Each lab captures a small region by hand, shows the wrong answer a replay returns "
+               "without any error, then the fix.")
+    titles = {fm["lab"]: fm["title"] for fm in lesson_data("labs")["failure_modes"]}
+    for name in GRAPH_BUG_LABS:
+        with st.container(border=True):
+            st.markdown(f"**{titles[name]}**")
+            lab_panels.lab_section(name, ctx.live, "s4")
+
+
 def decoder_panel() -> None:
     st.subheader("Worked example: a small decoder, one token per step")
     rec, _ = recordings_of("decoder")
@@ -55,8 +83,12 @@ with text_col:
     render_lesson("04_cuda_graphs")
 
 with live_col:
+    replay_costs_panel()
+    st.divider()
     stale_panel()
     st.divider()
     storm_panel()
+    st.divider()
+    graph_bugs_panel()
     st.divider()
     decoder_panel()

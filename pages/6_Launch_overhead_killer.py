@@ -8,6 +8,7 @@ import streamlit as st
 from pages.ui import knobs, widget_sources as src
 from pages.ui.timeline_chart import timeline_figure
 from runtime_core.constants import Constants
+from runtime_core.knobs import mode_label
 from pages.ui.widget_panels import (accuracy_panel, compare_panel, copy_costs, count_cell, downloads, metric_row,
                                    policy_panel)
 from pages.ui.safe_text import esc
@@ -63,7 +64,7 @@ with live_col:
     else:
         metric_row("Simulated GPU", sim, "simulated", f"SimDevice with a {k.tax_us:g} µs launch tax")
 
-    st.markdown("##### Side by side")
+    st.markdown(f"##### Side by side: {mode_label(k.mode)}")
     rows = {"textbook model": book, "simulated": sim}
     if calib:
         rows["calibrated model"] = calib
@@ -100,7 +101,7 @@ with live_col:
         st.info("The recording has timelines only for the seed's default and checkpoint settings "
                 "(N=120, work 2 or 40 µs). Showing the simulated timeline instead.")
         pick, spans = "simulated", sim["timeline"]
-    st.plotly_chart(timeline_figure(spans, f"Two lanes, one step ({pick})"), width="stretch")
+    st.plotly_chart(timeline_figure(spans, f"Two lanes, one step: {mode_label(k.mode)} ({pick})"), width="stretch")
     if pick == "measured":
         st.caption("A measured timeline comes from torch.profiler in a separate process. The profiler "
                    "slows the host, so CPU spans here are longer than in the timed steps above; the "

@@ -1,10 +1,11 @@
 """Checkpoint ("Try it"): the seed's six steps, ticked from the student's own widget setting."""
-from pages.ui.common import lesson_data, setup_page, source_badge
+from pages.ui.common import lesson_data, render_text, setup_page, source_badge
 
 import streamlit as st
 
 from pages.ui import knobs, widget_sources as src
 from runtime_core.lesson.checkpoint import ORDER, check_step
+from runtime_core.lesson.figures import field_text
 
 ctx = setup_page("Checkpoint")
 notices = knobs.init_from_url()
@@ -52,18 +53,18 @@ for i, step in enumerate(ORDER, 1):
     res = check_step(step, setting, view, done)
     tick = "✅" if step in done else "⬜"
     with st.expander(f"{tick} {i}. {info['title']}", expanded=step not in done and not res.todo):
-        st.markdown(f"**Do:** {info['instruction']}")
-        st.markdown(f"**Textbook model:** {info['expect_model']}")
-        st.markdown(f"**Measured:** {info['expect_measured']}")
+        st.markdown(f"**Do:** {render_text(info['instruction'])}")
+        st.markdown(f"**Textbook model:** {render_text(info['expect_model'])}")
+        st.markdown(f"**Measured:** {render_text(info['expect_measured'])}")
         if step in done:
             st.success("Done. " + " · ".join(res.seen) if res.seen else "Done.")
         elif res.todo:
             st.info("To try this step: " + "; ".join(res.todo) + ".")
         else:
-            st.warning("Not yet: " + "; ".join(res.failed) + ". " + info["why"])
+            st.warning("Not yet: " + "; ".join(res.failed) + ". " + render_text(info["why"]))
 
-with st.expander("Why is the measured eager overhead not 720 µs?"):
-    st.markdown(data["note"])
+with st.expander(f"Why is the measured eager overhead not {field_text('textbook.eager_overhead_us')}?"):
+    st.markdown(render_text(data["note"]))
 if st.button("reset my progress", key="ckpt_reset"):
     st.session_state["ckpt_done"] = set()
     st.rerun()

@@ -28,6 +28,19 @@ class Mode(StrEnum):
     GRAPH = "graph"
 
 
+# What each mode is called on screen. "eager" means one thing per screen: the widget's eager is
+# blocking dispatch, never PyTorch's own eager (which is asynchronous). The CLI keeps the names.
+MODE_LABELS = {Mode.EAGER: "eager (blocking: sync after each launch)",
+               Mode.STREAMS: "streams (async, like PyTorch eager)",
+               Mode.GRAPH: "graph (one replay)"}
+PYTORCH_EAGER_LABEL = "PyTorch eager (async)"  # PyTorch's eager mode, e.g. in the decoder table
+
+
+def mode_label(mode) -> str:
+    """The on-screen name of a dispatch mode ("eager" -> "eager (blocking: sync after each launch)")."""
+    return MODE_LABELS[Mode(mode)]
+
+
 class Policy(StrEnum):
     """What graph mode does when the input's shape misses the captured one."""
 

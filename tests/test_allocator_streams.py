@@ -125,3 +125,29 @@ def test_cuda_skipping_the_event_corrupts_data():
     reused_early, out = cuda_scenario(skip_stream_events=True)
     assert reused_early
     assert bool((out == 7.0).all())
+
+
+def test_playground_follows_pytorchs_stream_rules():
+    """Same-stream free: reusable at once. Side stream with record_stream: parked until its event.
+    Side stream without record_stream: reusable at once, and the next malloc's write races."""
+    from runtime_core.allocator.playground import Playground
+    pg = Playground()
+    pg.malloc(4096)
+    address = pg.live[-1].address
+    pg.free_newest()
+    pg.malloc(4096)
+    assert pg.live[-1].address == address and not pg.device.races.found  # same stream, no event, no race
+    pg.use_on_side_then_free(1000.0, record_stream=True)
+    assert pg.pool.stats()["blocks_awaiting_events"] == 1
+    pg.malloc(4096)
+    assert pg.live[-1].address != address and not pg.device.races.found
+    pg.advance(2000.0)
+    assert pg.pool.stats()["blocks_awaiting_events"] == 0
+    pg = Playground()
+    pg.malloc(4096)
+    address = pg.live[-1].address
+    pg.use_on_side_then_free(1000.0, record_stream=False)
+    assert pg.pool.stats()["blocks_awaiting_events"] == 0
+    pg.malloc(4096)
+    assert pg.live[-1].address == address  # handed out again while the side stream still reads it
+    assert pg.device.races.found and "RACE" in pg.log[-1]

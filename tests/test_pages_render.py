@@ -72,6 +72,7 @@ def test_claims_page_shows_a_verdict_for_every_claim():
     verdicts = [m.value for m in at.markdown if m.value in (":green[**holds**]", ":orange[**differs**]",
                                                               ":gray[**no data**]")]
     assert len(verdicts) == len(claims)
-    for c in claims:
-        assert c["claim"] in text
+    from runtime_core.lesson.figures import render
+    for c in claims:  # claims carry a [seed] citation, shown as a marker
+        assert render(c["claim"]) in text
     assert "🟠 RECORDED" in text and "🔵 SIMULATED" in text

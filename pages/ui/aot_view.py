@@ -143,7 +143,7 @@ def _describe(r) -> str:
 
 def decoder_panel(live: bool) -> None:
     """The decoder worked example: the recorded GPU numbers (or what is still owed)."""
-    st.subheader("Decoder step: eager vs graphs vs reduce-overhead")
+    st.subheader("Decoder step: PyTorch eager (async) vs graphs vs reduce-overhead")
     rec, _ = recordings_of("decoder")
     if rec is None:
         st.warning("Owed: no decoder recording is shipped yet. It needs a GPU: "

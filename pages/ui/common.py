@@ -13,6 +13,7 @@ import streamlit as st
 
 from pages.ui.safe_text import esc, md
 from runtime_core.engine.device import cuda_available
+from runtime_core.lesson import figures
 from runtime_core.recordings import Recording, store
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -102,8 +103,20 @@ def lesson_text(name: str) -> str:
     return path.read_text(encoding="utf-8")
 
 
+def render_text(text: str) -> str:
+    """Lesson text as Markdown: {{figure}} fields filled from the shipped recordings, citation
+    tags turned into small markers (runtime_core/lesson/figures.py)."""
+    return figures.render(text)
+
+
 def render_lesson(name: str) -> None:
-    st.markdown(lesson_text(name))
+    """A lesson's Markdown with its figures filled in, and a line naming the source of each
+    citation marker it uses."""
+    text = lesson_text(name)
+    st.markdown(render_text(text))
+    used = [k for k in figures.CITATIONS if f"[{k}]" in text]
+    if used:
+        st.caption("Sources: " + " · ".join(f"‹{k}› {figures.CITATIONS[k]}" for k in used))
 
 
 def lesson_data(name: str) -> dict:

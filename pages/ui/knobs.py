@@ -10,7 +10,7 @@ import streamlit as st
 from pages.ui.safe_text import md
 from runtime_core.errors import UsageError
 from runtime_core.knobs import (LIMITS, SEED_N, SEED_TAX_US, SEED_WORK_US, GraphInput, Knobs, Mode, Policy,
-                                choices, parse_enum)
+                                choices, mode_label, parse_enum)
 
 MODES = choices(Mode)
 POLICIES = choices(Policy)
@@ -99,7 +99,7 @@ def render(tax_floor_us: float | None, floor_of: str = "this GPU") -> Knobs:
     c3.number_input("per-kernel GPU work (µs)", min_value=WORK_RANGE[0], max_value=WORK_RANGE[1],
                     step=1.0, key="w_work", help="How long each kernel keeps the GPU busy.")
     c4, c5, c6 = st.columns([4, 3, 3])
-    c4.radio("dispatch mode", MODES, key="w_mode", horizontal=True,
+    c4.radio("dispatch mode", MODES, key="w_mode", horizontal=True, format_func=mode_label,
              help="eager = blocking (sync after every launch); streams = async, PyTorch's own "
                   "eager; graph = capture once, replay with one call")
     c5.checkbox("dynamic shapes", key="w_dynamic", help="the input shape changes on every call")

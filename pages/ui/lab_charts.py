@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import plotly.graph_objects as go
 
+from runtime_core.knobs import mode_label
+
 OVERLAP_STYLE = {  # kind -> (legend label, colour)
     "launch": ("CPU launch call", "#1f77b4"),
     "copy": ("copy (enqueue on CPU, DMA on GPU)", "#9467bd"),
@@ -54,7 +56,7 @@ def lanes_figure(spans: list[dict], title: str, style: dict, lanes: list[str],
 
 def work_vs_overhead_bars(rows: list[dict], title: str) -> go.Figure:
     """One stacked bar per (variant, mode): kernel work below, launch overhead above, µs."""
-    labels = [f"{r['variant']} · {r['mode']}<br>{r['n']} kernels" for r in rows]
+    labels = [f"{r['variant']} · {mode_label(r['mode'])}<br>{r['n']} kernels" for r in rows]
     fig = go.Figure()
     fig.add_trace(go.Bar(name="kernel work (µs)", x=labels, y=[r["kernel_time_us"] for r in rows],
                          marker_color="#2ca02c"))

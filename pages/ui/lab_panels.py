@@ -5,9 +5,11 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from pages.ui import bug_lab_panels
 from pages.ui.common import source_badge
 from pages.ui.lab_charts import MALLOC_STYLE, OVERLAP_STYLE, lanes_figure, work_vs_overhead_bars
 from pages.ui.timeline_chart import timeline_figure
+from runtime_core.knobs import PYTORCH_EAGER_LABEL
 from runtime_core.labs import LABS, run_lab
 
 state = st.session_state
@@ -81,11 +83,11 @@ def _sync(r: dict) -> None:
 
 def _stale(r: dict) -> None:
     c = st.columns(3)
-    c[0].metric("eager (the oracle)", f"{r['expected_value']:g}")
+    c[0].metric(f"{PYTORCH_EAGER_LABEL}: the oracle", f"{r['expected_value']:g}")
     c[1].metric("replay, input in a fresh buffer", f"{r['fresh_buffer_value']:g}",
                 f"max error {r['max_abs_err_fresh']:g}", delta_color="inverse")
     c[2].metric("replay, input copied in", f"{r['copied_in_value']:g}")
-    st.caption(f"Max error against eager: {r['max_abs_err_fresh']:g} with the fresh buffer, "
+    st.caption(f"Max error against {PYTORCH_EAGER_LABEL}: {r['max_abs_err_fresh']:g} with the fresh buffer, "
                f"{r['max_abs_err_copied']:g} with the copy. "
                f"The graph reads its static buffer at {r['static_address']}; the fresh input lives at "
                f"{r['fresh_address']}, an address the recording never saw. Values: the first element of "
@@ -135,4 +137,11 @@ def _fusion(r: dict) -> None:
 
 
 SHOW = {"overlap": _overlap, "sync": _sync, "stale": _stale, "storm": _storm, "malloc": _malloc,
-        "fusion": _fusion}
+        "fusion": _fusion, **bug_lab_panels.SHOW}
+
+
+def lab_section(name: str, live: bool, key: str) -> None:
+    """A lab's run button and, once run, its result (what every page that hosts a lab shows)."""
+    r = run_button(name, live, key)
+    if r:
+        show(r)

@@ -7,6 +7,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from pages.ui.common import source_badge
+from runtime_core.knobs import mode_label
 from runtime_core.model.accuracy import accuracy
 from runtime_core.engine.trace_export import spans_to_chrome_trace, spans_to_csv
 
@@ -101,7 +102,7 @@ def policy_panel(k, sim: dict, measured: dict | None) -> None:
             "wasted_work_pct"]
     table = {n: {key: ("—" if s.get(key) is None else s.get(key)) for key in keys} for n, s in rows.items()}
     st.dataframe(pd.DataFrame(table).astype(str), width="stretch")
-    st.caption({"fallback": "Every call misses the guard and runs eagerly: graph-capture valid is FALSE.",
+    st.caption({"fallback": "Every call misses the guard and runs without the graph (asynchronously): graph-capture valid is FALSE.",
                 "recapture": "Each new shape warms up and captures a graph (LRU cache of 4): a capture storm.",
                 "bucket": "Inputs are padded to a power-of-two size that has a graph: replays stay valid, "
                           "padded elements are wasted work."}[k.policy])
@@ -118,7 +119,7 @@ def accuracy_panel(rec: dict) -> None:
             mine = [p for p in pts if p["mode"] == mode]
             fig.add_trace(go.Scatter(
                 x=[p["wall_us"] for p in mine], y=[p["model_wall_us"] for p in mine], mode="markers",
-                name=mode, marker=dict(color=colour, size=6),
+                name=mode_label(mode), marker=dict(color=colour, size=6),
                 text=[f"N={p['n']} work={p['work_us']} dyn={int(p['dynamic'])}" for p in mine],
                 hovertemplate="%{text}<br>measured %{x:.1f} µs<br>model %{y:.1f} µs<extra></extra>"))
         lo, hi = min(p["wall_us"] for p in pts), max(p["wall_us"] for p in pts)

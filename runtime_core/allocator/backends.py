@@ -9,13 +9,12 @@ uses a SimDevice's streams and events, so stream-aware reuse runs on a virtual c
 """
 from __future__ import annotations
 
-import itertools
 import time
 
 import numpy as np
 
 from .errors import BackendOutOfMemory, fmt_bytes
-from .sizes import GiB, MiB
+from .sizes import GiB
 
 
 class Backend:
@@ -124,18 +123,16 @@ class HostArenaBackend(Backend):
         self.device = device
         self.driver_call_us = driver_call_us
         self.driver_spans: list[tuple[float, float, str]] = []  # (start_us, end_us, api name)
-        # Fake addresses, 2 MiB apart at least, never reused (so a stale pointer is obvious).
-        self._next_address = itertools.count(0x7F0000000000, 2 * MiB)
 
     def now_us(self) -> float:
         """The simulated device's host clock (virtual µs)."""
         return self.device.host_now_us()
 
     def _new_address(self, nbytes: int) -> int:
-        address = next(self._next_address)
-        for _ in range((nbytes - 1) // (2 * MiB)):
-            next(self._next_address)
-        return address
+        """A fake device address, 2 MiB aligned and never reused (so a stale pointer is obvious),
+        from the same address space as the simulator's buffers (sim_objects.reserve_addresses)."""
+        from ..engine.sim_objects import reserve_addresses
+        return reserve_addresses(nbytes)
 
     def _driver_call(self, api: str) -> None:
         if self.driver_call_us > 0:

@@ -1,7 +1,14 @@
 """A small interactive pool for the page: malloc, free, use a block on a side stream, let time pass.
 
-It is a CachingPool on a HostArenaBackend driving a SimDevice, so a block freed while a side
-stream's kernel still runs shows up as "awaiting event" until virtual time passes that kernel.
+It is a CachingPool on a HostArenaBackend driving a SimDevice, and it follows PyTorch's rules:
+    - every block belongs to the stream it was allocated on (here: the default stream);
+    - a block freed there is reusable at once, with no event: the next allocation on that
+      stream can only run after everything already queued on it;
+    - a block also used on a side stream waits, after its free, for an event recorded on that
+      side stream, but only if the side stream was named with record_stream; forgetting it is
+      a silent data race (the next owner's writes can land before the side stream's read).
+Each malloc writes its new block at once (one small kernel), as a new tensor would be, so a
+race shows up in the log through the simulator's race detector.
 """
 from __future__ import annotations
 
@@ -15,36 +22,60 @@ class Playground:
 
     def __init__(self, capacity_bytes: int = 64 * MiB):
         from ..engine.sim_device import SimDevice, SimParams
-        self.device = SimDevice(SimParams(elems_per_us=1.0))  # kernel µs = elements touched
+        # kernel µs = elements touched; races are collected (and logged), never raised
+        self.device = SimDevice(SimParams(elems_per_us=1.0), raise_on_race=False)
         self.backend = HostArenaBackend(capacity_bytes, device=self.device)
         self.pool = CachingPool(self.backend, record_timeline=True)
         self.side = self.device.new_stream()
         self.live: list = []
         self.log: list[str] = []
+        self._races_logged = 0
+
+    def _first_element(self, block):
+        """The block's first float32, as a device buffer at the block's address (cheap to touch)."""
+        return self.device.view_prefix(self.backend.device_buffer(block), 1)
 
     def malloc(self, nbytes: int) -> None:
-        """Allocate on the default stream (may raise AllocatorOOM or BadAllocSize)."""
+        """Allocate on the default stream and write the new block at once (may raise AllocatorOOM
+        or BadAllocSize)."""
         block = self.pool.malloc(nbytes)
         self.live.append(block)
-        self.log.append(f"malloc {nbytes:,} B -> block at offset {block.offset_bytes:,} B")
+        self.device.fill(self._first_element(block), 1.0)  # the new tensor is written at once
+        self.log.append(f"malloc {nbytes:,} B -> block at offset {block.offset_bytes:,} B of segment "
+                        f"{block.segment.address:#x}, written at once on the default stream"
+                        + self._new_races())
 
     def free_newest(self) -> None:
+        """Free the newest block on its own stream: reusable at once, no event needed."""
         if self.live:
             block = self.live.pop()
             self.pool.free(block)
-            self.log.append(f"free block at offset {block.offset_bytes:,} B (reusable now)")
+            self.log.append(f"free block at offset {block.offset_bytes:,} B: reusable now (same stream, "
+                            f"which runs in order, so no event)")
 
-    def use_on_side_then_free(self, kernel_us: float = 1000.0) -> None:
-        """Launch a kernel of `kernel_us` on the side stream, record_stream, then free the newest block."""
+    def use_on_side_then_free(self, kernel_us: float = 1000.0, record_stream: bool = True) -> None:
+        """The side stream runs a `kernel_us` kernel and then reads the newest block; the host
+        frees the block at once, with or without record_stream(side) first."""
         if not self.live:
             return
         block = self.live.pop()
-        with self.device.use_stream(self.side):
-            self.device.launch_chain_kernel(self.device.new_buffer(max(1, int(kernel_us))))
-        self.pool.record_stream(block, self.side)
+        dev = self.device
+        scratch = dev.new_buffer(1)
+        dev.wait_stream(self.side, dev.current_stream())  # the side stream reads after the block's writes
+        with dev.use_stream(self.side):
+            dev.launch_busy_kernel(kernel_us)
+            dev.copy(scratch, self._first_element(block))  # the read, after the long kernel
+        if record_stream:
+            self.pool.record_stream(block, self.side)
         self.pool.free(block)
-        self.log.append(f"free block at offset {block.offset_bytes:,} B while the side stream runs "
-                        f"a {kernel_us:.0f} µs kernel: parked until its event completes")
+        if record_stream:
+            self.log.append(f"record_stream(side), then free block at offset {block.offset_bytes:,} B while "
+                            f"the side stream runs a {kernel_us:.0f} µs kernel before reading it: parked "
+                            f"until the event recorded on the side stream completes")
+        else:
+            self.log.append(f"free block at offset {block.offset_bytes:,} B WITHOUT record_stream while the "
+                            f"side stream still has to read it: reusable at once, so the next malloc can "
+                            f"hand it out and write it before that read (a silent race on a GPU)")
 
     def advance(self, us: float) -> None:
         """Let `us` of virtual host time pass (GPU work progresses meanwhile)."""
@@ -55,3 +86,8 @@ class Playground:
     def empty_cache(self) -> None:
         released = self.pool.empty_cache()
         self.log.append(f"empty_cache released {released:,} B")
+
+    def _new_races(self) -> str:
+        found = self.device.races.found[self._races_logged:]
+        self._races_logged += len(found)
+        return "" if not found else f". RACE (the simulator's detector; a GPU says nothing): {found[0]}"

@@ -1,6 +1,8 @@
 """Rows the AOT page shows: plain lists of dicts, built from measured or recorded results."""
 from __future__ import annotations
 
+from ..knobs import PYTORCH_EAGER_LABEL
+
 COLDWARM_ROWS = (
     ("eager first call", "eager_first_call_s", "no compile at all"),
     ("torch.compile, cold cache", "compile_cold_s", "fresh process, empty TORCHINDUCTOR_CACHE_DIR"),
@@ -29,12 +31,18 @@ def coldwarm_problems(res: dict) -> list[str]:
     return [f"{k.replace('_error', '')}: {res[k]}" for k in keys if res.get(k)]
 
 
+DECODER_VARIANT_LABELS = {"eager": PYTORCH_EAGER_LABEL, "our_graph": "our graph", "raw_graph": "raw graph",
+                          "reduce_overhead": "reduce-overhead"}
+
+
 def decoder_rows(rec) -> list[dict]:
-    """One row per decoder variant of a decoder Recording: ms/token, launches/token, speedup."""
+    """One row per decoder variant of a decoder Recording: ms/token, launches/token, speedup.
+    The decoder's eager is PyTorch's own, asynchronous eager: labelled "PyTorch eager (async)"."""
     speed = rec.data["decoder"]["speedup_vs_eager"]
-    return [{"variant": p["variant"].replace("_", " "), "ms/token": round(p["ms_per_token"], 3),
+    return [{"variant": DECODER_VARIANT_LABELS.get(p["variant"], p["variant"].replace("_", " ")),
+             "ms/token": round(p["ms_per_token"], 3),
              "launches/token": round(p["launches_per_token"], 1),
-             "speedup vs eager": round(speed.get(p["variant"], float("nan")), 2)}
+             f"speedup vs {PYTORCH_EAGER_LABEL}": round(speed.get(p["variant"], float("nan")), 2)}
             for p in rec.data["points"]]
 
 

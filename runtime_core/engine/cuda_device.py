@@ -161,6 +161,26 @@ class CudaDevice(Device):
             raise ValueError(f"copy of {n} elements into a buffer of {dst.t.numel()}")
         (dst.t if dst.t.numel() == n else dst.t[:n]).copy_(src.t)
 
+    def copy_broadcast(self, dst: CudaBuffer, src: CudaBuffer) -> None:
+        """`dst.copy_(src)`: torch broadcasts src to dst's shape, or raises RuntimeError."""
+        dst.t.copy_(src.t)
+
+    def add(self, dst: CudaBuffer, src: CudaBuffer) -> None:
+        """`dst.add_(src)`: one elementwise kernel; src broadcasts, or torch raises RuntimeError."""
+        dst.t.add_(src.t)
+
+    def reduce_sum(self, dst: CudaBuffer, src: CudaBuffer) -> None:
+        """dst[0] = sum(src), written in place by one reduction kernel (no temporary tensor,
+        so it is safe inside a graph capture)."""
+        torch.sum(src.t.reshape(-1), 0, keepdim=True, out=dst.t[:1])
+
+    # ---- correctness --------------------------------------------------------------------
+    def races_seen(self, fn) -> None:
+        """A GPU runs a data race silently: run `fn()` and return None ("cannot tell"). Only
+        the values `fn` produced can show a race here; the simulator names them."""
+        fn()
+        return None
+
     # ---- graphs -------------------------------------------------------------------------
     def new_pool(self):
         """A private memory pool: graphs captured into it get stable addresses on replay."""

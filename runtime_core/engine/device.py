@@ -145,6 +145,23 @@ class Device(ABC):
     def copy(self, dst, src) -> None:
         """dst[:src.numel] = src on the current stream (a device-to-device cudaMemcpyAsync)."""
 
+    @abstractmethod
+    def copy_broadcast(self, dst, src) -> None:
+        """dst = src with torch's `dst.copy_(src)` rules, on the current stream: src is broadcast
+        to dst's shape (a one-element src fills all of dst), and shapes that do not broadcast
+        raise RuntimeError before anything is enqueued. Equal shapes are a plain device copy;
+        a broadcast is an elementwise kernel."""
+
+    @abstractmethod
+    def add(self, dst, src) -> None:
+        """dst += src on the current stream (one kernel, like `dst.add_(src)`); src broadcasts to
+        dst's shape as in copy_broadcast, and shapes that do not broadcast raise RuntimeError."""
+
+    @abstractmethod
+    def reduce_sum(self, dst, src) -> None:
+        """dst[0] = the sum of every element of src, on the current stream (one reduction kernel,
+        like `torch.sum(src, out=dst[:1])`). The rest of dst is left as it was."""
+
     # ---- streams, events, sync -------------------------------------------------------------
     @abstractmethod
     def new_stream(self):
@@ -179,6 +196,16 @@ class Device(ABC):
     def capture(self, fn, pool=None, stream=None):
         """Record the launches `fn` makes on `stream` into a graph, without running them.
         Callers warm `fn` up first and order the streams: see engine/capture.py."""
+
+    # ---- correctness -----------------------------------------------------------------------
+    @abstractmethod
+    def races_seen(self, fn) -> list[str] | None:
+        """Run `fn()` and return the data races it caused, one message each: two ops on different
+        streams that touch one buffer, one of them a write, with no event, stream wait or host
+        sync ordering them. An empty list means none was found. None means this device cannot
+        tell: a real GPU runs a race silently, so CudaDevice runs `fn` and returns None, and
+        only the values it produced can show the damage. (SimDevice checks every op with its
+        race detector and, inside `fn`, collects races instead of raising.)"""
 
     # ---- the host --------------------------------------------------------------------------
     @abstractmethod

@@ -243,6 +243,51 @@ class SimDevice(Device):
                       api="cudaMemcpyAsync", host_cost=self.params.tax_us,
                       reads=(src.address,), writes=(dst.address,))
 
+    def copy_broadcast(self, dst: SimBuffer, src: SimBuffer) -> None:
+        """dst = src broadcast to dst's shape (torch's copy_ rules). Equal shapes: a cudaMemcpyAsync;
+        a broadcast: an elementwise kernel over dst. Raises RuntimeError, as torch does, when
+        the shapes do not broadcast."""
+        _check_broadcast(dst, src)
+        if dst.shape == src.shape:
+            self.copy(dst, src)
+            return
+
+        def effect(d=dst, s=src):
+            d.data[...] = s.data
+        self._enqueue(self._current, "kernel", "broadcast copy", self.kernel_us(dst.numel), effect,
+                      api="cudaLaunchKernel", host_cost=self.params.tax_us,
+                      reads=(src.address,), writes=(dst.address,))
+
+    def add(self, dst: SimBuffer, src: SimBuffer) -> None:
+        """dst += src (src broadcasts): one elementwise kernel."""
+        _check_broadcast(dst, src)
+
+        def effect(d=dst, s=src):
+            d.data += s.data
+        self._enqueue(self._current, "kernel", "add", self.kernel_us(dst.numel), effect,
+                      api="cudaLaunchKernel", host_cost=self.params.tax_us,
+                      reads=(dst.address, src.address), writes=(dst.address,))
+
+    def reduce_sum(self, dst: SimBuffer, src: SimBuffer) -> None:
+        """dst[0] = sum(src): one reduction kernel that reads all of src."""
+        def effect(d=dst, s=src):
+            d.data[0] = s.data.sum(dtype=d.data.dtype)
+        self._enqueue(self._current, "kernel", "reduce sum", self.kernel_us(src.numel), effect,
+                      api="cudaLaunchKernel", host_cost=self.params.tax_us,
+                      reads=(src.address,), writes=(dst.address,))
+
+    # ---- correctness ----------------------------------------------------------------------
+    def races_seen(self, fn) -> list[str]:
+        """Run `fn()` with the race detector collecting instead of raising (the program runs on
+        as a GPU would, so its wrong values can be read); return the races `fn` caused."""
+        before, was = len(self.races.found), self.races.raise_on_race
+        self.races.raise_on_race = False
+        try:
+            fn()
+        finally:
+            self.races.raise_on_race = was
+        return list(self.races.found[before:])
+
     def _enqueue(self, stream, kind, name, dur, effect, *, api, host_cost, waits=None, on_done=None,
                  reads=(), writes=()):
         if self._capture is not None and kind in ("kernel", "copy"):
@@ -364,6 +409,18 @@ class SimDevice(Device):
 
     def use_sizing(self, table: dict | None) -> None:
         """Sizing is a parameter here (elems_per_us): nothing to load."""
+
+
+def _check_broadcast(dst: SimBuffer, src: SimBuffer) -> None:
+    """Raise RuntimeError, with torch's wording, unless src's shape broadcasts to dst's."""
+    a, b = tuple(dst.shape), tuple(src.shape)
+    if len(b) > len(a):
+        raise RuntimeError(f"output with shape {list(a)} doesn't match the broadcast shape {list(b)}")
+    for i in range(1, len(b) + 1):
+        if b[-i] not in (1, a[-i]):
+            dim = len(a) - i
+            raise RuntimeError(f"The size of tensor a ({a[-i]}) must match the size of tensor b "
+                               f"({b[-i]}) at non-singleton dimension {dim}")
 
 
 # Host spans that are the host dispatching work (not waiting for it): host_free_us ends there.

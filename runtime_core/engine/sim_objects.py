@@ -1,19 +1,38 @@
 """The simulated GPU's handles: device and host buffers, events and graphs (used by SimDevice)."""
 from __future__ import annotations
 
-import itertools
+import threading
 
 import numpy as np
+
+ADDRESS_BASE = 0x7F0000000000   # where simulated device addresses start
+GRANULE_BYTES = 1 << 21         # address ranges are handed out in 2 MiB granules
+_next_granule = 0
+_address_lock = threading.Lock()
+
+
+def reserve_addresses(nbytes: int) -> int:
+    """The first address of a fresh simulated device range of at least `nbytes` bytes (rounded up
+    to 2 MiB granules, at least one), never handed out again.
+
+    Buffers (SimBuffer) and allocator segments (allocator.backends.HostArenaBackend) take their
+    addresses from this one space, as a GPU's buffers and cudaMalloc segments share one: two
+    different allocations never get the same address, so the race detector, which keys on
+    addresses, never mistakes one for the other."""
+    global _next_granule
+    granules = max(1, -(-int(nbytes) // GRANULE_BYTES))
+    with _address_lock:
+        first = _next_granule
+        _next_granule += granules
+    return ADDRESS_BASE + first * GRANULE_BYTES
 
 
 class SimBuffer:
     """A device buffer of float32 values with a stable fake address. Views share both."""
 
-    _addresses = itertools.count(0x7F0000000000, 1 << 21)
-
     def __init__(self, numel: int):
         self.data = np.zeros(numel, dtype=np.float32)
-        self.address = next(SimBuffer._addresses)
+        self.address = reserve_addresses(4 * int(numel))
 
     @classmethod
     def view_of(cls, data: np.ndarray, address: int) -> "SimBuffer":

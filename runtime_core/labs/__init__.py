@@ -6,6 +6,12 @@
     storm    graph capture against changing shapes: recapture/bucket (storm.py)
     malloc   driver allocation on the hot path vs a kept pool        (malloc.py)
     fusion   fusion cuts launches, not the tax on the rest           (fusion.py)
+    stream_reuse     a block reused across streams without record_stream   (stream_reuse.py)
+    output_overwrite a graph output kept across replays                    (output_overwrite.py)
+    frozen_scalar    a Python value frozen into a captured graph           (frozen_scalar.py)
+    broadcast_copy   a broadcasting copy into a graph's static input       (broadcast_copy.py)
+    unmasked_padding bucket padding summed into a reduction                (unmasked_padding.py)
+    no_warmup        capture without warm-up records one-off work          (no_warmup.py)
 
 Each runs on the SimDevice anywhere and on CUDA when present: `run_lab(name, backend)`
 returns a plain dict (see common.py for the keys every lab shares).
@@ -25,6 +31,12 @@ LABS = {
     "storm": "graph capture against dynamic shapes: recapture vs bucket",
     "malloc": "driver allocation every step vs a kept pool",
     "fusion": "fused kernels in streams mode vs graph replay",
+    "stream_reuse": "a tensor used on a side stream, freed and reused without and with record_stream",
+    "output_overwrite": "a graph's output kept across replays vs cloned",
+    "frozen_scalar": "a Python value frozen at capture vs a value in a static buffer",
+    "broadcast_copy": "a one-element input broadcast into a graph's static buffer vs a shape guard",
+    "unmasked_padding": "a reduction over a padded bucket vs over the valid rows",
+    "no_warmup": "capture without warm-up records one-off work that every replay repeats",
 }
 
 

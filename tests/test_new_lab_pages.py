@@ -1,0 +1,101 @@
+"""Where the new labs appear: failure-modes page buttons, §4's graph-bug section and replay-cost
+table, §3's stream-reuse lab and playground, interview cards with their labs, and one meaning
+of "eager" per screen."""
+import json
+from pathlib import Path
+
+import pytest
+from conftest import open_page
+
+ROOT = Path(__file__).resolve().parents[1]
+NEW_LABS = ("stream_reuse", "output_overwrite", "frozen_scalar", "broadcast_copy", "unmasked_padding", "no_warmup")
+
+
+def _text(at) -> str:
+    parts = [e.value for kind in ("markdown", "caption", "warning", "success", "info", "subheader", "code")
+             for e in getattr(at, kind)]
+    return "\n".join(str(p) for p in parts)
+
+
+@pytest.mark.slow
+def test_failure_modes_page_runs_each_new_lab_and_shows_its_signal():
+    at = open_page("pages/7_Failure_modes.py")
+    for lab in NEW_LABS:
+        at = at.button(key=f"lab_run_{lab}_s7").click().run()
+        assert not at.exception, at.exception
+    assert " ".join(w.value for w in at.warning).count("**Signal seen.**") == len(NEW_LABS)
+    text = _text(at)
+    assert "Twelve ways the runtime goes wrong" in text
+    assert "race on buffer" in text  # the detector's message, shown by the stream-reuse panel
+
+
+def test_cuda_graphs_page_has_the_replay_costs_and_the_graph_bug_labs():
+    at = open_page("pages/4_CUDA_graphs.py")
+    subheaders = [s.value for s in at.subheader]
+    assert "What a replay costs, CPU and GPU" in subheaders and "Labs: bugs a replay does not report" in subheaders
+    costs = at.dataframe[0].value
+    assert "GPU: gap between two graph nodes" in list(costs["cost"])
+    at = at.button(key="lab_run_broadcast_copy_s4").click().run()
+    assert not at.exception
+    assert "must match the size" in _text(at)
+    decoder = [d.value for d in at.dataframe if "variant" in d.value.columns][0]
+    assert "PyTorch eager (async)" in list(decoder["variant"])
+
+
+def test_cuda_graphs_lesson_renders_its_figures_and_citations():
+    at = open_page("pages/4_CUDA_graphs.py")
+    text = _text(at)
+    assert "{{" not in text and "(not recorded)" not in text
+    assert ":gray[‹seed›]" in text and "Sources:" in text
+
+
+def test_allocator_page_runs_the_stream_reuse_lab_and_the_playground_race():
+    at = open_page("pages/3_Caching_allocator.py")
+    at = at.button(key="lab_run_stream_reuse_s3").click().run()
+    assert not at.exception and any("**Signal seen.**" in w.value for w in at.warning)
+    at = at.button(key="alloc_pg_malloc").click().run()
+    at = at.button(key="alloc_pg_side_norec").click().run()
+    assert any("awaiting events 0" in c.value for c in at.caption)  # no record_stream: no event
+    at = at.button(key="alloc_pg_malloc").click().run()
+    assert any("RACE" in c.value for c in at.caption)  # the new owner wrote it before the side read
+
+
+def test_interview_cards_3_4_7_link_their_labs():
+    cards = json.loads((ROOT / "lessons" / "interview.json").read_text())["cards"]
+    by_id = {c["id"]: c for c in cards}
+    assert by_id["caching_allocator"]["live_labs"] == ["stream_reuse"]
+    assert by_id["cuda_graph_reduce_overhead"]["live_labs"] == ["reduce_overhead"]
+    assert by_id["cuda_graph_reduce_overhead"]["live_page"] == "CUDA_graphs"
+    assert set(NEW_LABS[1:]) <= set(by_id["graph_wrong_outputs"]["live_labs"])
+    at = open_page("pages/9_Interview.py")
+    for _ in range(2):  # to card 3
+        at = at.button(key="iv_next").click().run()
+    at = at.button(key="iv_reveal").click().run()
+    at = at.button(key="lab_run_stream_reuse_iv_caching_allocator").click().run()
+    assert not at.exception and any("**Signal seen.**" in w.value for w in at.warning)
+    at = at.button(key="iv_next").click().run()
+    at = at.button(key="iv_reveal").click().run()
+    assert "The `reduce_overhead` lab is not built yet" in _text(at)
+
+
+def test_every_interview_lab_is_a_lab_or_the_planned_reduce_overhead_one():
+    from runtime_core.labs import LABS
+    for card in json.loads((ROOT / "lessons" / "interview.json").read_text())["cards"]:
+        for lab in card.get("live_labs", []):
+            assert lab in LABS or lab == "reduce_overhead", lab
+
+
+def test_the_widgets_eager_is_labelled_blocking():
+    at = open_page("pages/6_Launch_overhead_killer.py")
+    radio = at.radio(key="w_mode")
+    assert "eager (blocking: sync after each launch)" in radio.options
+    at = radio.set_value("eager").run()
+    assert any("Side by side: eager (blocking: sync after each launch)" in m.value for m in at.markdown)
+
+
+def test_the_decoder_table_calls_its_eager_pytorch_eager_async():
+    from runtime_core.aot.tables import decoder_rows
+    from runtime_core.recordings import best
+    rows = decoder_rows(best("decoder"))
+    assert rows[0]["variant"] == "PyTorch eager (async)"
+    assert all("eager" not in r["variant"] or r["variant"] == "PyTorch eager (async)" for r in rows)
