@@ -5,6 +5,7 @@ from pages.ui.common import SOURCE_LABELS, recordings_of, render_text, setup_pag
 import streamlit as st
 
 from pages.ui import lab_panels
+from pages.ui.safe_text import esc
 from runtime_core.lesson.claims import evaluate_claims
 
 ctx = setup_page("Claims vs measurements")
@@ -61,7 +62,7 @@ for r in rows:
         st.markdown(r["reason"])
         o = other_rows.get(r["id"])
         if o and (o["measured"], o["verdict"]) != (r["measured"], r["verdict"]):
-            st.markdown(f"*On {other.label()}:* {o['measured']} → {VERDICT_STYLE[o['verdict']]}")
+            st.markdown(f"*On {esc(other.label())}:* {esc(o['measured'])} → {VERDICT_STYLE[o['verdict']]}")
         if r["source"] in SOURCE_LABELS:
             source_badge(r["source"], r["source_detail"])
         else:

@@ -19,7 +19,7 @@ def _text(at) -> str:
 
 @pytest.mark.slow
 def test_failure_modes_page_runs_each_new_lab_and_shows_its_signal():
-    at = open_page("pages/7_Failure_modes.py")
+    at = open_page("pages/8_Failure_modes.py")
     for lab in NEW_LABS:
         at = at.button(key=f"lab_run_{lab}_s7").click().run()
         assert not at.exception, at.exception
@@ -67,7 +67,7 @@ def test_interview_cards_3_4_7_link_their_labs():
     assert by_id["cuda_graph_reduce_overhead"]["live_labs"] == ["reduce_overhead"]
     assert by_id["cuda_graph_reduce_overhead"]["live_page"] == "CUDA_graphs"
     assert set(NEW_LABS[1:]) <= set(by_id["graph_wrong_outputs"]["live_labs"])
-    at = open_page("pages/9_Interview.py")
+    at = open_page("pages/10_Interview.py")
     for _ in range(2):  # to card 3
         at = at.button(key="iv_next").click().run()
     at = at.button(key="iv_reveal").click().run()

@@ -165,7 +165,7 @@ def _assert_inert(at, where: str) -> list[str]:
     return found
 
 
-@pytest.mark.parametrize("page", [None, "pages/6_Launch_overhead_killer.py", "pages/8_Checkpoint.py",
+@pytest.mark.parametrize("page", [None, "pages/6_Launch_overhead_killer.py", "pages/9_Checkpoint.py",
                                   "pages/2_Streams_and_async.py"])
 def test_crafted_recording_names_and_fields_render_as_text(tmp_path, monkeypatch, page):
     """A student's own folder of recordings: a file name and a device name that are links."""

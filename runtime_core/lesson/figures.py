@@ -131,6 +131,11 @@ def _stale_err(rec):
     return rec.data["decoder"]["stale_input"]["fresh_tensor_max_abs_err"]
 
 
+def _speedup_threshold() -> float:
+    from ..diagnose.predict import SPEEDUP_THRESHOLD
+    return SPEEDUP_THRESHOLD
+
+
 FIGURES: dict[str, Figure] = {
     # the shipped decoder recording (decoder_*.json): one token per step, 12 layers, width 256
     "decoder.eager_ms_per_token": Figure("decoder", _dec("eager", "ms_per_token"), ".1f", "ms"),
@@ -171,6 +176,7 @@ FIGURES: dict[str, Figure] = {
     "sweep.streams_over_graph_at_40": Figure("sweep", _ratio(("streams", 120, 40), ("graph", 120, 40)), ".2f", "×"),
     "sweep.recapture_ms_per_capture": Figure("sweep", _recapture_ms, ".1f", "ms"),
     # the seed's textbook model at the seed's defaults (N=120, tax 6 µs, work 2 µs unless named)
+    "diagnose.speedup_threshold": Figure(None, lambda _rec: _speedup_threshold(), ".1f", "×"),
     "textbook.eager_wall_us": Figure(None, _textbook("eager", "wall_us"), ".0f", "µs"),
     "textbook.eager_overhead_us": Figure(None, _textbook("eager", "launch_overhead_us"), ".0f", "µs"),
     "textbook.kernel_work_us": Figure(None, _textbook("eager", "kernel_work_us"), ".0f", "µs"),
