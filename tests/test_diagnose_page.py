@@ -1,8 +1,23 @@
 """The "Will graphs help my model?" page as a student uses it: without a GPU recording it says so
 and shows the simulated demo; every knob changes what it shows; the planner takes a typed list."""
+import shutil
+from pathlib import Path
+
+import pytest
 from conftest import open_page
 
 PAGE = "pages/7_Will_graphs_help_my_model.py"
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture
+def no_gpu_recording(tmp_path, monkeypatch):
+    """The recordings folder without a GPU diagnose recording (a clone before the H200 ran)."""
+    from runtime_core.recordings import store
+    for path in (ROOT / "lessons" / "recordings").glob("*.json"):
+        if not path.name.startswith("diagnose_"):
+            shutil.copy(path, tmp_path / path.name)
+    monkeypatch.setenv(store.DIR_ENV, str(tmp_path))
 
 
 def _text(at) -> str:
@@ -15,7 +30,7 @@ def _headline(at) -> str:
     return boxes[0]
 
 
-def test_without_a_gpu_recording_the_page_says_so_and_shows_a_simulated_demo():
+def test_without_a_gpu_recording_the_page_says_so_and_shows_a_simulated_demo(no_gpu_recording):
     at = open_page(PAGE)
     text = _text(at)
     assert "No GPU recording of real models is shipped yet" in text
@@ -28,7 +43,7 @@ def test_without_a_gpu_recording_the_page_says_so_and_shows_a_simulated_demo():
     assert len(at.get("plotly_chart")) >= 3 and len(at.get("download_button")) == 3
 
 
-def test_every_knob_changes_what_the_page_shows():
+def test_every_knob_changes_what_the_page_shows(no_gpu_recording):
     at = open_page(PAGE)
     at.selectbox(key="dg_model").set_value("fake-cnn").run()
     assert _headline(at).startswith("### Launch-bound")
@@ -45,7 +60,7 @@ def test_every_knob_changes_what_the_page_shows():
     assert not at.exception
 
 
-def test_the_planner_knobs_and_a_typed_list():
+def test_the_planner_knobs_and_a_typed_list(no_gpu_recording):
     at = open_page(PAGE)
     at.selectbox(key="dg_model").set_value("fake-encoder").run()
     at.radio(key="dg_plan_kind").set_value("sequence lengths (tokens)").run()
@@ -82,3 +97,15 @@ def test_a_gpu_recording_replaces_the_demo_and_shows_every_variant(tmp_path, mon
     assert "No GPU recording" not in text and "🟠 RECORDED" in text and "Test GPU" in text
     table = at.dataframe[0].value
     assert len(table) == 5 and "torch.cuda.make_graphed_callables" in set(table["variant"])
+
+
+def test_the_shipped_h200_recording_is_what_the_page_shows():
+    at = open_page(PAGE)
+    text = _text(at)
+    assert "No GPU recording of real models is shipped yet" not in text and "NVIDIA H200" in text
+    models = [o.split(":")[0] for o in at.selectbox(key="dg_model").options]
+    assert {"decoder", "mlp", "cnn", "encoder"} <= set(models)
+    at.selectbox(key="dg_model").set_value("cnn").run()
+    assert _headline(at).startswith("### ") and not at.exception
+    at.select_slider(key="dg_batch").set_value(512).run()
+    assert not at.exception
