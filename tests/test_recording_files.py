@@ -79,6 +79,7 @@ DAMAGE = {
     "bench": [_meta_as_string, _drop("labs.bench", "median_step_us"), _drop("meta", "device_name"), _foreign],
     "diagnose": [_meta_as_string, _points_empty, _drop("points", "measured_graph_speedup"), _drop("meta", "calibration"),
                  _drop("meta.calibration", "sync_us"), _foreign],
+    "labs": [_meta_as_string, _drop("labs.sync", "verdict"), _drop("labs.overlap", "signal"), _foreign],
 }
 CASES = [(p, d) for p in SHIPPED for d in [None, *DAMAGE[_kind(p)]]]
 

@@ -6,7 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from pages.ui import bug_lab_panels
-from pages.ui.common import source_badge
+from pages.ui.common import recordings_of, source_badge
 from pages.ui.lab_charts import MALLOC_STYLE, OVERLAP_STYLE, lanes_figure, work_vs_overhead_bars
 from pages.ui.timeline_chart import timeline_figure
 from runtime_core.knobs import PYTORCH_EAGER_LABEL
@@ -38,11 +38,34 @@ def run_button(name: str, live: bool, key: str) -> dict | None:
     return state.get(f"lab_result_{name}")
 
 
-def show(r: dict) -> None:
-    """Draw a lab result: its source, its numbers, its verdict."""
+def recorded(name: str) -> dict | None:
+    """Lab `name` as the shipped labs recording measured it on a GPU (labs_*.json), or None."""
+    rec, _ = recordings_of("labs")
+    r = rec.labs.get(name) if rec else None
+    return dict(r, source=rec.meta.source, device_name=rec.label()) if r else None
+
+
+def show(r: dict, with_recording: bool = True) -> None:
+    """Draw a lab result: its source, its numbers, its verdict; under a simulated run, the same
+    lab as recorded on a GPU (when a labs recording ships)."""
     source_badge(r["source"], r["device_name"])
     SHOW[r["lab"]](r)
     (st.warning if r["signal"] else st.success)(("**Signal seen.** " if r["signal"] else "") + r["verdict"])
+    gpu = recorded(r["lab"]) if (with_recording and r["source"] == "simulated") else None
+    if gpu:
+        with st.expander("The same lab, recorded on a real GPU"):
+            _NESTED.append("_recorded")  # its charts need keys of their own
+            try:
+                show(gpu, with_recording=False)
+            finally:
+                _NESTED.pop()
+
+
+_NESTED: list[str] = []
+
+
+def _suffix() -> str:
+    return "".join(_NESTED)
 
 
 def _ms(us: float) -> str:
@@ -61,7 +84,7 @@ def _overlap(r: dict) -> None:
         lanes = ["cpu", "gpu copy", "gpu compute"]
         for variant in ("pinned", "pageable"):
             st.plotly_chart(lanes_figure(timelines[variant], f"{variant} copy + ten matmuls", OVERLAP_STYLE,
-                                         lanes, max_us=end), width="stretch", key=f"lab_overlap_{variant}")
+                                         lanes, max_us=end), width="stretch", key=f"lab_overlap_{variant}{_suffix()}")
 
 
 def _sync(r: dict) -> None:
@@ -78,7 +101,7 @@ def _sync(r: dict) -> None:
         for variant, label in (("no_sync", "no sync"), ("sync", "a sync at the end of every step")):
             fig = timeline_figure(timelines[variant], f"Three steps, {label}")
             fig.update_xaxes(range=[0, end])
-            st.plotly_chart(fig, width="stretch", key=f"lab_sync_{variant}")
+            st.plotly_chart(fig, width="stretch", key=f"lab_sync_{variant}{_suffix()}")
 
 
 def _stale(r: dict) -> None:
@@ -124,13 +147,13 @@ def _malloc(r: dict) -> None:
     if spans:
         st.plotly_chart(lanes_figure(spans, "Driver every step: calls before each step's kernels",
                                      MALLOC_STYLE, ["cpu", "gpu"], x_title="time since the loop started (µs)"),
-                        width="stretch", key="lab_malloc_tl")
+                        width="stretch", key=f"lab_malloc_tl{_suffix()}")
 
 
 def _fusion(r: dict) -> None:
     st.plotly_chart(work_vs_overhead_bars(
         r["rows"], f"{r['n']} kernels of {r['work_us']:g} µs vs {r['fused_n']} fused kernels of "
-                   f"{r['fused_work_us']:g} µs"), width="stretch", key="lab_fusion_bars")
+                   f"{r['fused_work_us']:g} µs"), width="stretch", key=f"lab_fusion_bars{_suffix()}")
     st.caption(f"Bars: measured ({r['source']}). Diamonds: the model with the same device's constants "
                f"({'SimDevice parameters' if r['backend'] == 'sim' else 'calibrated on this GPU'}). "
                f"Launch tax {r['tax_us']:.1f} µs.")

@@ -2,7 +2,7 @@
 the `jsonschema` package (a GPU box with torch and no registry must still run `make record`).
 
 The app pins and prefers `jsonschema` (store.validate); this is the fallback. It knows: type,
-required, properties, additionalProperties, items, minItems, enum, const, minimum,
+required, properties, additionalProperties, minProperties, items, minItems, enum, const, minimum,
 exclusiveMinimum, minLength, pattern, allOf and $ref (to a sibling file or to #/$defs/...).
 tests/test_recording_files.py checks that both checkers reject the same damaged files.
 """
@@ -71,6 +71,8 @@ def check(value, schema: dict, schemas: dict, path: list | None = None, root: di
         for name in schema.get("required", ()):
             if name not in value:
                 raise SchemaViolation(path, f"{name!r} is a required property")
+        if len(value) < schema.get("minProperties", 0):
+            raise SchemaViolation(path, f"{_short(value)} should be non-empty")
         props = schema.get("properties", {})
         for name, item in value.items():
             if name in props:
