@@ -1,32 +1,34 @@
 """§6 The launch-overhead killer: eager vs streams vs CUDA-graph replay of N tiny kernels,
-the textbook and calibrated models beside the simulator and a real GPU (live or recorded)."""
-from pages.ui.common import render_lesson, setup_page
+the textbook and calibrated models beside the simulator and a real GPU (live or recorded).
+
+The live panel comes first (knobs beside the headline metrics and the timeline); the side-by-side
+table, the policy counters, the model's accuracy and the comparison of recordings sit in tabs
+under it, and the lesson's prose follows."""
+from pages.ui.common import render_lesson, setup_page, source_badge
 
 import pandas as pd
 import streamlit as st
 
 from pages.ui import knobs, widget_sources as src
-from pages.ui.timeline_chart import timeline_figure
-from runtime_core.constants import Constants
-from runtime_core.knobs import mode_label
-from pages.ui.widget_panels import (accuracy_panel, compare_panel, copy_costs, count_cell, downloads, metric_row,
-                                   policy_panel)
 from pages.ui.safe_text import esc
+from pages.ui.timeline_chart import timeline_figure
+from pages.ui.widget_panels import (accuracy_panel, compare_panel, copy_costs, count_cell, downloads,
+                                   headline_metrics, policy_panel)
 from runtime_core.errors import UsageError
+from runtime_core.knobs import mode_label
 
 ctx = setup_page("Launch-overhead killer")
 notices = knobs.init_from_url()
-st.title("⚡ Launch-overhead killer")
-st.caption("A chain of N tiny kernels dispatched three ways. Turn the knobs; every number says where it came from.")
+st.title("Launch-overhead killer")
+st.caption("N tiny kernels dispatched three ways. Turn the knobs; every number says where it came from.")
 for note in notices:
     st.warning(note)  # Markdown with the URL's values escaped (knobs.init_from_url)
 
-text_col, live_col = st.columns([2, 3], gap="large")
-
-with live_col:
+knob_col, out_col = st.columns([1, 2.2], gap="medium")
+with knob_col:
     floor = src.live_floor_us() if ctx.live else None
     rec_floor = ctx.recording.meta.intrinsic_tax_us if (ctx.recording and not ctx.live) else None
-    k = knobs.render(floor if ctx.live else rec_floor, "this GPU" if ctx.live else "the recorded H200")
+    k = knobs.render(floor if ctx.live else rec_floor, "this GPU" if ctx.live else "the recorded GPU")
     knobs.write_url(k)
     try:  # the price of this setting, before anything runs (the CLI's limit, engine/cost.py)
         src.check_cost(k.replace(extra_tax_us=0.0), src.sim_device(k))
@@ -35,84 +37,103 @@ with live_col:
     except UsageError as e:
         st.error(esc(e, max_chars=400))
         st.stop()
-    book = src.textbook(k)
-    sim = src.simulated(k)
-    measured, meas_label, consts = None, "", None
+
+book = src.textbook(k)
+sim = src.simulated(k)
+with out_col:
     if ctx.live:
-        extra = max(0.0, k.tax_us - floor)
         with st.spinner("Measuring on the GPU (the first run also calibrates and starts the profiler)…"):
-            measured = src.live(k.replace(extra_tax_us=extra))
-            consts = Constants.from_dict(src.live_calibration())
-        meas_label, meas_source, eff_tax = "measured live", "live", floor + extra
-    elif ctx.recording:
-        rec = ctx.recording
-        rec_floor = rec.meta.intrinsic_tax_us
-        extra = max(0.0, k.tax_us - rec_floor)
-        measured = src.recorded(rec, k.replace(extra_tax_us=extra))
-        consts, eff_tax = rec.meta.calibration, rec_floor + extra
-        meas_label, meas_source = rec.meta.source, rec.meta.source
-    calib = src.calibrated(consts, k.replace(tax_us=eff_tax)) if consts else None
-
-    metric_row("Textbook model", book, "model", "the seed's formulas with your tax and work")
-    if measured:
-        detail = (ctx.recording_label() if meas_source != "live"
-                  else f"this machine's GPU, measured at {measured.get('measured_at', '?')}")
-        if meas_source != "live" and not measured["exact"]:
-            detail += (f" · nearest recorded point: N={measured['n']}, work={measured['work_us']} µs, "
-                       f"extra tax={measured.get('extra_tax_us', 0)} µs")
-        metric_row(f"GPU, {meas_label}", measured, meas_source, detail)
+            shown = src.shown(True, None, k)
     else:
-        metric_row("Simulated GPU", sim, "simulated", f"SimDevice with a {k.tax_us:g} µs launch tax")
+        shown = src.shown(False, ctx.recording, k)
+    d = shown.numbers
+    at_shown = k if not shown.note else k.replace(n=d["n"], work_us=d["work_us"])
+    detail = (f"this machine's GPU, measured at {d.get('measured_at', '?')}" if ctx.live else
+              f"SimDevice with a {k.tax_us:g} µs launch tax" if shown.fallback else
+              f"{ctx.recording.meta.device_name}, {ctx.recording.meta.recorded_at[:10]}")
+    source_badge(shown.source, detail)
+    headline_metrics(d, shown.note, src.textbook(at_shown))
 
+    has_measured = not shown.fallback
+    choices = (["measured"] if has_measured else []) + ["simulated", "textbook model"]
+    pick = st.radio("timeline from", choices, horizontal=True, key="w_timeline_source",
+                    format_func=lambda c: f"timeline: {c}" if c == choices[0] else c, label_visibility="collapsed")
+    spans = {"measured": d["timeline"] if has_measured else [], "simulated": sim["timeline"],
+             "textbook model": book["timeline"]}[pick]
+    if pick == "measured" and not spans:
+        st.caption("The recording has timelines only for the seed's default and checkpoint settings "
+                   "(N=120, work 2 or 40 µs): showing the simulated one.")
+        pick, spans = "simulated", sim["timeline"]
+    n_shown = d["n"] if pick == "measured" else k.n
+    title = f"One step at N={n_shown}: {mode_label(k.mode).split(' (')[0]} ({pick})"
+    st.plotly_chart(timeline_figure(spans, title, height=300), width="stretch")
+
+meas_col = shown.label + (f" ({shown.note})" if shown.note else "")
+rows = {"textbook model": book, "simulated": sim}
+calib = src.calibrated(shown.consts, k.replace(tax_us=shown.eff_tax_us)) if shown.consts else None
+if calib:
+    rows["calibrated model"] = calib
+if has_measured:
+    rows[meas_col] = d
+
+tab_names = ["Side by side", "Dynamic shapes", "Timeline files"]
+if ctx.recording and not ctx.live:
+    tab_names.append("Model accuracy")
+if len(ctx.recordings) > 1:
+    tab_names.append("Compare recordings")
+tabs = dict(zip(tab_names, st.tabs(tab_names)))
+
+with tabs["Side by side"]:
     st.markdown(f"##### Side by side: {mode_label(k.mode)}")
-    rows = {"textbook model": book, "simulated": sim}
-    if calib:
-        rows["calibrated model"] = calib
-    if measured:
-        rows[meas_label] = measured
     table = pd.DataFrame({name: {
-        "launch overhead (µs)": round(d["launch_overhead_us"], 1),
-        "wall time / step (µs)": round(d["wall_us"], 1),
-        "kernel work (µs)": round(d["kernel_work_us"], 1),
-        "driver calls": count_cell(d["driver_calls"]),
-        "graph-capture valid?": "TRUE" if d["graph_valid"] else "FALSE"} for name, d in rows.items()})
+        "launch overhead (µs)": f"{r['launch_overhead_us']:,.1f}",
+        "wall time / step (µs)": f"{r['wall_us']:,.1f}",
+        "kernel work (µs)": f"{r['kernel_work_us']:,.1f}",
+        "driver calls": count_cell(r["driver_calls"]),
+        "graph-capture valid?": "TRUE" if r["graph_valid"] else "FALSE"} for name, r in rows.items()})
     if k.mode == "graph" and not k.dynamic:
+        extra = max(0.0, k.tax_us - (rec_floor or 0.0))
         table.loc["copy into the static input (µs)"] = copy_costs(k, {
             "textbook model": src.textbook, "simulated": src.simulated,
-            "calibrated model": (lambda kk: src.calibrated(consts, kk.replace(tax_us=eff_tax))) if calib else None,
-            meas_label: (lambda kk: src.recorded(ctx.recording, kk.replace(extra_tax_us=extra)))
-            if (measured and not ctx.live) else None}, list(rows))
-    st.dataframe(table.astype(str), width="stretch")
-    st.caption("Calibrated model: the same formulas with constants measured on the GPU (sync round trip, "
-               "eager floor, graph launch and its latency, the GPU-side gaps between launched kernels "
-               "and between graph nodes, kernel floor) and the GPU's own launch tax. The widget's "
-               "*eager* blocks after every launch; PyTorch's own eager mode is asynchronous, which is "
-               "*streams* here.")
+            "calibrated model": (lambda kk: src.calibrated(shown.consts, kk.replace(tax_us=shown.eff_tax_us)))
+            if calib else None,
+            meas_col: (lambda kk: src.recorded(ctx.recording, kk.replace(extra_tax_us=extra)))
+            if (ctx.recording and not ctx.live) else None}, list(rows))
+    st.dataframe(table, width="stretch")
+    st.caption("Textbook and simulated columns are computed at your setting. Calibrated model: the same "
+               "formulas with constants measured on the GPU (sync round trip, eager floor, graph launch "
+               "and its latency, the GPU-side gaps between launched kernels and between graph nodes, "
+               "kernel floor) and the GPU's own launch tax. The widget's *eager* blocks after every "
+               "launch; PyTorch's own eager mode is asynchronous, which is *streams* here.")
+    if shown.note:
+        st.caption(f"The {shown.label} column is {shown.note}: the recording has no point at your setting. "
+                   f"The metrics above compare it with the textbook at that same setting.")
     if k.missed_shape and k.policy == "fallback":
         st.caption("On a shape miss the textbook row snaps back to *eager*, as the seed's widget does; "
                    "PyTorch, our graph executor, the simulator and the calibrated model fall back to "
                    "asynchronous dispatch (*streams*) instead.")
 
-    choices = [c for c in ("measured", "simulated", "textbook model") if c != "measured" or measured]
-    pick = st.radio("timeline from", choices, horizontal=True, key="w_timeline_source")
-    spans = {"measured": measured["timeline"] if measured else [], "simulated": sim["timeline"],
-             "textbook model": book["timeline"]}[pick]
-    if pick == "measured" and not spans:
-        st.info("The recording has timelines only for the seed's default and checkpoint settings "
-                "(N=120, work 2 or 40 µs). Showing the simulated timeline instead.")
-        pick, spans = "simulated", sim["timeline"]
-    st.plotly_chart(timeline_figure(spans, f"Two lanes, one step: {mode_label(k.mode)} ({pick})"), width="stretch")
+with tabs["Dynamic shapes"]:
+    if k.dynamic and k.mode == "graph":
+        policy_panel(k, sim, d if has_measured else None, shown.note)
+    else:
+        st.info("Tick **dynamic shapes** in graph mode to see what each shape-miss policy costs "
+                "(guard misses, captures, memory, padded work).")
+
+with tabs["Timeline files"]:
+    st.caption(f"The timeline shown above ({pick}), to open in a spreadsheet or in Perfetto.")
+    downloads(spans, pick, d.get("chrome_trace") if pick == "measured" else None)
     if pick == "measured":
         st.caption("A measured timeline comes from torch.profiler in a separate process. The profiler "
-                   "slows the host, so CPU spans here are longer than in the timed steps above; the "
-                   "order of events and the GPU kernels are what to read from it.")
-    downloads(spans, pick, measured.get("chrome_trace") if (measured and pick == "measured") else None)
-    policy_panel(k, sim, measured)
+                   "slows the host, so CPU spans are longer than in the timed steps; read the order of "
+                   "events and the GPU kernels from it.")
 
-with text_col:
-    render_lesson("06_launch_overhead_widget")
+if "Model accuracy" in tabs:
+    with tabs["Model accuracy"]:
+        accuracy_panel(ctx.recording)
+if "Compare recordings" in tabs:
+    with tabs["Compare recordings"]:
+        compare_panel(ctx.recordings, k)
 
-if ctx.recording and not ctx.live:
-    accuracy_panel(ctx.recording)
-if len(ctx.recordings) > 1:
-    compare_panel(ctx.recordings, k)
+st.divider()
+render_lesson("06_launch_overhead_widget")

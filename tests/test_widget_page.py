@@ -11,10 +11,14 @@ def open_widget(query=None):
     return open_page(PAGE, query)
 
 
-def metrics(at, row: int = 0):
-    """The metrics of one row: row 0 is the textbook model, row 1 the GPU or the simulator."""
-    labels = ("total launch overhead", "wall time / step", "driver calls")
-    return {label: [m.value for m in at.metric if m.label == label][row] for label in labels}
+def metrics(at) -> dict:
+    """The headline metrics by label stem ("launch overhead", "wall time / step", "driver calls",
+    "graph valid?"): (label, value, textbook delta)."""
+    out = {}
+    for m in at.metric:
+        stem = m.label.split(" (")[0]
+        out[stem] = (m.label, m.value, m.delta)
+    return out
 
 
 def expected_source() -> str:
@@ -45,29 +49,44 @@ def test_landing_page_renders_with_a_source_badge():
 
 def test_defaults_are_the_seeds_and_graph_mode_is_one_call():
     at = open_widget()
-    assert at.slider(key="w_n").value == 120 and at.radio(key="w_mode").value == "graph"
+    assert at.number_input(key="w_n").value == 120 and at.select_slider(key="w_n_pick").value == 120
+    assert at.radio(key="w_mode").value == "graph"
     assert at.number_input(key="w_tax").value == 6 and at.number_input(key="w_work").value == 2
-    assert metrics(at)["driver calls"] == "1"
+    m = metrics(at)
+    assert m["driver calls"][1] == "1" and m["driver calls"][2] == "textbook 1"
+    assert m["launch overhead"][2] == "textbook 6.0 µs"  # textbook graph overhead: one launch
+
+
+def test_the_log_slider_hits_10_and_120_and_the_box_takes_any_n():
+    at = open_widget()
+    assert {"1", "10", "120", "1000", "2000"} <= set(at.select_slider(key="w_n_pick").options)
+    at.select_slider(key="w_n_pick").set_value(10).run()
+    assert at.number_input(key="w_n").value == 10
+    at.number_input(key="w_n").set_value(169).run()
+    assert at.number_input(key="w_n").value == 169 and at.select_slider(key="w_n_pick").value == 150
+    assert at.query_params["n"] == ["169"] or at.query_params["n"] == "169"
 
 
 def test_every_knob_changes_the_numbers_and_the_figure_has_both_lanes():
     at = open_widget()
     at.radio(key="w_mode").set_value("eager").run()
-    assert metrics(at)["total launch overhead"] == "720 µs"  # the textbook row comes first
-    at.slider(key="w_n").set_value(200).run()
+    assert metrics(at)["launch overhead"][2] == "textbook 720 µs"
+    at.number_input(key="w_n").set_value(200).run()
     at.number_input(key="w_tax").set_value(10.0).run()
     at.number_input(key="w_work").set_value(5.0).run()
-    assert metrics(at)["total launch overhead"] == "2,000 µs"
-    measured = metrics(at, row=1)
-    captions = unescape(" ".join(c.value for c in at.caption))  # what a student reads
-    if "RECORDED" in captions:  # no GPU here: the nearest recorded point, said so on the page
-        assert "nearest recorded point: N=300" in captions and measured["driver calls"] == "300"
-    else:
-        assert measured["driver calls"] == "200"
+    m = metrics(at)
+    if expected_source() == "recorded":  # no GPU here: the nearest recorded point, named in each label
+        for stem in ("launch overhead", "wall time / step", "driver calls"):
+            assert "recorded at N=300" in m[stem][0], m[stem]
+        assert m["driver calls"][1] == "300" and m["driver calls"][2] == "textbook 300"
+    elif expected_source() == "live":
+        assert m["driver calls"][1] == "200" and "recorded at" not in m["driver calls"][0]
+    table = at.dataframe[0].value
+    assert table.loc["launch overhead (µs)", "textbook model"] == "2,000.0"
     at.radio(key="w_mode").set_value("graph").run()
     at.checkbox(key="w_dynamic").set_value(True).run()
     assert not at.exception
-    assert any("FALSE" in m.value for m in at.markdown)
+    assert "FALSE" in metrics(at)["graph valid?"][1]
     at.selectbox(key="w_policy").set_value("bucket").run()
     assert not at.exception
     chart = at.get("plotly_chart")[0]
@@ -75,10 +94,31 @@ def test_every_knob_changes_the_numbers_and_the_figure_has_both_lanes():
     assert '"CPU (host)"' in spec and '"GPU"' in spec
 
 
+def test_off_grid_n_says_which_n_each_number_shows():
+    """At N=169 the recording has no point: the recorded metrics say "recorded at N=120" in their
+    own labels, compare with the textbook at N=120, and the measured timeline's title names N=120."""
+    if expected_source() != "recorded":
+        pytest.skip("only a recording has a grid (a live GPU measures every N)")
+    at = open_widget()
+    at.number_input(key="w_n").set_value(169).run()
+    m = metrics(at)
+    assert "recorded at N=120" in m["wall time / step"][0]
+    from runtime_core.knobs import Knobs
+    from runtime_core.model.formulas import predict
+    book_120 = predict(Knobs("graph", 120, 2.0, tax_us=6.0)).metrics()["wall_us"]
+    assert m["wall time / step"][2] == f"textbook {book_120:,.0f} µs"
+    spec = at.get("plotly_chart")[0].proto.spec
+    assert "One step at N=120" in spec and "(measured)" in spec
+    at.radio(key="w_timeline_source").set_value("simulated").run()
+    assert "One step at N=169" in at.get("plotly_chart")[0].proto.spec
+    cols = list(at.dataframe[0].value.columns)
+    assert any("recorded at N=120" in c for c in cols), cols
+
+
 def test_knobs_come_from_the_url_and_junk_falls_back_with_a_notice():
     at = open_widget({"n": "300", "mode": "streams", "work": "40"})
-    assert at.slider(key="w_n").value == 300 and at.radio(key="w_mode").value == "streams"
+    assert at.number_input(key="w_n").value == 300 and at.radio(key="w_mode").value == "streams"
     at = open_widget({"n": "banana", "tax": "-3", "mode": "warp"})
-    assert at.slider(key="w_n").value == 120 and at.radio(key="w_mode").value == "graph"
+    assert at.number_input(key="w_n").value == 120 and at.radio(key="w_mode").value == "graph"
     notices = unescape(" ".join(w.value for w in at.warning))
     assert "n=banana" in notices and "mode=warp" in notices and "tax=-3" in notices

@@ -5,6 +5,8 @@ setting can be shared as a link. Junk in the URL falls back to the defaults with
 """
 from __future__ import annotations
 
+import math
+
 import streamlit as st
 
 from pages.ui.safe_text import md
@@ -85,25 +87,55 @@ def write_url(k: Knobs) -> None:
         st.query_params.update(want)
 
 
+N_STOPS = [n for n in (1, 2, 3, 5, 7, 10, 15, 20, 30, 40, 50, 60, 80, 100, 120, 150, 200, 300, 400, 500,
+                        700, 1000, 1500, 2000) if N_RANGE[0] <= n <= N_RANGE[1]]
+
+
+def nearest_stop(n: int) -> int:
+    """The slider stop nearest to `n` on a log scale (the slider's stops are log-spaced)."""
+    return min(N_STOPS, key=lambda s: abs(math.log(s) - math.log(max(n, 1))))
+
+
+def _n_from_slider() -> None:
+    st.session_state["w_n"] = st.session_state["w_n_pick"]
+
+
+def _n_from_box() -> None:
+    st.session_state["w_n_pick"] = nearest_stop(st.session_state["w_n"])
+
+
+def render_n() -> None:
+    """N as a log-spaced slider (a mouse can hit 10 and 120) beside a box that takes any value;
+    the two stay in step. The box (key w_n) holds the value; the slider shows its nearest stop."""
+    if st.session_state.get("w_n_pick") != nearest_stop(st.session_state["w_n"]):
+        st.session_state["w_n_pick"] = nearest_stop(st.session_state["w_n"])
+    a, b = st.columns([5, 2], vertical_alignment="bottom")
+    a.select_slider("kernels in the chain, N", N_STOPS, key="w_n_pick", on_change=_n_from_slider,
+                    help="Log-spaced stops. Type any N from "
+                         f"{N_RANGE[0]} to {N_RANGE[1]:,} in the box beside it.")
+    b.number_input("N", min_value=N_RANGE[0], max_value=N_RANGE[1], step=1, key="w_n",
+                   on_change=_n_from_box, label_visibility="hidden")
+
+
 def render(tax_floor_us: float | None, floor_of: str = "this GPU") -> Knobs:
-    """Draw the knobs and return the setting. `tax_floor_us` is the measured GPU's intrinsic
-    tax (`floor_of` names that GPU); the textbook model and the simulator have no floor."""
-    c1, c2, c3 = st.columns(3)
-    c1.slider("kernels in chain, N", *N_RANGE, key="w_n")
+    """Draw the knobs (laid out for a narrow column) and return the setting. `tax_floor_us` is
+    the measured GPU's intrinsic tax (`floor_of` names that GPU); the textbook model and the
+    simulator have no floor."""
+    render_n()
+    c2, c3 = st.columns(2)
     help_tax = ("Host cost of one launch. The textbook model and the simulator take it as given.")
     if tax_floor_us is not None:
         help_tax += (f" On {floor_of} a launch costs {tax_floor_us:.1f} µs: that is the floor for the "
                      "measured numbers, and anything above it is added as real host work.")
-    c2.number_input("per-launch CPU tax (µs)", min_value=TAX_RANGE[0], max_value=TAX_RANGE[1],
+    c2.number_input("CPU tax / launch (µs)", min_value=TAX_RANGE[0], max_value=TAX_RANGE[1],
                     step=0.5, key="w_tax", help=help_tax)
-    c3.number_input("per-kernel GPU work (µs)", min_value=WORK_RANGE[0], max_value=WORK_RANGE[1],
+    c3.number_input("GPU work / kernel (µs)", min_value=WORK_RANGE[0], max_value=WORK_RANGE[1],
                     step=1.0, key="w_work", help="How long each kernel keeps the GPU busy.")
-    c4, c5, c6 = st.columns([4, 3, 3])
-    c4.radio("dispatch mode", MODES, key="w_mode", horizontal=True, format_func=mode_label,
+    st.radio("dispatch mode", MODES, key="w_mode", horizontal=True, format_func=mode_label,
              help="eager = blocking (sync after every launch); streams = async, PyTorch's own "
                   "eager; graph = capture once, replay with one call")
-    c5.checkbox("dynamic shapes", key="w_dynamic", help="the input shape changes on every call")
-    c6.selectbox("on a shape miss", POLICIES, key="w_policy",
+    st.checkbox("dynamic shapes", key="w_dynamic", help="the input shape changes on every call")
+    st.selectbox("on a shape miss", POLICIES, key="w_policy",
                  disabled=not (st.session_state["w_dynamic"] and st.session_state["w_mode"] == "graph"),
                  help="fallback: dispatch without the graph (asynchronously, as PyTorch does; the "
                       "seed's textbook snaps back to eager); recapture: capture per shape (LRU cache "

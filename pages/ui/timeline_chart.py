@@ -27,7 +27,7 @@ def _field(s, name):
     return s[name] if isinstance(s, dict) else getattr(s, name)
 
 
-def timeline_figure(spans, title: str, max_us: float | None = None) -> go.Figure:
+def timeline_figure(spans, title: str, max_us: float | None = None, height: int = 360) -> go.Figure:
     """A figure of `spans` (Span objects or dicts with lane, kind, name, start_us, end_us)."""
     spans = sorted(spans, key=lambda s: _field(s, "start_us"))[:MAX_BARS]
     if max_us is not None:
@@ -46,7 +46,7 @@ def timeline_figure(spans, title: str, max_us: float | None = None) -> go.Figure
             customdata=[[plot_text(_field(s, "name")), _field(s, "end_us") - _field(s, "start_us")]
                         for s in mine],
             hovertemplate="%{customdata[0]}<br>start %{base:.1f} µs<br>%{customdata[1]:.2f} µs<extra></extra>"))
-    fig.update_layout(title=dict(text=title, y=0.97, yanchor="top"), barmode="overlay", height=360,
+    fig.update_layout(title=dict(text=title, y=0.97, yanchor="top"), barmode="overlay", height=height,
                       bargap=0.35, margin=dict(l=10, r=10, t=40, b=10),
                       legend=dict(orientation="h", yanchor="top", y=-0.28, x=0, font=dict(size=11)))
     fig.update_xaxes(title="time since the step started (µs)", automargin=True, rangemode="tozero")

@@ -21,27 +21,49 @@ def count_cell(x) -> str:
     return "—" if x is None else f"{x}"
 
 
-def _us(x: float) -> str:
-    return f"{x:,.1f} µs" if abs(x) < 100 else f"{x:,.0f} µs"
+def fmt_us(x: float) -> str:
+    """A time that fits a metric: 6.0 µs, 720 µs, 2,297 µs, 12.3 ms, 212 ms."""
+    if abs(x) < 100:
+        return f"{x:,.1f} µs"
+    if abs(x) < 10_000:
+        return f"{x:,.0f} µs"
+    return f"{x / 1000:,.1f} ms" if abs(x) < 100_000 else f"{x / 1000:,.0f} ms"
 
 
-def metric_row(title: str, d: dict, source: str, detail: str) -> None:
-    """Four metrics in a row: overhead, wall, driver calls and an unmistakable TRUE/FALSE."""
-    st.markdown(f"**{title}**")
-    source_badge(source, detail)
+METRIC_CSS = """<style>
+.block-container { padding-top: 3.75rem !important; }
+h1 { font-size: 2rem !important; padding-top: 0 !important; }
+[data-testid="stMetricLabel"] p, [data-testid="stMetricLabel"] div {
+  white-space: normal !important; overflow: visible !important; text-overflow: clip !important; }
+[data-testid="stMetricValue"] { font-size: 1.8rem; }
+</style>"""
+
+
+def headline_metrics(numbers: dict, note: str, book: dict) -> None:
+    """Four metrics of the headline column: overhead, wall, driver calls and graph-capture
+    valid, each with the textbook model's value at the same setting beneath it. `note` ("recorded
+    at N=120") goes into every label when the column was recorded at another setting. Labels
+    wrap rather than cut off (METRIC_CSS)."""
+    st.html(METRIC_CSS)
+    at = f" ({note})" if note else ""
     c = st.columns(4)
-    ovh = d["launch_overhead_us"]
-    c[0].metric("total launch overhead", _us(max(ovh, 0.0)),
-                help=None if ovh >= 0 else (f"Measured wall time is {-ovh:.1f} µs below the GPU busy time, "
-                                           "which is timed separately in bulk: the overhead is zero "
-                                           "within the noise of the two measurements."))
-    c[1].metric("wall time / step", _us(d["wall_us"]))
-    calls = d["driver_calls"]
-    c[2].metric("driver calls", "—" if calls is None else f"{calls}",
-                help=NOT_COUNTED if calls is None else "kernel launches plus graph launches in one step")
-    with c[3]:
-        st.markdown("graph-capture valid?")
-        st.markdown("### :green[TRUE]" if d["graph_valid"] else "### :red[FALSE]")
+    ovh = numbers["launch_overhead_us"]
+    text = dict(delta_color="off", delta_arrow="off")
+    c[0].metric(f"launch overhead{at}", fmt_us(max(ovh, 0.0)), delta=f"textbook {fmt_us(book['launch_overhead_us'])}",
+                help="Wall time minus the GPU's busy time: what launching cost on top of the work."
+                + ("" if ovh >= 0 else f" Measured wall time is {-ovh:.1f} µs below the GPU busy time, "
+                   "which is timed separately in bulk: the overhead is zero within the noise of the two "
+                   "measurements."), **text)
+    c[1].metric(f"wall time / step{at}", fmt_us(numbers["wall_us"]), delta=f"textbook {fmt_us(book['wall_us'])}",
+                help="From the first launch to the last kernel's end, per step.", **text)
+    calls = numbers["driver_calls"]
+    c[2].metric(f"driver calls{at}", "—" if calls is None else f"{calls:,}",
+                delta=f"textbook {book['driver_calls']:,}",
+                help=NOT_COUNTED if calls is None else "kernel launches plus graph launches in one step", **text)
+    c[3].metric(f"graph valid?{at}", ":green[TRUE]" if numbers["graph_valid"] else ":red[FALSE]",
+                delta=f"textbook {'TRUE' if book['graph_valid'] else 'FALSE'}",
+                help="Could the captured graph be replayed for this call? FALSE when the shape "
+                     "missed the captured one (or nothing was captured).", **text)
 
 
 def copy_costs(k, sources: dict, columns: list[str]) -> list[str]:
@@ -57,22 +79,24 @@ def copy_costs(k, sources: dict, columns: list[str]) -> list[str]:
 
 
 def compare_panel(recordings: list, k) -> None:
-    """Every sweep recording at the current setting, side by side (your GPU vs the shipped one)."""
+    """Every sweep recording at the current setting, side by side (your GPU vs the shipped one):
+    one row per recording, saying which setting each row was recorded at."""
     from runtime_core.recordings import is_exact, nearest_point
-    with st.expander(f"Compare recordings at this setting ({len(recordings)} found)", expanded=False):
-        rows = []
-        for rec in recordings:
-            p = nearest_point(rec, k.replace(extra_tax_us=0.0))
-            if p is None:
-                continue
-            rows.append({"recording": rec.label(),
-                         "shown at": "this setting" if is_exact(p, k.replace(extra_tax_us=0.0)) else f"N={p.n}, work {p.work_us:g} µs",
-                         "wall / step (µs)": f"{p.wall_us:,.1f}",
-                         "launch overhead (µs)": f"{max(p.launch_overhead_us, 0):,.1f}",
-                         "calibrated model (µs)": "—" if p.model_wall_us is None else f"{p.model_wall_us:,.1f}",
-                         "launch tax (µs)": f"{p.tax_us:.1f}",
-                         "driver calls": count_cell(p.driver_calls)})
-        st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+    at = k.replace(extra_tax_us=0.0)
+    rows = []
+    for rec in recordings:
+        p = nearest_point(rec, at)
+        if p is None:
+            continue
+        rows.append({"recording": rec.label(),
+                     "recorded at": "this setting" if is_exact(p, at) else f"N={p.n}, work {p.work_us:g} µs",
+                     "wall / step (µs)": f"{p.wall_us:,.1f}",
+                     "launch overhead (µs)": f"{max(p.launch_overhead_us, 0):,.1f}",
+                     "calibrated model (µs)": "—" if p.model_wall_us is None else f"{p.model_wall_us:,.1f}",
+                     "launch tax (µs)": f"{p.tax_us:.1f}",
+                     "driver calls": count_cell(p.driver_calls)})
+    st.caption(f"{len(recordings)} sweep recordings found in lessons/recordings/ (no extra host tax).")
+    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
 
 
 def downloads(spans: list, label: str, chrome: dict | None) -> None:
@@ -86,50 +110,83 @@ def downloads(spans: list, label: str, chrome: dict | None) -> None:
                        mime="application/json", key=f"dl_trace_{label}")
 
 
-def policy_panel(k, sim: dict, measured: dict | None) -> None:
+POLICY_ROWS = {"misses": "guard misses", "fallbacks": "calls run without the graph", "captures": "captures",
+               "capture_us": "time capturing (ms)", "pool_bytes": "graph memory pool (MiB)",
+               "evictions": "graphs evicted", "distinct_shapes": "distinct shapes seen",
+               "wasted_work_pct": "padded (wasted) work (%)"}
+
+
+def _policy_cell(key: str, x) -> str:
+    """One policy counter as a student reads it: counts as integers, time in ms, bytes in MiB."""
+    if x is None:
+        return "—"
+    if key == "capture_us":
+        return f"{x / 1000:,.1f}"
+    if key == "pool_bytes":
+        return f"{x / 2**20:,.1f}"
+    if key == "wasted_work_pct":
+        return f"{x:.1f}"
+    return f"{int(round(x)):,}"
+
+
+def policy_panel(k, sim: dict, measured: dict | None, note: str = "") -> None:
     """With dynamic shapes in graph mode: what the chosen miss policy costs."""
     if not (k.dynamic and k.mode == "graph"):
         return
-    st.markdown(f"##### Dynamic shapes, policy **{k.policy}**")
+    st.markdown(f"##### Dynamic shapes, policy **{k.policy.value}**")
     rows = {"simulated": sim.get("graph_stats")}
     if measured and measured.get("graph_stats"):
-        rows[f"measured (N={measured['n']})"] = measured["graph_stats"]
+        rows["measured" + (f" ({note})" if note else "")] = measured["graph_stats"]
     rows = {name: s for name, s in rows.items() if s}
     if not rows:
         st.caption("No policy counters recorded for this setting.")
         return
-    keys = ["misses", "fallbacks", "captures", "capture_us", "pool_bytes", "evictions", "distinct_shapes",
-            "wasted_work_pct"]
-    table = {n: {key: ("—" if s.get(key) is None else s.get(key)) for key in keys} for n, s in rows.items()}
-    st.dataframe(pd.DataFrame(table).astype(str), width="stretch")
+    table = {n: {label: _policy_cell(key, s.get(key)) for key, label in POLICY_ROWS.items()}
+             for n, s in rows.items()}
+    st.dataframe(pd.DataFrame(table), width="stretch")
     st.caption({"fallback": "Every call misses the guard and runs without the graph (asynchronously): graph-capture valid is FALSE.",
                 "recapture": "Each new shape warms up and captures a graph (LRU cache of 4): a capture storm.",
                 "bucket": "Inputs are padded to a power-of-two size that has a graph: replays stay valid, "
                           "padded elements are wasted work."}[k.policy])
 
 
-def accuracy_panel(rec: dict) -> None:
+MODE_STYLE = {"eager": ("#D55E00", "circle"), "streams": ("#0072B2", "square"),
+              "graph": ("#009E73", "diamond")}  # Okabe–Ito colours, and a marker shape per mode
+
+
+def miss_rows(misses: list[dict]) -> pd.DataFrame:
+    """The model's misses as a student reads them: setting, measured, model, error, why."""
+    return pd.DataFrame([{
+        "mode": mode_label(m["mode"]).split(" (")[0], "N": m["n"], "work (µs)": f"{m['work_us']:g}",
+        "extra tax (µs)": f"{m['extra_tax_us']:g}", "dynamic": "yes" if m["dynamic"] else "no",
+        "measured wall (µs)": f"{m['measured_wall_us']:,.1f}", "model (µs)": f"{m['model_wall_us']:,.1f}",
+        "error": f"{m['error_pct']:+.0f}%", "why": m["reason"]} for m in misses])
+
+
+def accuracy_panel(rec) -> None:
     """The calibrated model against every recorded point: error per point and why it misses."""
     acc = accuracy(rec)
-    with st.expander(f"How good is the calibrated model? {acc['within']}/{acc['total']} recorded points "
-                     f"within ±{acc['tolerance']:.0%}", expanded=False):
-        pts = [p.metrics() for p in rec.points if p.model_wall_us is not None]
-        fig = go.Figure()
-        for mode, colour in (("eager", "#d62728"), ("streams", "#1f77b4"), ("graph", "#2ca02c")):
-            mine = [p for p in pts if p["mode"] == mode]
-            fig.add_trace(go.Scatter(
-                x=[p["wall_us"] for p in mine], y=[p["model_wall_us"] for p in mine], mode="markers",
-                name=mode_label(mode), marker=dict(color=colour, size=6),
-                text=[f"N={p['n']} work={p['work_us']} dyn={int(p['dynamic'])}" for p in mine],
-                hovertemplate="%{text}<br>measured %{x:.1f} µs<br>model %{y:.1f} µs<extra></extra>"))
-        lo, hi = min(p["wall_us"] for p in pts), max(p["wall_us"] for p in pts)
-        for f, name in ((1.0, "model = measured"), (1.15, "+15%"), (0.85, "−15%")):
-            fig.add_trace(go.Scatter(x=[lo, hi], y=[lo * f, hi * f], mode="lines", name=name,
-                                     line=dict(color="grey", dash="solid" if f == 1.0 else "dot", width=1)))
-        fig.update_layout(height=420, margin=dict(l=10, r=10, t=30, b=10), legend=dict(orientation="h"))
-        fig.update_xaxes(type="log", title="measured wall time / step (µs)")
-        fig.update_yaxes(type="log", title="calibrated model (µs)")
-        st.plotly_chart(fig, width="stretch")
-        if acc["misses"]:
-            st.markdown("**Points outside ±15%, and why**")
-            st.dataframe(pd.DataFrame(acc["misses"]), width="stretch", hide_index=True)
+    st.markdown(f"**{acc['within']} of {acc['total']}** recorded points are within ±{acc['tolerance']:.0%} "
+                f"of the calibrated model (target: {acc['target_share']:.0%}).")
+    pts = [p.metrics() for p in rec.points if p.model_wall_us is not None]
+    fig = go.Figure()
+    for mode, (colour, symbol) in MODE_STYLE.items():
+        mine = [p for p in pts if p["mode"] == mode]
+        fig.add_trace(go.Scatter(
+            x=[p["wall_us"] for p in mine], y=[p["model_wall_us"] for p in mine], mode="markers",
+            name=mode_label(mode).split(" (")[0], marker=dict(color=colour, size=7, symbol=symbol),
+            text=[f"N={p['n']} work={p['work_us']:g} µs dynamic={'yes' if p['dynamic'] else 'no'}" for p in mine],
+            hovertemplate="%{text}<br>measured %{x:,.1f} µs<br>model %{y:,.1f} µs<extra></extra>"))
+    lo, hi = min(p["wall_us"] for p in pts), max(p["wall_us"] for p in pts)
+    tol = acc["tolerance"]
+    for f, name in ((1.0, "model = measured"), (1 + tol, f"+{tol:.0%}"), (1 - tol, f"−{tol:.0%}")):
+        fig.add_trace(go.Scatter(x=[lo, hi], y=[lo * f, hi * f], mode="lines", name=name,
+                                 line=dict(color="#555555", dash="solid" if f == 1.0 else "dot", width=1)))
+    fig.update_layout(height=420, margin=dict(l=10, r=10, t=10, b=10),
+                      legend=dict(orientation="h", yanchor="top", y=-0.18, x=0))
+    fig.update_xaxes(type="log", title="measured wall time / step (µs)")
+    fig.update_yaxes(type="log", title="calibrated model (µs)")
+    st.plotly_chart(fig, width="stretch")
+    if acc["misses"]:
+        st.markdown(f"**Points outside ±{tol:.0%}, and why**")
+        st.dataframe(miss_rows(acc["misses"]), width="stretch", hide_index=True)

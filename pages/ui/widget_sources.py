@@ -3,6 +3,8 @@ simulator, a live GPU measurement, or the shipped recording. Each takes a Knobs;
 workers below take its fields, so Streamlit's cache keys are plain values."""
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import streamlit as st
 
 from runtime_core.constants import TEXTBOOK, Constants
@@ -127,3 +129,56 @@ def live_calibration() -> dict:
     with GPU_LOCK:
         from runtime_core.model.calibrate import constants_for
         return constants_for(CudaDevice.shared()).as_dict()
+
+
+@dataclass
+class Shown:
+    """The widget's headline column for a setting: a live measurement, a recorded point, or (with
+    neither) the simulator. `note` says where a recorded point differs from the setting, e.g.
+    "recorded at N=120", and is empty when it matches exactly."""
+
+    numbers: dict
+    source: str      # "live", "recorded" or "simulated" (a badge key)
+    label: str       # the column's name in tables, e.g. "recorded H200"
+    note: str        # "" or "recorded at N=120, work 2 µs"
+    consts: Constants | None  # the calibrated model's constants for this GPU
+    eff_tax_us: float         # the launch tax this column ran with
+    fallback: bool = False    # True when neither a GPU nor a recording was there: the simulator
+
+
+def off_grid_note(d: dict, k: Knobs) -> str:
+    """"recorded at N=120" (and the work or extra tax, where those differ too) when a recorded
+    point is not exactly `k`; "" when it is."""
+    if d.get("exact", True):
+        return ""
+    parts = [f"N={d['n']}"] if d["n"] != k.n else []
+    if float(d["work_us"]) != float(k.work_us):
+        parts.append(f"work {d['work_us']:g} µs")
+    if float(d.get("extra_tax_us", 0.0)) != float(k.extra_tax_us):
+        parts.append(f"extra tax {d.get('extra_tax_us', 0.0):g} µs")
+    return "recorded at " + ", ".join(parts) if parts else ""
+
+
+def shown(live: bool, rec: Recording | None, k: Knobs) -> Shown:
+    """What the headline column shows for `k` (the tax knob's value at or above the GPU's floor
+    goes in as real extra host work)."""
+    if live:
+        floor = live_floor_us()
+        extra = max(0.0, k.tax_us - floor)
+        d = live(k.replace(extra_tax_us=extra))
+        return Shown(d, "live", "measured live", "", Constants.from_dict(live_calibration()), floor + extra)
+    if rec is not None:
+        floor = rec.meta.intrinsic_tax_us or 0.0
+        at = k.replace(extra_tax_us=max(0.0, k.tax_us - floor))
+        d = recorded(rec, at)
+        if d is not None:
+            name = "simulated recording" if rec.meta.simulated else f"recorded {short_device(rec)}"
+            return Shown(d, rec.meta.source, name, off_grid_note(d, at), rec.meta.calibration,
+                         floor + at.extra_tax_us)
+    return Shown(simulated(k), "simulated", "simulated", "", None, k.tax_us, fallback=True)
+
+
+def short_device(rec: Recording) -> str:
+    """A short name for a recording's GPU in a column header ("H200" for "NVIDIA H200")."""
+    name = (rec.meta.device_name or "GPU").replace("NVIDIA ", "")
+    return name if len(name) <= 16 else name[:15] + "…"
