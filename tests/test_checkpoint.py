@@ -1,58 +1,162 @@
-"""The checkpoint: each step's check, and a student walking all six steps in the app."""
+"""The checkpoint: each step's check on recorded results, its URL round trip, and a student
+walking all six steps in the app (a step ticks only on results the student recorded)."""
 import pytest
 from conftest import open_page
 
-from runtime_core.lesson.checkpoint import ORDER, check_step, setting_todo
+from runtime_core.errors import UsageError
 from runtime_core.knobs import Knobs
+from runtime_core.lesson.checkpoint import (ORDER, STEP_NEEDS, Run, check_step, decode_predictions, decode_runs,
+                                            encode_predictions, encode_runs)
 from runtime_core.model.formulas import predict
 
-
-def model_view(mode, work_us, dynamic):
-    return {"model": predict(Knobs(mode, 120, work_us, tax_us=6.0, dynamic=dynamic)).metrics(), "measured": None}
+PAGE = "pages/9_Checkpoint.py"
 
 
-def setting(**kw):
-    s = {"n": 120, "tax_us": 6.0, "work_us": 2.0, "mode": "graph", "dynamic": False, "policy": "fallback"}
-    s.update(kw)
-    return s
+def model_numbers(run):
+    m = predict(Knobs(run.mode, run.n, run.work_us, tax_us=run.tax_us, dynamic=run.dynamic)).metrics()
+    return {"model": m, "measured": None}
 
 
-def test_a_wrong_setting_says_what_to_change():
-    todo = setting_todo("eager", setting(mode="streams", n=50))
-    assert "set mode to eager" in todo and "set n to 120" in todo
+def run(mode, work=2.0, dynamic=False):
+    return Run(mode, 120, 6.0, work, dynamic)
 
 
-def test_each_step_ticks_on_the_textbook_model_in_order():
-    done = set()
-    for step, s in zip(ORDER, [setting(), setting(mode="eager"), setting(mode="streams"),
-                               setting(mode="streams", work_us=40.0), setting(mode="streams"),
-                               setting(dynamic=True)]):
-        r = check_step(step, s, model_view, done)
-        assert r.done, (step, r)
-        done.add(step)
+WALK = [run("graph"), run("eager"), run("streams"), run("streams", 40.0), run("graph", 40.0),
+        run("streams"), run("graph"), run("graph", 2.0, True)]
 
 
-def test_work_back_to_2_needs_the_40_us_step_first():
-    assert not check_step("work_back_2", setting(mode="streams"), model_view, set()).done
+def test_no_results_no_tick_and_the_step_says_what_to_record():
+    r = check_step("defaults_graph", [], model_numbers)
+    assert not r.done and r.todo == ["record a result with graph at work 2 µs (N=120, tax 6 µs)"]
+    assert not r.relations  # nothing is shown as checked before there is something to check
 
 
-def test_a_relation_that_fails_is_reported():
-    def bad_view(mode, work_us, dynamic):
-        v = model_view(mode, work_us, dynamic)
+def test_every_step_ticks_on_the_walk_and_only_on_it():
+    for step in ORDER:
+        assert check_step(step, WALK, model_numbers).done, step
+        assert not check_step(step, WALK[:1] if step != "defaults_graph" else [], model_numbers).done, step
+
+
+def test_a_result_at_another_setting_is_not_evidence():
+    assert not check_step("eager", [Run("eager", 119, 6.0, 2.0)], model_numbers).done
+    assert not check_step("eager", [Run("eager", 120, 6.5, 2.0)], model_numbers).done
+
+
+def test_step_4_needs_both_a_streams_and_a_graph_result_at_40():
+    assert not check_step("work_40", [run("streams", 40.0)], model_numbers).done
+    assert not check_step("work_40", [run("graph", 40.0)], model_numbers).done
+    assert check_step("work_40", [run("streams", 40.0), run("graph", 40.0)], model_numbers).done
+
+
+def test_work_back_to_2_needs_results_recorded_after_the_40_us_step():
+    before = [run("streams"), run("graph"), run("streams", 40.0), run("graph", 40.0)]
+    r = check_step("work_back_2", before, model_numbers)
+    assert not r.done and "after the 40 µs step" in " ".join(r.todo)
+    assert check_step("work_back_2", before + [run("graph"), run("streams")], model_numbers).done
+    assert "first do the step" in check_step("work_back_2", [run("streams")], model_numbers).todo[0]
+
+
+def test_a_missing_prediction_keeps_the_step_open():
+    r = check_step("eager", [run("eager")], model_numbers, predicted=False)
+    assert not r.done and r.todo[0] == "enter your prediction" and all(x.holds for x in r.relations)
+
+
+def test_a_relation_that_fails_is_reported_with_both_sides():
+    def no_overhead_gpu(r):
+        v = model_numbers(r)
         v["measured"] = dict(v["model"], launch_overhead_us=1.0)  # a "GPU" with no overhead
         return v
-    r = check_step("eager", setting(mode="eager"), bad_view)
-    assert not r.done and any("measured" in f for f in r.failed)
+    res = check_step("eager", [run("eager")], no_overhead_gpu)
+    assert not res.done
+    bad = res.failed[0]
+    assert bad.source == "measured" and bad.left_value == 1.0 and bad.right_value == 480.0
+    assert bad.values() == "overhead 1.0 µs ≥ 2 × kernel work = 480.0 µs"
 
 
-def test_student_walks_the_checkpoint_and_every_step_ticks():
-    at = open_page("pages/9_Checkpoint.py")
-    steps = [("w_mode", "graph"), ("w_mode", "eager"), ("w_mode", "streams"), ("w_work", 40.0),
-             ("w_work", 2.0), ("w_mode", "graph"), ("w_dynamic", True)]
-    for key, value in steps:
+def test_progress_round_trips_through_text_and_junk_is_skipped_alone():
+    assert decode_runs(encode_runs(WALK)) == (WALK, [])
+    runs, bad = decode_runs("g120t6w2.x9.e120t6w2.g999999t6w2.g120t6w2df")
+    assert runs == [run("graph"), run("eager"), run("graph", 2.0, True)] and len(bad) == 2
+    pred = {"eager": 720.0, "streams": 722.5}
+    assert decode_predictions(encode_predictions(pred)) == (pred, [])
+    got, bad = decode_predictions("eager:720,nope:3,streams:abc,work_40:nan")
+    assert got == {"eager": 720.0} and len(bad) == 3
+    with pytest.raises(UsageError):
+        Run.parse("<script>")
+
+
+def _record(at, **knob_values):
+    for key, value in knob_values.items():
         widget = {"w_mode": at.radio, "w_work": at.number_input, "w_dynamic": at.checkbox}[key](key=key)
         widget.set_value(value).run()
-        assert not at.exception
-    titles = [e.label for e in at.expander if e.label[0] in "✅⬜"]
-    assert len(titles) == 6 and all(t.startswith("✅") for t in titles), titles
+    at.button(key="ck_record").click().run()
+    assert not at.exception
+    return at
+
+
+def _predict(at, step, value):
+    at.number_input(key=f"ck_pred_{step}").set_value(value).run()
+    assert not at.exception
+
+
+def _ticked(at) -> int:
+    return int(at.get("progress")[0].proto.text.split(" of ")[0])
+
+
+def test_arriving_at_the_defaults_ticks_nothing():
+    at = open_page(PAGE)
+    assert _ticked(at) == 0
+    assert len([e for e in at.expander if e.label.startswith("Step ")]) == 6
+    assert any("Type your prediction" in i.value for i in at.info)
+
+
+def test_student_walks_the_checkpoint_and_every_step_ticks_with_its_numbers():
+    at = open_page(PAGE)
+    _predict(at, "defaults_graph", 250)
+    hidden = [m.value for m in at.markdown if "Your prediction" in m.value]
+    assert not hidden  # no numbers yet: nothing recorded
+    _record(at)  # graph at the defaults
+    assert _ticked(at) == 1
+    shown = [m.value for m in at.markdown if "Your prediction" in m.value]
+    assert shown and "250.0 µs" in shown[0] and "textbook model:** 246.0 µs" in shown[0]
+    checks = [m.value for m in at.markdown if "holds" in m.value]
+    assert any("driver calls 1 = 1" in c for c in checks) and any("overhead" in c and "<" in c for c in checks)
+    for step, value in (("eager", 720), ("streams", 722), ("work_40", 4806), ("dynamic_graph", 120)):
+        _predict(at, step, value)
+    _record(at, w_mode="eager")
+    _record(at, w_mode="streams")
+    _record(at, w_work=40.0)
+    assert _ticked(at) == 3  # step 4 still needs graph at 40
+    _record(at, w_mode="graph")
+    assert _ticked(at) == 4
+    _record(at, w_work=2.0)  # graph at 2, after the 40 µs step
+    _record(at, w_mode="streams")
+    assert _ticked(at) == 5
+    _record(at, w_mode="graph", w_dynamic=True)
+    assert _ticked(at) == 6, [m.value for m in at.markdown if "does not hold" in m.value]
     assert "6 of 6" in at.get("progress")[0].proto.text
+    assert all("done" in e.label for e in at.expander if e.label.startswith("Step "))
+    ck, ckp = at.query_params["ck"], at.query_params["ckp"]
+    # a reload (a new session with the same address) keeps the progress
+    again = open_page(PAGE, {"ck": ck[0] if isinstance(ck, list) else ck,
+                             "ckp": ckp[0] if isinstance(ckp, list) else ckp})
+    assert _ticked(again) == 6
+    again.button(key="ckpt_reset").click().run()
+    assert _ticked(again) == 0 and "ck" not in again.query_params
+
+
+def test_progress_survives_a_page_switch():
+    at = open_page(PAGE)
+    _record(at, w_mode="eager")
+    _predict(at, "eager", 700)
+    assert _ticked(at) == 1
+    at.switch_page("pages/6_Launch_overhead_killer.py").run()
+    assert "ck" in at.query_params  # the widget carries the progress in its own address
+    at.switch_page(PAGE).run()
+    assert _ticked(at) == 1
+
+
+def test_junk_progress_in_the_url_is_named_and_the_rest_kept():
+    at = open_page(PAGE, {"ck": "e120t6w2.<b>junk</b>", "ckp": "eager:700"})
+    assert _ticked(at) == 1
+    assert any("junk" in w.value for w in at.warning)

@@ -9,6 +9,7 @@ import math
 
 import streamlit as st
 
+from pages.ui import progress
 from pages.ui.safe_text import md
 from runtime_core.errors import UsageError
 from runtime_core.knobs import (LIMITS, SEED_N, SEED_TAX_US, SEED_WORK_US, GraphInput, Knobs, Mode, Policy,
@@ -53,7 +54,7 @@ def init_from_url() -> list[str]:
     Streamlit forgets a widget's state on a page that doesn't draw it. A notice is Markdown
     with the URL value (and the error quoting it) escaped: a link is anyone's to craft.
     """
-    notices = []
+    notices = progress.init()  # the checkpoint's progress rides along in the same URL
     if STORE not in st.session_state:
         setting = {}
         for key, default in DEFAULTS.items():
@@ -80,11 +81,16 @@ def remember(k: Knobs) -> None:
 
 
 def write_url(k: Knobs) -> None:
-    """Mirror the knobs into the URL (only when they changed, to avoid extra reruns)."""
+    """Mirror the knobs, and the checkpoint's progress, into the URL (only when they changed, to
+    avoid extra reruns)."""
     want = {"n": str(k.n), "tax": f"{k.tax_us:g}", "work": f"{k.work_us:g}", "mode": k.mode.value,
             "dynamic": "1" if k.dynamic else "0", "policy": k.policy.value, "input": k.graph_input.value}
+    want.update(progress.url_params())
     if {q: st.query_params.get(q) for q in want} != want:
         st.query_params.update(want)
+    for q in (progress.URL_RUNS, progress.URL_PRED):
+        if q not in want and q in st.query_params:
+            del st.query_params[q]
 
 
 N_STOPS = [n for n in (1, 2, 3, 5, 7, 10, 15, 20, 30, 40, 50, 60, 80, 100, 120, 150, 200, 300, 400, 500,

@@ -1,112 +1,293 @@
-"""The checkpoint exercise ("Try it"): six steps, each checked against the student's own widget
-setting and the numbers it produced.
+"""The checkpoint exercise ("Try it"): six steps, each ticked only on evidence the student made.
+
+The student records results (a `Run`: the knobs one result was taken at) into a notebook. A step
+names the runs it needs (`Need`); it ticks when the notebook holds them, the prediction it asks
+for (if any) has been entered, and every relation it checks holds. Relations carry both sides'
+values, so a page can show what was compared, not just a verdict.
 
 Exact numbers (720 µs and the like) are checked on the textbook model only. Measured numbers
-(live or recorded) are checked as relations, because a real GPU adds a sync round trip, launch
-latency and noise: on an H200 eager overhead at the defaults is ~2 ms, not 720 µs.
-`view(mode, work_us, dynamic)` must return {"model": metrics, "measured": metrics or None}.
+(live, recorded or simulated) are checked as relations, because a real GPU adds a sync round
+trip, launch latency and noise: on an H200 eager overhead at the defaults is ~1.6 ms, not 720 µs.
+
+`numbers(run)` must return {"model": metrics, "measured": metrics or None} for one run.
+The notebook and the predictions round-trip through short text (`encode_*`/`decode_*`) so a page
+can keep progress in its URL.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
-SEED_SETTING = {"n": 120, "tax_us": 6.0}
-STEP_SETTINGS = {
-    "defaults_graph": {"mode": "graph", "work_us": 2.0, "dynamic": False},
-    "eager": {"mode": "eager", "work_us": 2.0, "dynamic": False},
-    "streams": {"mode": "streams", "work_us": 2.0, "dynamic": False},
-    "work_40": {"mode": "streams", "work_us": 40.0, "dynamic": False},
-    "work_back_2": {"mode": "streams", "work_us": 2.0, "dynamic": False},
-    "dynamic_graph": {"mode": "graph", "work_us": 2.0, "dynamic": True, "policy": "fallback"},
-}
-ORDER = list(STEP_SETTINGS)
+from ..errors import UsageError
+from ..knobs import LIMITS, SEED_N, SEED_TAX_US, Mode, Policy, choices
+
 CATCH_UP_TOLERANCE = 0.05  # step "work_40": streams counts as caught up within this fraction of graph
+MAX_RUNS = 40              # the notebook keeps the latest this many runs
+
+
+@dataclass(frozen=True)
+class Run:
+    """One result the student recorded: the setting it was taken at."""
+
+    mode: str
+    n: int
+    tax_us: float
+    work_us: float
+    dynamic: bool = False
+    policy: str = "fallback"
+
+    def token(self) -> str:
+        """A short URL-safe name: g120t6w2, or g120t6w2df with dynamic shapes (fallback)."""
+        tail = f"d{self.policy[0]}" if self.dynamic else ""
+        return f"{self.mode[0]}{self.n}t{self.tax_us:g}w{self.work_us:g}{tail}"
+
+    @classmethod
+    def parse(cls, token: str) -> "Run":
+        """The run a token names; UsageError saying why when it is not one."""
+        m = _TOKEN.fullmatch(token)
+        if not m:
+            raise UsageError(f"{token!r} is not a recorded result (expected e.g. g120t6w2)")
+        mode = _MODE_OF[m["mode"]]
+        widget = LIMITS["widget"]
+        n = int(widget["n"].parse("N", m["n"]))
+        tax = float(widget["tax_us"].parse("tax", m["tax"]))
+        work = float(widget["work_us"].parse("work", m["work"]))
+        policy = _POLICY_OF[m["policy"]] if m["policy"] else "fallback"
+        return cls(mode, n, tax, work, bool(m["dyn"]), policy)
+
+    def describe(self) -> str:
+        dyn = f", dynamic shapes ({self.policy})" if self.dynamic else ""
+        return f"{self.mode}, N={self.n}, tax {self.tax_us:g} µs, work {self.work_us:g} µs{dyn}"
+
+
+_MODE_OF = {m[0]: m for m in choices(Mode)}
+_POLICY_OF = {p[0]: p for p in choices(Policy)}
+_TOKEN = re.compile(r"(?P<mode>[egs])(?P<n>\d{1,5})t(?P<tax>\d{1,3}(?:\.\d{1,2})?)"
+                    r"w(?P<work>\d{1,4}(?:\.\d{1,2})?)(?:(?P<dyn>d)(?P<policy>[fbr]))?")
+
+
+@dataclass(frozen=True)
+class Need:
+    """A result a step needs: a mode and work at the seed's N and tax."""
+
+    mode: str
+    work_us: float
+    dynamic: bool = False
+
+    def run(self) -> Run:
+        return Run(self.mode, SEED_N, SEED_TAX_US, self.work_us, self.dynamic)
+
+    def label(self) -> str:
+        dyn = ", dynamic shapes on (policy fallback)" if self.dynamic else ""
+        return f"{self.mode} at work {self.work_us:g} µs{dyn}"
+
+    def matches(self, run: Run) -> bool:
+        return run == self.run()
+
+
+STEP_NEEDS: dict[str, list[Need]] = {
+    "defaults_graph": [Need("graph", 2.0)],
+    "eager": [Need("eager", 2.0)],
+    "streams": [Need("streams", 2.0), Need("eager", 2.0)],
+    "work_40": [Need("streams", 40.0), Need("graph", 40.0)],
+    "work_back_2": [Need("streams", 2.0), Need("graph", 2.0)],  # recorded after step work_40's
+    "dynamic_graph": [Need("graph", 2.0, dynamic=True), Need("streams", 2.0)],
+}
+ORDER = list(STEP_NEEDS)
+AFTER = {"work_back_2": "work_40"}  # a step whose runs must come after another step's runs
+
+
+@dataclass(frozen=True)
+class Relation:
+    """One checked statement with both sides: `left_value op right_value` on `source`."""
+
+    source: str        # "textbook model" or "measured"
+    claim: str         # what it says, in words
+    left: str
+    left_value: float | bool | None
+    op: str            # "=", "<", "≥", "within 5% of", ...
+    right: str
+    right_value: float | bool | None
+    holds: bool
+
+    def values(self) -> str:
+        parts = (self.left, fmt(self.left_value), self.op, self.right, fmt(self.right_value))
+        return " ".join(p for p in parts if p)
+
+
+def fmt(x) -> str:
+    """A value in a relation: TRUE/FALSE, counts as integers, times in µs."""
+    if x is None:
+        return "not counted"
+    if isinstance(x, bool):
+        return "TRUE" if x else "FALSE"
+    if isinstance(x, int):
+        return f"{x:,}"
+    return f"{x:,.1f} µs"
 
 
 @dataclass
 class StepCheck:
-    """done: the step ticks; todo: what to change in the setting; failed: relations that don't hold."""
+    """done: the step ticks. todo: what the student must still do. relations: what was checked
+    (empty until the runs are there). evidence: per need, the run used and its numbers."""
 
     done: bool
     todo: list[str] = field(default_factory=list)
-    failed: list[str] = field(default_factory=list)
-    seen: list[str] = field(default_factory=list)
+    relations: list[Relation] = field(default_factory=list)
+    evidence: list[tuple[Need, Run | None, dict | None]] = field(default_factory=list)
+
+    @property
+    def failed(self) -> list[Relation]:
+        return [r for r in self.relations if not r.holds]
 
 
-def setting_todo(step: str, setting: dict) -> list[str]:
-    """What the student must still change for `step` (empty when the setting is right)."""
-    want = dict(SEED_SETTING, **STEP_SETTINGS[step])
-    todo = []
-    for key, value in want.items():
-        have = setting.get(key, "fallback" if key == "policy" else None)
-        if (abs(have - value) > 1e-9) if isinstance(value, float) else have != value:
-            todo.append(f"set {key.replace('_us', ' (µs)').replace('_', ' ')} to {value}")
-    return todo
+def _find(runs: list[Run], need: Need, after: int) -> int | None:
+    """Index of the latest run matching `need` recorded after index `after`."""
+    for i in range(len(runs) - 1, after, -1):
+        if need.matches(runs[i]):
+            return i
+    return None
 
 
-def _rel(a: float, b: float) -> float:
-    return abs(a - b) / b if b else float("inf")
+def _evidence_index(step: str, runs: list[Run]) -> tuple[list[int | None], list[str]]:
+    """Per need the run that serves as its evidence, and what is missing."""
+    todo, after = [], -1
+    if step in AFTER:
+        prior, _ = _evidence_index(AFTER[step], runs)
+        if any(i is None for i in prior):
+            return [None] * len(STEP_NEEDS[step]), [f"first do the step '{AFTER[step]}' (40 µs of work)"]
+        after = max(prior)
+    found = [_find(runs, need, after) for need in STEP_NEEDS[step]]
+    for need, i in zip(STEP_NEEDS[step], found):
+        if i is None:
+            todo.append(f"record a result with {need.label()} (N={SEED_N}, tax {SEED_TAX_US:g} µs)"
+                        + (" after the 40 µs step" if step in AFTER else ""))
+    return found, todo
 
 
-def _relations(step: str, view) -> list[tuple[bool, str]]:
-    """(holds, statement) pairs for a step, on the model and on measured numbers when present."""
-    cur = view(**{k: v for k, v in STEP_SETTINGS[step].items() if k != "policy"})
-    m, meas = cur["model"], cur["measured"]
-    out: list[tuple[bool, str]] = []
+def _rel(source, claim, left, lv, op, right, rv, holds) -> Relation:
+    return Relation(source, claim, left, lv, op, right, rv, bool(holds))
+
+
+def _relations(step: str, model: list[dict], meas: list[dict | None]) -> list[Relation]:
+    """The statements a step checks, on the textbook model and on the measured numbers of its runs
+    (model[i] and meas[i] belong to STEP_NEEDS[step][i])."""
+    M, T = "measured", "textbook model"
+    m, x = model[0], meas[0]
+    out: list[Relation] = []
     if step == "defaults_graph":
-        out.append((m["driver_calls"] == 1 and m["graph_valid"], "model: one driver call, graph valid"))
-        if meas:
-            out.append((meas["driver_calls"] == 1 and meas["launch_overhead_us"] < meas["kernel_work_us"],
-                        "measured: one driver call, overhead smaller than the kernel work"))
+        out.append(_rel(T, "one driver call", "driver calls", m["driver_calls"], "=", "", 1, m["driver_calls"] == 1))
+        if x:
+            if x["driver_calls"] is not None:
+                out.append(_rel(M, "one driver call", "driver calls", x["driver_calls"], "=", "", 1,
+                                x["driver_calls"] == 1))
+            out.append(_rel(M, "launch overhead smaller than the kernel work", "overhead",
+                            x["launch_overhead_us"], "<", "kernel work", x["kernel_work_us"],
+                            x["launch_overhead_us"] < x["kernel_work_us"]))
     elif step == "eager":
-        out.append((abs(m["launch_overhead_us"] - 720) < 0.5 and abs(m["kernel_work_us"] - 240) < 0.5
-                    and m["driver_calls"] == 120, "model: 720 µs of tax against 240 µs of work, 120 calls"))
-        if meas:
-            out.append((meas["launch_overhead_us"] >= 2 * meas["kernel_work_us"],
-                        "measured: overhead is several times the kernel work"))
+        out.append(_rel(T, "120 launches × 6 µs of tax", "overhead", m["launch_overhead_us"], "=",
+                        "120 × 6 µs =", 720.0, abs(m["launch_overhead_us"] - 720) < 0.5))
+        out.append(_rel(T, "one driver call per kernel", "driver calls", m["driver_calls"], "=", "N =", SEED_N,
+                        m["driver_calls"] == SEED_N))
+        if x:
+            out.append(_rel(M, "overhead several times the kernel work", "overhead", x["launch_overhead_us"],
+                            "≥", "2 × kernel work =", 2 * x["kernel_work_us"],
+                            x["launch_overhead_us"] >= 2 * x["kernel_work_us"]))
     elif step == "streams":
-        e = view(mode="eager", work_us=2.0, dynamic=False)
-        out.append((0 < m["launch_overhead_us"] < e["model"]["launch_overhead_us"],
-                    "model: less overhead than eager, but more than zero"))
-        if meas and e["measured"]:
-            out.append((meas["launch_overhead_us"] < e["measured"]["launch_overhead_us"],
-                        "measured: streams overhead below eager's"))
+        e_m, e_x = model[1], meas[1]
+        out.append(_rel(T, "less overhead than eager", "streams overhead", m["launch_overhead_us"], "<",
+                        "eager overhead", e_m["launch_overhead_us"],
+                        0 < m["launch_overhead_us"] < e_m["launch_overhead_us"]))
+        if x and e_x:
+            out.append(_rel(M, "less overhead than eager", "streams overhead", x["launch_overhead_us"], "<",
+                            "eager overhead", e_x["launch_overhead_us"],
+                            x["launch_overhead_us"] < e_x["launch_overhead_us"]))
     elif step == "work_40":
-        g = view(mode="graph", work_us=40.0, dynamic=False)
-        tol = f"{CATCH_UP_TOLERANCE:.0%}"
-        out.append((_rel(m["wall_us"], g["model"]["wall_us"]) <= CATCH_UP_TOLERANCE, f"model: streams within {tol} of graph"))
-        if meas and g["measured"]:
-            out.append((_rel(meas["wall_us"], g["measured"]["wall_us"]) <= CATCH_UP_TOLERANCE,
-                        f"measured: streams within {tol} of graph"))
+        g_m, g_x = model[1], meas[1]
+        tol = f"within {CATCH_UP_TOLERANCE:.0%} of"
+        out.append(_rel(T, "streams caught up with graph", "streams wall", m["wall_us"], tol, "graph wall",
+                        g_m["wall_us"], _close(m["wall_us"], g_m["wall_us"])))
+        if x and g_x:
+            out.append(_rel(M, "streams caught up with graph", "streams wall", x["wall_us"], tol, "graph wall",
+                            g_x["wall_us"], _close(x["wall_us"], g_x["wall_us"])))
     elif step == "work_back_2":
-        g = view(mode="graph", work_us=2.0, dynamic=False)
-        out.append((m["wall_us"] >= 2 * g["model"]["wall_us"], "model: streams at least 2x slower than graph"))
-        if meas and g["measured"]:
-            out.append((meas["wall_us"] >= 1.5 * g["measured"]["wall_us"],
-                        "measured: streams well behind graph again"))
+        g_m, g_x = model[1], meas[1]
+        out.append(_rel(T, "streams at least 2× slower than graph", "streams wall", m["wall_us"], "≥",
+                        "2 × graph wall =", 2 * g_m["wall_us"], m["wall_us"] >= 2 * g_m["wall_us"]))
+        if x and g_x:
+            out.append(_rel(M, "streams well behind graph again", "streams wall", x["wall_us"], "≥",
+                            "1.5 × graph wall =", 1.5 * g_x["wall_us"], x["wall_us"] >= 1.5 * g_x["wall_us"]))
     elif step == "dynamic_graph":
         # The textbook (the seed's widget) snaps back to eager; a real runtime, and ours, falls
         # back to asynchronous dispatch: each source is checked against its own fallback.
-        e = view(mode="eager", work_us=2.0, dynamic=True)
-        s = view(mode="streams", work_us=2.0, dynamic=True)
-        out.append((not m["graph_valid"] and abs(m["launch_overhead_us"] - e["model"]["launch_overhead_us"]) < 0.5,
-                    "textbook model: graph-capture valid is FALSE and overhead equals eager's"))
-        if meas and s["measured"]:
-            out.append((not meas["graph_valid"]
-                        and meas["launch_overhead_us"] >= 0.8 * s["measured"]["launch_overhead_us"],
-                        "measured: graph invalid, overhead back near streams' (the async fallback)"))
+        s_x = meas[1]
+        out.append(_rel(T, "the graph can't be replayed", "graph-capture valid", m["graph_valid"], "=", "",
+                        False, not m["graph_valid"]))
+        out.append(_rel(T, "overhead back to eager's (the seed's fallback)", "overhead", m["launch_overhead_us"],
+                        "=", "120 × 6 µs =", 720.0, abs(m["launch_overhead_us"] - 720) < 0.5))
+        if x:
+            out.append(_rel(M, "the graph can't be replayed", "graph-capture valid", x["graph_valid"], "=", "",
+                            False, not x["graph_valid"]))
+        if x and s_x:
+            out.append(_rel(M, "overhead back near streams' (the async fallback)", "overhead",
+                            x["launch_overhead_us"], "≥", "0.8 × streams overhead =", 0.8 * s_x["launch_overhead_us"],
+                            x["launch_overhead_us"] >= 0.8 * s_x["launch_overhead_us"]))
     return out
 
 
-def check_step(step: str, setting: dict, view, done_before: set[str] | None = None) -> StepCheck:
-    """Check one step against the current setting. `work_back_2` needs `work_40` done first."""
-    if step not in STEP_SETTINGS:
+def _close(a: float, b: float) -> bool:
+    return b > 0 and abs(a - b) / b <= CATCH_UP_TOLERANCE
+
+
+def check_step(step: str, runs: list[Run], numbers, predicted: bool = True) -> StepCheck:
+    """Check one step against the student's notebook `runs` (oldest first). `predicted` is whether
+    the prediction the step asks for has been entered (True for a step that asks none)."""
+    if step not in STEP_NEEDS:
         raise ValueError(f"unknown checkpoint step {step!r}")
-    todo = setting_todo(step, setting)
-    if step == "work_back_2" and "work_40" not in (done_before or set()):
-        todo.insert(0, "first do the step with 40 µs of work")
-    if todo:
-        return StepCheck(False, todo=todo)
-    rel = _relations(step, view)
-    return StepCheck(all(ok for ok, _ in rel), failed=[s for ok, s in rel if not ok],
-                     seen=[s for ok, s in rel if ok])
+    found, todo = _evidence_index(step, runs)
+    if not predicted:
+        todo.insert(0, "enter your prediction")
+    evidence = []
+    for need, i in zip(STEP_NEEDS[step], found):
+        run = runs[i] if i is not None else None
+        evidence.append((need, run, numbers(run) if run else None))
+    if any(run is None for _, run, _ in evidence):
+        return StepCheck(False, todo=todo, evidence=evidence)
+    rel = _relations(step, [e[2]["model"] for e in evidence], [e[2]["measured"] for e in evidence])
+    return StepCheck(predicted and all(r.holds for r in rel), todo=todo, relations=rel, evidence=evidence)
+
+
+def encode_runs(runs: list[Run]) -> str:
+    return ".".join(r.token() for r in runs[-MAX_RUNS:])
+
+
+def decode_runs(text: str) -> tuple[list[Run], list[str]]:
+    """The runs in `text`, and a line for each token that is not one (skipped, the rest kept)."""
+    runs, bad = [], []
+    for token in filter(None, (text or "").split(".")):
+        try:
+            runs.append(Run.parse(token))
+        except UsageError as e:
+            bad.append(str(e))
+    return runs[-MAX_RUNS:], bad
+
+
+def encode_predictions(pred: dict[str, float]) -> str:
+    return ",".join(f"{step}:{value:g}" for step, value in pred.items() if step in STEP_NEEDS)
+
+
+def decode_predictions(text: str) -> tuple[dict[str, float], list[str]]:
+    """{step: value} from "eager:720,streams:722"; a line for each entry that is not one."""
+    pred, bad = {}, []
+    for item in filter(None, (text or "").split(",")):
+        step, _, value = item.partition(":")
+        try:
+            if step not in STEP_NEEDS:
+                raise ValueError(f"no step called {step!r}")
+            v = float(value)
+            if not (0 <= v < 1e9):
+                raise ValueError("out of range")
+            pred[step] = v
+        except ValueError as e:
+            bad.append(f"prediction {item!r} ignored: {e}")
+    return pred, bad

@@ -1,0 +1,63 @@
+"""The checkpoint's progress: the student's recorded results and predictions, kept in the session
+and mirrored into the URL (`ck`, `ckp`), so it survives a page switch and a reload.
+
+Streamlit drops query parameters when the student moves to another page, so every page that
+writes its URL (the widget and the checkpoint, through knobs.write_url) carries these along.
+"""
+from __future__ import annotations
+
+import streamlit as st
+
+from pages.ui.safe_text import md
+from runtime_core.lesson.checkpoint import (MAX_RUNS, Run, decode_predictions, decode_runs, encode_predictions,
+                                            encode_runs)
+
+RUNS, PRED = "ck_runs", "ck_pred"
+URL_RUNS, URL_PRED = "ck", "ckp"
+
+
+def init() -> list[str]:
+    """Load progress from the URL on a session's first run; notices for entries that were junk
+    (each skipped alone: the rest of the progress is kept)."""
+    notices = []
+    if RUNS not in st.session_state:
+        runs, bad = decode_runs(st.query_params.get(URL_RUNS, ""))
+        pred, bad_pred = decode_predictions(st.query_params.get(URL_PRED, ""))
+        st.session_state[RUNS], st.session_state[PRED] = runs, pred
+        notices = [md("Checkpoint progress in the URL: {why}; skipped.", why=why) for why in bad + bad_pred]
+    return notices
+
+
+def runs() -> list[Run]:
+    return st.session_state.get(RUNS, [])
+
+
+def predictions() -> dict[str, float]:
+    return st.session_state.get(PRED, {})
+
+
+def record(run: Run) -> None:
+    st.session_state[RUNS] = (runs() + [run])[-MAX_RUNS:]
+
+
+def predict(step: str, value: float | None) -> None:
+    pred = dict(predictions())
+    if value is None:
+        pred.pop(step, None)
+    else:
+        pred[step] = float(value)
+    st.session_state[PRED] = pred
+
+
+def reset() -> None:
+    st.session_state[RUNS], st.session_state[PRED] = [], {}
+
+
+def url_params() -> dict[str, str]:
+    """The progress as query parameters (empty when there is none)."""
+    out = {}
+    if runs():
+        out[URL_RUNS] = encode_runs(runs())
+    if predictions():
+        out[URL_PRED] = encode_predictions(predictions())
+    return out
