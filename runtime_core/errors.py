@@ -19,3 +19,9 @@ class RecordingError(UsageError):
 
 class NoCudaDevice(UsageError):
     """Backend "cuda" was asked for, and torch sees no CUDA device here."""
+
+
+class CaptureError(RuntimeError):
+    """A CUDA graph capture that failed, for example because the captured region synchronized
+    (a sync cannot be recorded). The capture is abandoned and the device stays usable; the
+    message says what was not allowed. Not a UsageError: it is the captured code that is wrong."""

@@ -13,6 +13,7 @@ import time
 
 import torch
 
+from ..errors import CaptureError
 from ..knobs import Backend
 from .cuda_objects import CudaBuffer, CudaEvent, CudaGraph, CudaHostBuffer
 from .device import Device
@@ -190,9 +191,27 @@ class CudaDevice(Device):
         """Capture the launches `fn` makes on `stream` (torch's own side stream if None) into a
         graph. Callers warm `fn` up first: see engine/capture.py."""
         g = torch.cuda.CUDAGraph()
-        with torch.cuda.graph(g, pool=pool, stream=stream):
-            fn()
+        try:
+            with torch.cuda.graph(g, pool=pool, stream=stream):
+                fn()
+        except RuntimeError as e:  # the capture is over (torch.cuda.graph ends it on the way out)
+            if isinstance(e, CaptureError):
+                raise
+            del g
+            self._recover_after_capture()
+            first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+            raise CaptureError(f"capture failed: {first}; the capture was abandoned") from e
         return CudaGraph(g)
+
+    @staticmethod
+    def _recover_after_capture() -> None:
+        """After a failed capture: clear CUDA's last error and wait for the device, so the next
+        launch starts clean. A capture error is not sticky; if synchronize still fails the
+        context is broken and that error propagates (a real bug, not a user's)."""
+        try:
+            torch.cuda.synchronize()
+        except RuntimeError:
+            torch.cuda.synchronize()
 
     # ---- measurement helpers ------------------------------------------------------------
     def measure_tax(self, batches: int = 7, launches: int = 400) -> float:

@@ -195,7 +195,9 @@ class Device(ABC):
     @abstractmethod
     def capture(self, fn, pool=None, stream=None):
         """Record the launches `fn` makes on `stream` into a graph, without running them.
-        Callers warm `fn` up first and order the streams: see engine/capture.py."""
+        Callers warm `fn` up first and order the streams: see engine/capture.py. A region that
+        synchronizes (or otherwise cannot be captured) raises errors.CaptureError, and the
+        device is usable afterwards."""
 
     # ---- correctness -----------------------------------------------------------------------
     @abstractmethod

@@ -28,6 +28,7 @@ import weakref
 from collections import Counter
 
 from ..constants import Constants
+from ..errors import CaptureError
 from ..knobs import Backend
 from ..result import Span
 from .device import Device, Trace
@@ -191,6 +192,9 @@ class SimDevice(Device):
     def synchronize(self) -> None:
         """Block the host until every stream is idle; return after the sync round trip s, and
         never sooner than the eager floor f after the latest launch began."""
+        if self._capture is not None:  # as CUDA does: a sync can't be recorded into a graph
+            raise CaptureError("capture failed: synchronize inside a CUDA graph capture (operation not "
+                               "permitted when stream is capturing); the capture was abandoned")
         self.counts["cudaDeviceSynchronize"] += 1
         start = self.host_us
         self.engine.run_until(self.host_us)
