@@ -26,6 +26,8 @@ for note in notices:
 
 knob_col, out_col = st.columns([1, 2.2], gap="medium")
 with knob_col:
+    if ctx.live:
+        src.live_gpu().start_warm_up()  # once per server; returns at once
     floor = src.live_floor_us() if ctx.live else None
     rec_floor = ctx.recording.meta.intrinsic_tax_us if (ctx.recording and not ctx.live) else None
     k = knobs.render(floor if ctx.live else rec_floor, "this GPU" if ctx.live else "the recorded GPU")
@@ -42,13 +44,20 @@ book = src.textbook(k)
 sim = src.simulated(k)
 with out_col:
     if ctx.live:
-        with st.spinner("Measuring on the GPU (the first run also calibrates and starts the profiler)…"):
-            shown = src.shown(True, None, k)
+        warm = src.live_gpu().status()
+        if warm.state != "ready":
+            st.caption(warm.describe())
+        line = st.empty()  # the place in the GPU's line, while others measure
+        with st.spinner("Measuring on the GPU…"):
+            shown = src.shown(True, ctx.recording, k, on_wait=lambda w: line.info(w.describe()))
+        line.empty()
+        if shown.notice:
+            st.info(shown.notice)
     else:
         shown = src.shown(False, ctx.recording, k)
     d = shown.numbers
     at_shown = k if not shown.note else k.replace(n=d["n"], work_us=d["work_us"])
-    detail = (f"this machine's GPU, measured at {d.get('measured_at', '?')}" if ctx.live else
+    detail = (f"this machine's GPU, measured at {d.get('measured_at', '?')}" if shown.source == "live" else
               f"SimDevice with a {k.tax_us:g} µs launch tax" if shown.fallback else
               f"{ctx.recording.meta.device_name}, {ctx.recording.meta.recorded_at[:10]}")
     source_badge(shown.source, detail)
@@ -92,13 +101,13 @@ with tabs["Side by side"]:
         "driver calls": count_cell(r["driver_calls"]),
         "graph-capture valid?": "TRUE" if r["graph_valid"] else "FALSE"} for name, r in rows.items()})
     if k.mode == "graph" and not k.dynamic:
-        extra = max(0.0, k.tax_us - (rec_floor or 0.0))
+        extra = max(0.0, k.tax_us - (ctx.recording.meta.intrinsic_tax_us or 0.0)) if ctx.recording else 0.0
         table.loc["copy into the static input (µs)"] = copy_costs(k, {
             "textbook model": src.textbook, "simulated": src.simulated,
             "calibrated model": (lambda kk: src.calibrated(shown.consts, kk.replace(tax_us=shown.eff_tax_us)))
             if calib else None,
             meas_col: (lambda kk: src.recorded(ctx.recording, kk.replace(extra_tax_us=extra)))
-            if (ctx.recording and not ctx.live) else None}, list(rows))
+            if (ctx.recording and shown.source != "live") else None}, list(rows))
     st.dataframe(table, width="stretch")
     st.caption("Textbook and simulated columns are computed at your setting. Calibrated model: the same "
                "formulas with constants measured on the GPU (sync round trip, eager floor, graph launch "

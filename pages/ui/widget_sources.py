@@ -78,35 +78,24 @@ def _simulated(*fields) -> dict:
 
 
 @st.cache_resource(show_spinner=False)
+def live_gpu():
+    """The server's one live GPU (engine/live_gpu.py): warmed in the background, shared by every
+    session, one measurement at a time."""
+    from runtime_core.engine.cuda_device import CudaDevice
+    from runtime_core.engine.live_gpu import LiveGPU
+    return LiveGPU(CudaDevice.shared)
+
+
 def live_floor_us() -> float:
     """The live GPU's intrinsic launch tax (the tax knob's floor), measured once per server."""
-    from runtime_core.engine.cuda_device import CudaDevice
-    from runtime_core.engine.measure import GPU_LOCK
-    with GPU_LOCK:
-        dev = CudaDevice.shared()
-        dev.tracer().start()  # the trace worker takes a few seconds to start: begin now
-        return dev.intrinsic_tax_us()
+    return live_gpu().floor_us()
 
 
-def live(k: Knobs) -> dict:
-    """Measure `k` (its extra_tax_us on top of the GPU's own tax) on this machine's GPU now,
-    cached for 10 minutes per setting; one measurement at a time across all sessions."""
-    return _live(*_fields(k.replace(tax_us=0.0)))
-
-
-@st.cache_data(max_entries=256, ttl=600, show_spinner=False)
-def _live(*fields) -> dict:
-    import time
-    from runtime_core.engine.measure import GPU_LOCK, measure
-    k = Knobs(*fields)
-    dev = live_device()
-    check_cost(k, dev)
-    with GPU_LOCK:
-        r = measure(dev, k)
-    d = result_dict(r)
-    d["chrome_trace"] = r.chrome_trace
-    d["measured_at"] = time.strftime("%H:%M:%S")
-    return d
+def live(k: Knobs, on_wait=None) -> dict:
+    """Measure `k` (its extra_tax_us on top of the GPU's own tax) on this machine's GPU, or take
+    it from the shared cache (10 minutes per setting). `on_wait(Waiting)` is told the place in
+    line while other measurements run; QueueFull past the line's cap."""
+    return live_gpu().measure(k, on_wait=on_wait)
 
 
 def recorded(rec: Recording, k: Knobs) -> dict | None:
@@ -121,14 +110,9 @@ def recorded(rec: Recording, k: Knobs) -> dict | None:
     return d
 
 
-@st.cache_resource(show_spinner=False)
 def live_calibration() -> dict:
     """The calibrated model's constants for the live GPU (measured once per server, ~2 s)."""
-    from runtime_core.engine.cuda_device import CudaDevice
-    from runtime_core.engine.measure import GPU_LOCK
-    with GPU_LOCK:
-        from runtime_core.model.calibrate import constants_for
-        return constants_for(CudaDevice.shared()).as_dict()
+    return live_gpu().calibration()
 
 
 @dataclass
@@ -144,6 +128,7 @@ class Shown:
     consts: Constants | None  # the calibrated model's constants for this GPU
     eff_tax_us: float         # the launch tax this column ran with
     fallback: bool = False    # True when neither a GPU nor a recording was there: the simulator
+    notice: str = ""          # why live numbers were not shown (the GPU's line was full)
 
 
 def off_grid_note(d: dict, k: Knobs) -> str:
@@ -159,14 +144,21 @@ def off_grid_note(d: dict, k: Knobs) -> str:
     return "recorded at " + ", ".join(parts) if parts else ""
 
 
-def shown(live: bool, rec: Recording | None, k: Knobs) -> Shown:
+def shown(is_live: bool, rec: Recording | None, k: Knobs, on_wait=None) -> Shown:
     """What the headline column shows for `k` (the tax knob's value at or above the GPU's floor
-    goes in as real extra host work)."""
-    if live:
+    goes in as real extra host work). Live when `is_live`; past the GPU line's cap, the
+    recording with a notice saying so."""
+    notice = ""
+    if is_live:
+        from runtime_core.engine.gpu_queue import QueueFull
         floor = live_floor_us()
         extra = max(0.0, k.tax_us - floor)
-        d = live(k.replace(extra_tax_us=extra))
-        return Shown(d, "live", "measured live", "", Constants.from_dict(live_calibration()), floor + extra)
+        try:
+            d = live(k.replace(extra_tax_us=extra), on_wait=on_wait)
+            return Shown(d, "live", "measured live", "", Constants.from_dict(live_calibration()), floor + extra)
+        except QueueFull as e:
+            notice = (f"The GPU is busy: {e}. Showing the recorded numbers instead; change a knob "
+                      "or wait a moment to measure live.")
     if rec is not None:
         floor = rec.meta.intrinsic_tax_us or 0.0
         at = k.replace(extra_tax_us=max(0.0, k.tax_us - floor))
@@ -174,8 +166,8 @@ def shown(live: bool, rec: Recording | None, k: Knobs) -> Shown:
         if d is not None:
             name = "simulated recording" if rec.meta.simulated else f"recorded {short_device(rec)}"
             return Shown(d, rec.meta.source, name, off_grid_note(d, at), rec.meta.calibration,
-                         floor + at.extra_tax_us)
-    return Shown(simulated(k), "simulated", "simulated", "", None, k.tax_us, fallback=True)
+                         floor + at.extra_tax_us, notice=notice)
+    return Shown(simulated(k), "simulated", "simulated", "", None, k.tax_us, fallback=True, notice=notice)
 
 
 def short_device(rec: Recording) -> str:

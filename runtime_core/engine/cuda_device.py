@@ -271,6 +271,9 @@ class CudaDevice(Device):
         with trace_region(warmup) as tr:
             yield tr
 
+    def prepare_tracing(self) -> None:
+        self.tracer().start()
+
     def trace_inline(self, fn):
         """Profiling this process would slow every later launch in it: run `fn` untraced."""
         fn()

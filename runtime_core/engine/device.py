@@ -236,6 +236,10 @@ class Device(ABC):
         """Trace one chain step described by `spec` (measure.trace_spec), wherever this device
         can do so without slowing later measurements (CUDA: a worker process)."""
 
+    def prepare_tracing(self) -> None:
+        """Get tracing ready ahead of the first trace_step (CUDA: start the worker process,
+        which takes seconds). Nothing to do on a device that traces in-process."""
+
     @abstractmethod
     def trace_inline(self, fn) -> Trace | None:
         """Run `fn` and return its Trace if this device can trace in-process for free; else run

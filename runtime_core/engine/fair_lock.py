@@ -31,6 +31,7 @@ class FairLock:
         self._line: list[int] = []          # tickets in order; _line[0] holds the lock
         self._owner: dict[int, int] = {}    # ticket -> thread id that took it
         self._numbers = itertools.count(1)
+        self._entered = threading.local()   # `with lock:` contexts of this thread, innermost last
 
     # ---- the line ------------------------------------------------------------------------
     def take_ticket(self) -> int:
@@ -100,6 +101,21 @@ class FairLock:
         except BaseException:
             self.leave(ticket)
             raise
+
+    def in_line(self) -> int:
+        """Tickets in line, the holder included."""
+        with self._cond:
+            return len(self._line)
+
+    # ---- `with lock:` (a drop-in for threading.Lock: a fair wait, no position shown) ----------
+    def __enter__(self):
+        ctx = self.hold()
+        ctx.__enter__()
+        self._entered.__dict__.setdefault("stack", []).append(ctx)
+        return self
+
+    def __exit__(self, *exc):
+        return self._entered.stack.pop().__exit__(*exc)
 
     # ---- the usual way in ---------------------------------------------------------------------
     @contextlib.contextmanager

@@ -10,14 +10,12 @@ pair of events around one tiny kernel.
 from __future__ import annotations
 
 import statistics
-import threading
 
 from ..knobs import GraphInput, Knobs, Mode
 from ..result import Result
 from .executors import make_executor
+from .gpu_queue import GPU_LOCK  # noqa: F401  one measurement at a time on the GPU, fair, across sessions
 from .workload import ChainWorkload
-
-GPU_LOCK = threading.Lock()  # one measurement at a time on the GPU, across all app sessions
 
 
 def default_repeats(dev, n: int, work_us: float) -> int:
