@@ -90,6 +90,10 @@ def main(argv: list[str] | None = None) -> int:
         cmd = argv[0] if argv and argv[0] in _subcommands(parser) else ""
         print(f"runtime_core{' ' + cmd if cmd else ''}: error: {first}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:  # Ctrl-C: one line, the shell's status for SIGINT, no traceback
+        cmd = argv[0] if argv and argv[0] in _subcommands(parser) else ""
+        print(f"runtime_core{' ' + cmd if cmd else ''}: interrupted", file=sys.stderr)
+        return 130
     if isinstance(out, int):
         return out
     print(json.dumps(out, indent=2, default=str))

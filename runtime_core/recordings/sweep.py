@@ -34,6 +34,7 @@ from .lookup import timeline_key
 
 CALIBRATION_EVERY = 60   # points between two calibration samples on a drifting device
 MAX_TIMELINE_KERNELS = 300
+SAVE_EVERY = 5  # points between saves: a SIGKILL loses at most this many (a save is a small atomic write)
 
 
 class _Run:
@@ -68,10 +69,16 @@ def run_sweep(out: Path, backend: str = "auto", budget_s: float = 480.0, resume:
     _pin_to_one_core()
     run = _Run(dev, rec or {"meta": _meta(dev), "points": [], "timelines": {}}, out, budget_s, quick)
     run.rec["meta"]["passes"] = passes
-    for pass_i in range(passes):
-        if not (_timing_pass(run, pass_i) and _native_pass(run, pass_i)):
-            return _finish(run, complete=False)
-    return _finish(run, complete=_trace_pass(run))
+    try:
+        for pass_i in range(passes):
+            if not (_timing_pass(run, pass_i) and _native_pass(run, pass_i)):
+                return _finish(run, complete=False)
+        return _finish(run, complete=_trace_pass(run))
+    except KeyboardInterrupt:  # Ctrl-C: keep every point measured so far, then stop
+        rec = _finish(run, complete=False)
+        print(f"sweep: interrupted; {len(rec['points'])} points kept in {out}; run again with --resume",
+              file=sys.stderr)
+        raise
 
 
 def _timing_pass(run: _Run, pass_i: int) -> bool:
@@ -93,7 +100,7 @@ def _timing_pass(run: _Run, pass_i: int) -> bool:
         p["graph_valid"] = r.graph_valid
         if k["policy"] != "fallback":
             p["graph_stats"] = r.extra["graph_stats"]
-        if i % 20 == 19:
+        if i % SAVE_EVERY == SAVE_EVERY - 1:
             run.save()
     return True
 
