@@ -108,7 +108,10 @@ class Range:
         return int(value) if self.integer else float(value)
 
     def parse(self, name: str, text: str):
-        """Parse text (a CLI argument, a URL value) and check it."""
+        """Parse text (a CLI argument, a URL value) and check it. Only ASCII: Python would read
+        "١٢٠" or full-width "１２０" as 120, which no one types on purpose."""
+        if isinstance(text, str) and not text.isascii():
+            raise UsageError(f"{name} is not a number: {text[:40]!r}")
         try:
             value = float(text)
         except (TypeError, ValueError):
