@@ -103,7 +103,7 @@ with tabs["Side by side"]:
     if k.mode == "graph" and not k.dynamic:
         extra = max(0.0, k.tax_us - (ctx.recording.meta.intrinsic_tax_us or 0.0)) if ctx.recording else 0.0
         table.loc["copy into the static input (µs)"] = copy_costs(k, {
-            "textbook model": src.textbook, "simulated": src.simulated,
+            "textbook model": src.textbook, "simulated": src.simulated_numbers,
             "calibrated model": (lambda kk: src.calibrated(shown.consts, kk.replace(tax_us=shown.eff_tax_us)))
             if calib else None,
             meas_col: (lambda kk: src.recorded(ctx.recording, kk.replace(extra_tax_us=extra)))

@@ -163,11 +163,24 @@ def miss_rows(misses: list[dict]) -> pd.DataFrame:
         "error": f"{m['error_pct']:+.0f}%", "why": m["reason"]} for m in misses])
 
 
+@st.cache_resource(show_spinner=False, max_entries=8)
+def _accuracy(file: str, recorded_at: str, _rec) -> tuple[dict, go.Figure]:
+    """accuracy() and its scatter figure, once per recording (they don't depend on the knobs)."""
+    return accuracy(_rec), _accuracy_figure(_rec, accuracy(_rec)["tolerance"])
+
+
 def accuracy_panel(rec) -> None:
     """The calibrated model against every recorded point: error per point and why it misses."""
-    acc = accuracy(rec)
+    acc, fig = _accuracy(rec.meta.file, rec.meta.recorded_at, rec)
     st.markdown(f"**{acc['within']} of {acc['total']}** recorded points are within ±{acc['tolerance']:.0%} "
                 f"of the calibrated model (target: {acc['target_share']:.0%}).")
+    st.plotly_chart(fig, width="stretch")
+    if acc["misses"]:
+        st.markdown(f"**Points outside ±{acc['tolerance']:.0%}, and why**")
+        st.dataframe(miss_rows(acc["misses"]), width="stretch", hide_index=True)
+
+
+def _accuracy_figure(rec, tol: float) -> go.Figure:
     pts = [p.metrics() for p in rec.points if p.model_wall_us is not None]
     fig = go.Figure()
     for mode, (colour, symbol) in MODE_STYLE.items():
@@ -178,7 +191,6 @@ def accuracy_panel(rec) -> None:
             text=[f"N={p['n']} work={p['work_us']:g} µs dynamic={'yes' if p['dynamic'] else 'no'}" for p in mine],
             hovertemplate="%{text}<br>measured %{x:,.1f} µs<br>model %{y:,.1f} µs<extra></extra>"))
     lo, hi = min(p["wall_us"] for p in pts), max(p["wall_us"] for p in pts)
-    tol = acc["tolerance"]
     for f, name in ((1.0, "model = measured"), (1 + tol, f"+{tol:.0%}"), (1 - tol, f"−{tol:.0%}")):
         fig.add_trace(go.Scatter(x=[lo, hi], y=[lo * f, hi * f], mode="lines", name=name,
                                  line=dict(color="#555555", dash="solid" if f == 1.0 else "dot", width=1)))
@@ -186,7 +198,4 @@ def accuracy_panel(rec) -> None:
                       legend=dict(orientation="h", yanchor="top", y=-0.18, x=0))
     fig.update_xaxes(type="log", title="measured wall time / step (µs)")
     fig.update_yaxes(type="log", title="calibrated model (µs)")
-    st.plotly_chart(fig, width="stretch")
-    if acc["misses"]:
-        st.markdown(f"**Points outside ±{tol:.0%}, and why**")
-        st.dataframe(miss_rows(acc["misses"]), width="stretch", hide_index=True)
+    return fig

@@ -63,18 +63,25 @@ def live_device():
     return CudaDevice.shared()
 
 
-def simulated(k: Knobs) -> dict:
-    """The discrete-event simulator with the knob's tax: real executor code on a virtual clock."""
-    return _simulated(*_fields(k))
+def simulated(k: Knobs, timeline: bool = True) -> dict:
+    """The discrete-event simulator with the knob's tax: real executor code on a virtual clock.
+    `timeline=False` skips the traced step: no timeline and no call counts (wall times only)."""
+    return _simulated(*_fields(k), timeline)
 
 
 @st.cache_data(max_entries=256, show_spinner=False)
-def _simulated(*fields) -> dict:
+def _simulated(*fields_and_timeline) -> dict:
     from runtime_core.engine.measure import measure
+    *fields, timeline = fields_and_timeline
     k = Knobs(*fields).replace(extra_tax_us=0.0)
     dev = sim_device(k)
     check_cost(k, dev)
-    return result_dict(measure(dev, k))
+    return result_dict(measure(dev, k, trace=timeline))
+
+
+def simulated_numbers(k: Knobs) -> dict:
+    """simulated() without its traced step: wall times only (the copy-cost row needs no more)."""
+    return simulated(k, timeline=False)
 
 
 @st.cache_resource(show_spinner=False)
