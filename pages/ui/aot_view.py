@@ -45,6 +45,18 @@ def coldwarm_panel(device: str) -> None:
                    py=res.get("python_max_abs_err"), cpp=res.get("cpp_max_abs_err")))
     for problem in tables.coldwarm_problems(res):  # a child's error line: paths, compiler output
         st.error(esc(problem, max_chars=600))
+    compile_stages_panel(res)
+
+
+def compile_stages_panel(res: dict) -> None:
+    """Where the cold and the warm first call spent their time, and what the caches counted."""
+    st.markdown("**Cold vs warm, stage by stage** (seconds; a stage includes the stages nested in it)")
+    st.dataframe(pd.DataFrame(tables.compile_stage_rows(res)), hide_index=True, width="stretch")
+    st.dataframe(pd.DataFrame(tables.cache_counter_rows(res)).astype(str), hide_index=True, width="stretch")
+    st.caption("Both children compile the same MLP in a fresh process. The warm one still traces the bytecode "
+               "and builds guards; its caches hand back the compiled graph, so Inductor's lowering, code "
+               "generation and kernel compilation do not run. Timers come from "
+               "torch._dynamo.utils.compile_times(), counters from torch._dynamo.utils.counters.")
 
 
 def _waiting_line(box):

@@ -50,7 +50,8 @@ def step_load(package: str, in_path: str, out_path: str, device: str) -> dict:
 
 
 def step_compile(mode: str, device: str) -> dict:
-    """Time the MLP's first call: eagerly, or through torch.compile (compile + run)."""
+    """Time the MLP's first call: eagerly, or through torch.compile (compile + run). A compile
+    also reports compile_stages.compile_report(): seconds per stage, the caches' counters."""
     import torch
     from .models import make_mlp, mlp_input
     model, x = make_mlp().to(device), mlp_input(8).to(device)
@@ -60,8 +61,11 @@ def step_compile(mode: str, device: str) -> dict:
         fn(x)
     _sync(device)
     first_s = time.perf_counter() - t0
-    return {"mode": mode, "first_call_s": first_s,
-            "cache_dir": os.environ.get("TORCHINDUCTOR_CACHE_DIR", "")}
+    out = {"mode": mode, "first_call_s": first_s, "cache_dir": os.environ.get("TORCHINDUCTOR_CACHE_DIR", "")}
+    if mode == "compile":  # where the first call's time went, and what the caches did
+        from .compile_stages import compile_report
+        out.update(compile_report(out["cache_dir"]))
+    return out
 
 
 def describe_exit(returncode: int) -> str:
