@@ -8,8 +8,13 @@ carries on. Fresh processes are also what a cold/warm start comparison needs.
 Steps:
     load PACKAGE INPUT.npy OUTPUT.npy DEVICE   aoti_load_package, then run once and time it
     compile MODE DEVICE                        first call of the MLP: MODE is eager or compile;
-                                               TORCHINDUCTOR_CACHE_DIR decides cold or warm
-    package DEVICE                             export + AOTInductor package (cached on disk)
+                                               TORCHINDUCTOR_CACHE_DIR decides cold or warm;
+                                               compile also reports its stages and cache counters
+    package DEVICE [BATCH]                     export + AOTInductor package (cached on disk): the
+                                               ranged package, or the exact-shape one for BATCH
+    serve SPEC.json DEVICE                     load a serving plan's packages, serve its requests
+                                               (serving_run.py; the parent turns the input check on)
+    unchecked PACKAGE BATCH DEVICE             an exact-shape package called at another batch
     crash                                      die by SIGSEGV (tests the crash reporting)
 """
 from __future__ import annotations
@@ -78,6 +83,12 @@ def describe_exit(returncode: int) -> str:
     return f"exited with status {returncode}"
 
 
+def child_env(env: dict | None) -> dict:
+    """This process's environment with `env` on top; a value of None removes that variable."""
+    merged = {**os.environ, **(env or {})}
+    return {k: v for k, v in merged.items() if v is not None}
+
+
 def run_child(args: list[str], env: dict | None = None, timeout_s: float = 300.0) -> dict:
     """Run one step in a fresh Python process and return its JSON, or an error result.
 
@@ -89,7 +100,7 @@ def run_child(args: list[str], env: dict | None = None, timeout_s: float = 300.0
     t0 = time.perf_counter()
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout_s, cwd=ROOT,
-                              env={**os.environ, **(env or {})})
+                              env=child_env(env))
     except subprocess.TimeoutExpired:
         return {"error": f"{args[0]} timed out after {timeout_s:.0f} s", "crashed": False}
     wall_s = time.perf_counter() - t0
@@ -106,7 +117,8 @@ def run_child(args: list[str], env: dict | None = None, timeout_s: float = 300.0
 
 def main(argv: list[str]) -> int:
     if not argv:
-        print("usage: python -m runtime_core.aot.child {load,compile,package,crash} ...", file=sys.stderr)
+        print("usage: python -m runtime_core.aot.child {load,compile,package,serve,unchecked,crash} ...",
+              file=sys.stderr)
         return 2
     step, rest = argv[0], argv[1:]
     if step == "crash":
@@ -115,9 +127,15 @@ def main(argv: list[str]) -> int:
         out = step_load(*rest)
     elif step == "compile" and len(rest) == 2 and rest[0] in ("eager", "compile"):
         out = step_compile(*rest)
-    elif step == "package" and len(rest) == 1:
+    elif step == "package" and len(rest) in (1, 2):
         from .export import build_package
-        out = build_package(rest[0])
+        out = build_package(rest[0], batch=int(rest[1]) if len(rest) == 2 else None)
+    elif step == "serve" and len(rest) == 2:
+        from .serving_run import child_serve
+        out = child_serve(*rest)
+    elif step == "unchecked" and len(rest) == 3:
+        from .serving_run import child_unchecked
+        out = child_unchecked(rest[0], int(rest[1]), rest[2])
     else:
         print(f"bad arguments for step {step!r}: {rest}", file=sys.stderr)
         return 2

@@ -8,6 +8,11 @@
         the reduce-overhead recordings/skips experiments. --record writes lessons/recordings/decoder_*.json
     aot reduce-overhead [--tokens N] [--json]                                                   (GPU)
         just the cudagraph-trees experiments
+    aot serving [--device cpu|cuda] [--json]
+        one ranged package (batch 2..64) against exact-shape packages: each request's guard verdict
+        (runs as it is, pads, or is rejected with the guard's message), the package's own input
+        check, median ms per size, an exact package run unchecked at another size, and the ranged
+        package in the C++ runner. Builds the packages the first time (20-40 s each on 2 CPU cores).
     aot clear-cache
         delete .cache/aot/ (packages, the C++ runner, Inductor caches, measured results); it waits
         for a measurement in progress (in this process or another) to finish first
@@ -27,7 +32,7 @@ from ..knobs import Range
 def register(sub) -> None:
     ap = sub.add_parser("aot", help="export -> AOTInductor -> load", description=__doc__.split("\n")[0])
     ap.add_argument("what", nargs="?", default="measure",
-                    choices=("measure", "decoder", "reduce-overhead", "clear-cache"))
+                    choices=("measure", "decoder", "reduce-overhead", "serving", "clear-cache"))
     ap.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
     add_json_flag(ap)
     ap.add_argument("--record", metavar="PATH", help="also write a recording (JSON) to PATH")
@@ -86,9 +91,13 @@ def _need_cuda(what: str) -> None:
 
 def _run(a) -> dict:
     from ..recordings import store
+    if a.what in ("clear-cache", "serving") and a.record:
+        raise UsageError(f"{a.what} writes no recording: drop --record"
+                         + (" (its results are saved under .cache/aot/)" if a.what == "serving" else ""))
+    if a.what == "serving":
+        from .serving_measure import measure_serving
+        return measure_serving(a.device)
     if a.what == "clear-cache":
-        if a.record:
-            raise UsageError("clear-cache writes no recording: drop --record")
         from .paths import clear_cache
         return {"freed_bytes": clear_cache()}
     if a.record:  # before the run: a bad path must not cost minutes of compiling

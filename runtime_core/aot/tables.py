@@ -111,3 +111,45 @@ def reduce_overhead_rows(ro: dict) -> list[dict]:
                          "recordings (all)": r.get("recordings_total"),
                          "skips": r.get("cudagraph_skips"), "ms/token": round(r.get("ms_per_token", float("nan")), 3)})
     return rows
+
+
+def serving_rows(res: dict) -> list[dict]:
+    """One row per served request: the guard's verdict, what the ranged package's own input
+    check says, and median ms through the loop, of the ranged package and of an exact one."""
+    rows = []
+    for r in res.get("rows", []):
+        rows.append({"batch": r["batch"], "guard's verdict": r["verdict"],
+                     "ranged package's own check": r.get("package_check") or "accepts",
+                     "served ms (guard + pad + run)": _ms(r.get("served_ms")),
+                     "ranged package ms": _ms(r.get("ranged_ms")), "exact-shape package ms": _ms(r.get("exact_ms")),
+                     "matches eager": r.get("matches_reference")})
+    return rows
+
+
+def serving_cpp_rows(res: dict) -> list[dict]:
+    """The C++ runner's runs: package, batch, whether the package checked its input, load s,
+    run ms (median of 5), matches eager, and the runner's error line if it refused."""
+    return [{"package": r["package"], "batch": r["batch"], "input check": r["input_check"],
+             "load s": None if r.get("load_s") is None else round(r["load_s"], 4), "run ms": _ms(r.get("run_ms")),
+             "matches eager": r.get("matches_reference"), "error": r.get("error") or ""}
+            for r in res.get("cpp", [])]
+
+
+def unchecked_line(res: dict) -> str | None:
+    """One sentence on the exact-shape package called at another size with no check, or None."""
+    u = res.get("unchecked")
+    if not u:
+        return None
+    head = f"The exact batch-{u['package_batch']} package, called at batch {u.get('batch')} with its input check off"
+    if u.get("error") and not u.get("ran"):
+        return f"{head}, failed: {u['error']}"
+    if u.get("max_abs_err") is None:
+        return f"{head}, ran without an error and returned shape {u.get('output_shape')}."
+    wrong = u.get("rows_wrong") or 0
+    return (f"{head}, ran without an error: {wrong} of {u['batch']} output rows are wrong (max error "
+            f"{u['max_abs_err']:.3g} against eager). Nothing checked the size, so its fixed-size kernels "
+            "ran on a tensor of another shape.") if wrong else f"{head}, ran without an error and matched eager."
+
+
+def _ms(v: float | None) -> float | None:
+    return None if v is None else round(float(v), 4)
