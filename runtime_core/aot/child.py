@@ -15,6 +15,8 @@ Steps:
     serve SPEC.json DEVICE                     load a serving plan's packages, serve its requests
                                                (serving_run.py; the parent turns the input check on)
     unchecked PACKAGE BATCH DEVICE             an exact-shape package called at another batch
+    ro-lab DEVICE [small]                      what mode="reduce-overhead" really does (ro_lab.py;
+                                               small: a 2-layer decoder, the CPU smoke test)
     crash                                      die by SIGSEGV (tests the crash reporting)
 """
 from __future__ import annotations
@@ -117,7 +119,7 @@ def run_child(args: list[str], env: dict | None = None, timeout_s: float = 300.0
 
 def main(argv: list[str]) -> int:
     if not argv:
-        print("usage: python -m runtime_core.aot.child {load,compile,package,serve,unchecked,crash} ...",
+        print("usage: python -m runtime_core.aot.child {load,compile,package,serve,unchecked,ro-lab,crash} ...",
               file=sys.stderr)
         return 2
     step, rest = argv[0], argv[1:]
@@ -136,6 +138,9 @@ def main(argv: list[str]) -> int:
     elif step == "unchecked" and len(rest) == 3:
         from .serving_run import child_unchecked
         out = child_unchecked(rest[0], int(rest[1]), rest[2])
+    elif step == "ro-lab" and len(rest) in (1, 2) and rest[1:] in ([], ["small"]):
+        from .ro_lab import run_points
+        out = run_points(rest[0], small=rest[1:] == ["small"])
     else:
         print(f"bad arguments for step {step!r}: {rest}", file=sys.stderr)
         return 2
