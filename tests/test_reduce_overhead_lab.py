@@ -203,3 +203,16 @@ def test_aot_reduce_overhead_record_writes_the_lab_and_the_tree_experiments(tmp_
     assert (rec.meta.kind, rec.meta.complete) == ("reduce_overhead", True)
     assert rec.labs["reduce_overhead"]["owed"] == [] and rec.labs["cudagraph_trees"] == {"tokens": 50}
     assert main(["aot", "reduce-overhead", "--json", "--record", str(out)]) == 2  # never replaced without --force
+
+
+def test_a_region_that_could_not_run_is_said_so_not_counted_as_zero_skips():
+    points = gpu_like_points()
+    points["skips"]["data_branch"] = {"error": "Unsupported: torch.cond"}
+    v = finish(points, backend="cuda", source="live", device_name="a GPU")["verdict"]
+    assert "a branch on data (torch.cond) could not be run (Unsupported: torch.cond)" in v
+
+
+def test_a_child_result_is_found_below_lines_a_library_printed():
+    from runtime_core.aot.child import last_json_object
+    assert last_json_object('STAGE: profiler\n{"errors": []}\nW1130 a warning\n') == {"errors": []}
+    assert last_json_object("no json here\n[1, 2]\n") is None

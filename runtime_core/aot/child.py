@@ -85,6 +85,18 @@ def describe_exit(returncode: int) -> str:
     return f"exited with status {returncode}"
 
 
+def last_json_object(stdout: str) -> dict | None:
+    """The last line of `stdout` that is a JSON object (a library may print lines of its own)."""
+    for line in reversed(stdout.strip().splitlines()):
+        try:
+            value = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(value, dict):
+            return value
+    return None
+
+
 def child_env(env: dict | None) -> dict:
     """This process's environment with `env` on top; a value of None removes that variable."""
     merged = {**os.environ, **(env or {})}
@@ -107,7 +119,9 @@ def run_child(args: list[str], env: dict | None = None, timeout_s: float = 300.0
         return {"error": f"{args[0]} timed out after {timeout_s:.0f} s", "crashed": False}
     wall_s = time.perf_counter() - t0
     if proc.returncode == 0:
-        out = json.loads(proc.stdout.strip().splitlines()[-1])
+        out = last_json_object(proc.stdout)
+        if out is None:
+            return {"error": f"child step '{args[0]}' printed no JSON result", "crashed": False}
         out["process_wall_s"] = wall_s
         return out
     crashed = proc.returncode < 0

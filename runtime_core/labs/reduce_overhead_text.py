@@ -71,7 +71,9 @@ def _skips(p: dict) -> str:
     for name, label in (("mutated_input", "a region that mutates its input"), ("cpu_tensor", "a region with a CPU tensor"),
                         ("data_branch", "a branch on data (torch.cond)")):
         s = p.get(name) or {}
-        if s:
+        if s.get("error"):
+            parts.append(f"{label} could not be run ({_short(s['error'], 120)})")
+        elif s:
             why = f": \"{_short(s['message'], 120)}\"" if s.get("message") else " (no reason logged on this device)"
             parts.append(f"{label} was skipped {s.get('skips', 0)} time(s){why}")
     return ("Graphs skipped: " + "; ".join(parts) + ".") if parts else ""
