@@ -74,3 +74,29 @@ def test_measured_packages_show_verdicts_the_packages_own_check_and_the_cpp_runn
     assert "expected to be <= 64, but got: 200" in served["ranged package's own check"][0]
     assert any("package" in f.columns and "run ms" in f.columns for f in frames)
     assert any("4 of 12 output rows are wrong" in unescape(w.value) for w in at.warning)
+
+
+def test_cold_and_warm_stages_and_cache_counters_are_shown(page, tmp_path, monkeypatch):
+    import json
+
+    from runtime_core.aot import coldwarm
+    monkeypatch.setenv("RUNTIME_CORE_AOT_CACHE", str(tmp_path))
+
+    def detail(stages, hit):
+        return {"stages": stages, "fx_graph_cache": True, "autotune_best_configs": 0,
+                "counters": {"fxgraph_cache_hit": int(hit), "fxgraph_cache_miss": int(not hit)}}
+    res = {"device": "cpu", "device_name": "x86_64", "torch_version": "2.13.0", "measured_at": "2026-11-30T09:00:00Z",
+           "outputs_match": True, "compile_cold_s": 10.5, "compile_warm_s": 1.6,
+           "compile_cold_detail": detail({"bytecode_tracing": 0.1, "build_guards": 0.03, "Scheduler.codegen": 8.0}, False),
+           "compile_warm_detail": detail({"bytecode_tracing": 0.1, "build_guards": 0.03}, True)}
+    coldwarm.results_path("cpu").write_text(json.dumps(res))
+    at = page.run()
+    assert not at.exception
+    frames = [d.value for d in at.dataframe]
+    stages = next(f for f in frames if "on a warm start" in f.columns)
+    verdicts = dict(zip(stages["stage"], stages["on a warm start"]))
+    assert verdicts["Dynamo builds the guards"] == "ran again"
+    assert verdicts["Inductor fuses and generates code"] == "skipped: a cache had the result"
+    counters = next(f for f in frames if "counter" in f.columns)
+    hits = counters[counters["counter"] == "FX-graph cache hits"].iloc[0]
+    assert (hits["cold"], hits["warm"]) == ("0", "1")
