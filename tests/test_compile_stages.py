@@ -35,8 +35,8 @@ def test_warm_start_rows_say_what_ran_again_and_what_a_cache_skipped():
     rows = {r["stage"]: r for r in compile_stage_rows({"compile_cold_detail": detail(COLD, False),
                                                         "compile_warm_detail": detail(WARM, True)})}
     assert [r["stage"] for r in rows.values()] == [s.label for s in STAGES]
-    assert rows["Dynamo traces the bytecode into an FX graph"]["on a warm start"] == "ran again"
-    assert rows["Dynamo builds the guards"]["on a warm start"] == "ran again"
+    assert rows["Dynamo traces the bytecode into an FX graph"]["on a warm start"].startswith("ran again")
+    assert rows["Dynamo builds the guards"]["on a warm start"].startswith("ran again")
     for skipped in ("Inductor lowers the FX graph to its IR", "Inductor fuses and generates code",
                     "AOTAutograd traces and functionalizes the graph"):
         assert rows[skipped]["on a warm start"] == "skipped: a cache had the result", skipped
@@ -85,7 +85,7 @@ def test_real_cold_and_warm_children_on_this_cpu(tmp_path):
     assert warm["counters"]["fxgraph_cache_hit"] >= 1 and warm["counters"]["fxgraph_cache_miss"] == 0
     rows = {r["stage"]: r for r in compile_stage_rows({"compile_cold_detail": cold, "compile_warm_detail": warm})}
     for stage in ("Dynamo traces the bytecode into an FX graph", "Dynamo builds the guards"):
-        assert rows[stage]["on a warm start"] == "ran again", rows[stage]
+        assert rows[stage]["on a warm start"].startswith("ran again"), rows[stage]
     assert rows["Inductor fuses and generates code"]["on a warm start"].startswith("skipped"), rows
     assert warm["first_call_s"] < cold["first_call_s"]
     print({k: (v["cold s"], v["warm s"]) for k, v in rows.items()})

@@ -9,6 +9,11 @@ from pages.ui.safe_text import esc
 from runtime_core.labs.reduce_overhead import RECORD_COMMAND
 
 
+def _fmt(v, digits: int) -> str:
+    """A number with `digits` decimals, or "—" where the recording has none yet."""
+    return "—" if v is None else f"{float(v):.{digits}f}"
+
+
 def _read(result: dict | None) -> str:
     b = (result or {}).get("behaviour")
     return {"raised": "raised an error", "changed": "changed, no error", "kept": "kept its values"}.get(b, "—")
@@ -79,10 +84,11 @@ def _kernels(r: dict) -> None:
         st.caption("Not measured: counting a graph's kernels needs a GPU.")
         return
     labels = {"our_graph": "our capture", "reduce_overhead": "reduce-overhead"}
-    st.dataframe(pd.DataFrame([{"graph": labels.get(k, k), "ms / token": v.get("ms_per_token"),
-                                "GPU kernels / step": v.get("kernels"), "mean kernel µs": v.get("kernel_mean_us"),
-                                "GPU busy µs": v.get("busy_us"), "launch calls": v.get("launch_calls"),
-                                "graph launches": v.get("graph_launches")} for k, v in p.items()]).astype(str),
+    st.dataframe(pd.DataFrame([{"graph": labels.get(k, k), "ms / token": _fmt(v.get("ms_per_token"), 3),
+                                "GPU kernels / step": _fmt(v.get("kernels"), 0),
+                                "mean kernel µs": _fmt(v.get("kernel_mean_us"), 2), "GPU busy µs": _fmt(v.get("busy_us"), 1),
+                                "launch calls": _fmt(v.get("launch_calls"), 0),
+                                "graph launches": _fmt(v.get("graph_launches"), 0)} for k, v in p.items()]),
                  hide_index=True, width="stretch")
     st.caption("Both replay one graph per token. Ours holds the decoder's eager kernels one for one; "
                "reduce-overhead's holds the kernels Inductor generated after fusing neighbours. Kernels are "

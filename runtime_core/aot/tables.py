@@ -49,7 +49,7 @@ def compile_stage_rows(res: dict) -> list[dict]:
         if cold is None or warm is None:
             verdict = NOT_REPORTED
         elif c is not None and w is not None:
-            verdict = "ran again"
+            verdict = "ran again" + (f" ({100 * w / c:.0f}% of its cold time)" if c > 0 else "")
         elif c is not None:
             verdict = "skipped: a cache had the result"
         elif w is not None:
