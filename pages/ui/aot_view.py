@@ -69,7 +69,13 @@ def _waiting_line(box):
 
 
 def _measure(device: str) -> None:
-    with st.status("Measuring in child processes…", expanded=True) as status:
+    _queued_run("Measuring in child processes…", lambda **kw: coldwarm.measure(device, **kw))
+
+
+def _queued_run(title: str, run) -> None:
+    """Run `run(progress=..., on_wait=...)` (a measurement that queues for the AOT cache) inside
+    a status box: where we stand in line, then each step as it starts."""
+    with st.status(title, expanded=True) as status:
         line = st.empty()
         on_wait, seen = _waiting_line(line)
 
@@ -82,7 +88,7 @@ def _measure(device: str) -> None:
             status.update(label=label)
             st.write(f"⏳ {label}")
         try:
-            coldwarm.measure(device, progress=progress, on_wait=on_wait)
+            run(progress=progress, on_wait=on_wait)
         except UsageError as e:
             status.update(label="Not measured", state="error")
             st.error(esc(e, max_chars=400))
@@ -179,20 +185,8 @@ def packages_panel(device: str) -> None:
 
 
 def _measure_serving(device: str) -> None:
-    with st.status("Serving through the packages in child processes…", expanded=True) as status:
-        line = st.empty()
-        on_wait, _ = _waiting_line(line)
-
-        def progress(_name: str, label: str) -> None:
-            status.update(label=label)
-            st.write(f"⏳ {label}")
-        try:
-            serving_measure.measure_serving(device, progress=progress, on_wait=on_wait)
-        except UsageError as e:
-            status.update(label="Not measured", state="error")
-            st.error(esc(e, max_chars=400))
-            return
-        status.update(label="Measured (saved under .cache/aot/)", state="complete", expanded=False)
+    _queued_run("Serving through the packages in child processes…",
+                lambda **kw: serving_measure.measure_serving(device, **kw))
 
 
 def _describe(r) -> str:
