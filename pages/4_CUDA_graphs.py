@@ -1,6 +1,7 @@
 """§4 CUDA graphs: what replay costs on the GPU side (the shipped calibration), a stale input
-(stale lab), a capture storm (storm lab, recapture vs bucket), the silent graph bugs (five labs)
-and the decoder worked example from the shipped recording."""
+(stale lab), a capture storm (storm lab, recapture vs bucket), the silent graph bugs (five labs),
+the decoder worked example from the shipped recording, and what mode="reduce-overhead" really
+does (the reduce_overhead lab)."""
 from pages.ui.common import lesson_data, recordings_of, render_lesson, setup_page, source_badge
 
 import pandas as pd
@@ -79,6 +80,18 @@ def decoder_panel() -> None:
     st.page_link("pages/11_Claims.py", label="Every claim of the lesson against the measurements", icon="🔎")
 
 
+def reduce_overhead_panel() -> None:
+    st.subheader('What mode="reduce-overhead" really does')
+    st.caption("The decoder step compiled with torch.compile(mode=\"reduce-overhead\"), each claim measured: "
+               "inputs copied into static buffers for you, outputs overwritten by the next replay (and the two "
+               "fixes), a new graph per shape with torch's warning, regions it skips, and the kernels in its "
+               "graph against ours. "
+               + ("It runs on this GPU (about a minute: it compiles)." if ctx.live else
+                  "No GPU here: the button shows the H200 recording, and names what is not recorded yet."))
+    with st.container(border=True):
+        lab_panels.lab_section("reduce_overhead", ctx.live, "s4")
+
+
 with text_col:
     render_lesson("04_cuda_graphs")
 
@@ -92,3 +105,5 @@ with live_col:
     graph_bugs_panel()
     st.divider()
     decoder_panel()
+    st.divider()
+    reduce_overhead_panel()

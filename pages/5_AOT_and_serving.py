@@ -14,7 +14,7 @@ with text_col:
 with live_col:
     aot_view.coldwarm_panel("cuda" if ctx.live else "cpu")
     st.divider()
-    aot_view.serving_panel()
+    aot_view.serving_panel("cuda" if ctx.live else "cpu")
     st.divider()
     aot_view.decoder_panel(ctx.live)
     cards = [c for c in lesson_data("interview")["cards"] if c.get("section") == "§5"]

@@ -154,14 +154,14 @@ def test_the_package_folder_keeps_only_the_newest_packages(cache, monkeypatch):
     from runtime_core.aot.export import PACKAGE_CAP, build_package, package_path
     install_fake_packager(monkeypatch, sleep_s=0.0)
     folder = package_path("cpu").parent
-    for i in range(6):
+    for i in range(PACKAGE_CAP.keep_newest + 2):
         old = folder / f"mlp-cpu-old-{i}.pt2"
         old.write_bytes(b"PK")
         os.utime(old, (1000 + i, 1000 + i))
     build_package("cpu")
     left = sorted(p.name for p in folder.glob("mlp-*.pt2"))
     assert len(left) == PACKAGE_CAP.keep_newest and package_path("cpu").name in left
-    assert "mlp-cpu-old-0.pt2" not in left
+    assert "mlp-cpu-old-0.pt2" not in left and "mlp-cpu-old-1.pt2" not in left
 
 
 # ---- measurements and clear cache ---------------------------------------------------------------

@@ -34,14 +34,69 @@ def test_page_renders_lesson_and_live_panels(page):
     assert [metric(page, k) for k in ("hits", "misses", "pads", "rejects")] == ["0"] * 4
 
 
-def test_off_size_request_pads_then_rejects_with_a_clear_error(page):
+def test_one_ranged_package_serves_its_range_and_pads_or_rejects_outside_it(page):
+    """Changed with the ranged package: batch 5 used to pad to an exact batch-8 bucket; now the
+    one package for batch 2..64 serves it as it is."""
     at = send(page, 5, "pad")
-    assert any("Guard miss (batch 5 outside batch 1)" in s.value and "padded batch 5 up to 'aot batch 8'" in s.value
-               for s in at.success), [s.value for s in at.success]
-    assert (metric(at, "misses"), metric(at, "pads")) == ("1", "1")
-    at = send(at, 5, "reject")
-    assert any("guard miss: batch 5" in unescape(e.value) and "cannot recompile" in e.value for e in at.error)
-    assert (metric(at, "misses"), metric(at, "rejects"), metric(at, "pads")) == ("2", "1", "1")
-    at = send(at, 4, "reject")
-    assert any("Guard hit" in s.value for s in at.success)
-    assert metric(at, "hits") == "1"
+    assert any("Guard hit" in s.value and "ranged package, batch 2..64" in unescape(s.value) for s in at.success)
+    at = send(at, 100, "pad")
+    assert any("Guard miss (batch 100 outside batch 2..64)" in unescape(s.value)
+               and "padded batch 100 up to 'exact package, batch 128'" in unescape(s.value) for s in at.success), \
+        [s.value for s in at.success]
+    at = send(at, 1, "pad")
+    assert any("padded batch 1 up to 'ranged package, batch 2..64'" in unescape(s.value) for s in at.success)
+    assert (metric(at, "hits"), metric(at, "misses"), metric(at, "pads")) == ("1", "2", "2")
+    at = send(at, 200, "pad")
+    assert any("padding cannot fix it" in unescape(e.value) for e in at.error)
+    at = send(at, 100, "reject")
+    assert any("guard miss: batch 100" in unescape(e.value) and "cannot recompile" in e.value for e in at.error)
+    assert (metric(at, "misses"), metric(at, "rejects"), metric(at, "pads")) == ("4", "2", "2")
+
+
+def test_measured_packages_show_verdicts_the_packages_own_check_and_the_cpp_runner(page, tmp_path, monkeypatch):
+    import json
+
+    from runtime_core.aot import serving_measure
+    monkeypatch.setenv("RUNTIME_CORE_AOT_CACHE", str(tmp_path))
+    res = {"device": "cpu", "device_name": "x86_64", "torch_version": "2.13.0", "measured_at": "2026-11-30T09:00:00Z",
+           "errors": [], "builds": [],
+           "rows": [{"batch": 200, "path": "rejected", "verdict": "rejected: guard miss: batch 200 outside batch 2..64",
+                     "package_check": "input_handles[0]: dim value is too large at 0, expected to be <= 64, but got: 200",
+                     "served_ms": None, "ranged_ms": None, "exact_ms": None, "matches_reference": None}],
+           "unchecked": {"package_batch": 8, "batch": 12, "ran": True, "max_abs_err": 0.69, "rows_wrong": 4},
+           "cpp": [{"package": "ranged package, batch 2..64", "batch": 37, "input_check": "off", "load_s": 0.003,
+                    "run_ms": 0.03, "matches_reference": True, "error": None}]}
+    serving_measure.results_path("cpu").write_text(json.dumps(res))
+    at = page.run()
+    assert not at.exception
+    frames = [d.value for d in at.dataframe]
+    served = next(f for f in frames if "guard's verdict" in f.columns)
+    assert "expected to be <= 64, but got: 200" in served["ranged package's own check"][0]
+    assert any("package" in f.columns and "run ms" in f.columns for f in frames)
+    assert any("4 of 12 output rows are wrong" in unescape(w.value) for w in at.warning)
+
+
+def test_cold_and_warm_stages_and_cache_counters_are_shown(page, tmp_path, monkeypatch):
+    import json
+
+    from runtime_core.aot import coldwarm
+    monkeypatch.setenv("RUNTIME_CORE_AOT_CACHE", str(tmp_path))
+
+    def detail(stages, hit):
+        return {"stages": stages, "fx_graph_cache": True, "autotune_best_configs": 0,
+                "counters": {"fxgraph_cache_hit": int(hit), "fxgraph_cache_miss": int(not hit)}}
+    res = {"device": "cpu", "device_name": "x86_64", "torch_version": "2.13.0", "measured_at": "2026-11-30T09:00:00Z",
+           "outputs_match": True, "compile_cold_s": 10.5, "compile_warm_s": 1.6,
+           "compile_cold_detail": detail({"bytecode_tracing": 0.1, "build_guards": 0.03, "Scheduler.codegen": 8.0}, False),
+           "compile_warm_detail": detail({"bytecode_tracing": 0.1, "build_guards": 0.03}, True)}
+    coldwarm.results_path("cpu").write_text(json.dumps(res))
+    at = page.run()
+    assert not at.exception
+    frames = [d.value for d in at.dataframe]
+    stages = next(f for f in frames if "on a warm start" in f.columns)
+    verdicts = dict(zip(stages["stage"], stages["on a warm start"]))
+    assert verdicts["Dynamo builds the guards"] == "ran again (100% of its cold time)"
+    assert verdicts["Inductor fuses and generates code"] == "skipped: a cache had the result"
+    counters = next(f for f in frames if "counter" in f.columns)
+    hits = counters[counters["counter"] == "FX-graph cache hits"].iloc[0]
+    assert (hits["cold"], hits["warm"]) == ("0", "1")

@@ -36,6 +36,13 @@ def test_export_declares_a_dynamic_batch_dimension():
     assert np.allclose(ep.module()(x).detach().numpy(), eager(3), rtol=RTOL, atol=ATOL)
 
 
+def test_an_exact_shape_export_freezes_the_batch():
+    from runtime_core.aot.export import export_mlp
+    ep = export_mlp("cpu", example_batch=8, dynamic=False)
+    assert not ep.range_constraints
+    assert tuple(ep.graph_signature.user_inputs) and ep.module()(mlp_input(8)).shape == (8, 32)
+
+
 def test_python_loader_in_a_child_matches_eager(package, tmp_path):
     np.save(tmp_path / "in.npy", mlp_input(5).numpy())
     r = run_child(["load", package, tmp_path / "in.npy", tmp_path / "out.npy", "cpu"])
@@ -46,7 +53,7 @@ def test_python_loader_in_a_child_matches_eager(package, tmp_path):
     assert r["load_s"] > 0 and r["load_again_s"] > 0
 
 
-@pytest.mark.parametrize("batch", [1, 5, 37])
+@pytest.mark.parametrize("batch", [2, 5, 37, 64])
 def test_cpp_runner_matches_eager_at_any_batch_in_range(package, tmp_path, batch):
     from runtime_core.aot.cpp_runner import run_cpp
     r = run_cpp(Path(package), mlp_input(batch).numpy(), "cpu", tmp_path)

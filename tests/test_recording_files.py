@@ -80,6 +80,9 @@ DAMAGE = {
     "diagnose": [_meta_as_string, _points_empty, _drop("points", "measured_graph_speedup"), _drop("meta", "calibration"),
                  _drop("meta.calibration", "sync_us"), _foreign],
     "labs": [_meta_as_string, _drop("labs.sync", "verdict"), _drop("labs.overlap", "signal"), _foreign],
+    # ready for lessons/recordings/reduce_overhead_h200.json (aot reduce-overhead --record on a GPU)
+    "reduce_overhead": [_meta_as_string, _drop("labs", "reduce_overhead"), _drop("labs.reduce_overhead", "verdict"),
+                        _drop("labs.reduce_overhead", "errors"), _foreign],
 }
 CASES = [(p, d) for p in SHIPPED for d in [None, *DAMAGE[_kind(p)]]]
 

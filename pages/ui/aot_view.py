@@ -1,4 +1,5 @@
-"""The AOT page's three live panels: cold/warm/AOT-load table, serving loop, decoder numbers."""
+"""The AOT page's live panels: cold/warm/AOT-load table with its compile stages, the serving loop
+(its guards are the packages'), the loop over the real packages, and the decoder numbers."""
 from __future__ import annotations
 
 import pandas as pd
@@ -6,13 +7,11 @@ import streamlit as st
 
 from pages.ui.common import recordings_of, source_badge
 from pages.ui.safe_text import esc, md
-from runtime_core.aot import coldwarm, tables
+from runtime_core.aot import coldwarm, serving_measure, serving_plan, tables
 from runtime_core.aot.paths import clear_cache
-from runtime_core.aot.serving import MISS_POLICIES, RequestRejected, ServingLoop, bucket_artifacts, jit_compile_fn
+from runtime_core.aot.serving import MISS_POLICIES, RequestRejected, ServingLoop, jit_compile_fn
 from runtime_core.engine.fair_lock import ordinal
 from runtime_core.errors import UsageError
-
-BUCKETS = (1, 2, 4, 8)
 
 
 def coldwarm_panel(device: str) -> None:
@@ -45,6 +44,18 @@ def coldwarm_panel(device: str) -> None:
                    py=res.get("python_max_abs_err"), cpp=res.get("cpp_max_abs_err")))
     for problem in tables.coldwarm_problems(res):  # a child's error line: paths, compiler output
         st.error(esc(problem, max_chars=600))
+    compile_stages_panel(res)
+
+
+def compile_stages_panel(res: dict) -> None:
+    """Where the cold and the warm first call spent their time, and what the caches counted."""
+    st.markdown("**Cold vs warm, stage by stage** (seconds; a stage includes the stages nested in it)")
+    st.dataframe(pd.DataFrame(tables.compile_stage_rows(res)), hide_index=True, width="stretch")
+    st.dataframe(pd.DataFrame(tables.cache_counter_rows(res)).astype(str), hide_index=True, width="stretch")
+    st.caption("Both children compile the same MLP in a fresh process. The warm one still traces the bytecode "
+               "and builds guards; its caches hand back the compiled graph, so Inductor's lowering, code "
+               "generation and kernel compilation do not run. Timers come from "
+               "torch._dynamo.utils.compile_times(), counters from torch._dynamo.utils.counters.")
 
 
 def _waiting_line(box):
@@ -58,7 +69,13 @@ def _waiting_line(box):
 
 
 def _measure(device: str) -> None:
-    with st.status("Measuring in child processes…", expanded=True) as status:
+    _queued_run("Measuring in child processes…", lambda **kw: coldwarm.measure(device, **kw))
+
+
+def _queued_run(title: str, run) -> None:
+    """Run `run(progress=..., on_wait=...)` (a measurement that queues for the AOT cache) inside
+    a status box: where we stand in line, then each step as it starts."""
+    with st.status(title, expanded=True) as status:
         line = st.empty()
         on_wait, seen = _waiting_line(line)
 
@@ -71,7 +88,7 @@ def _measure(device: str) -> None:
             status.update(label=label)
             st.write(f"⏳ {label}")
         try:
-            coldwarm.measure(device, progress=progress, on_wait=on_wait)
+            run(progress=progress, on_wait=on_wait)
         except UsageError as e:
             status.update(label="Not measured", state="error")
             st.error(esc(e, max_chars=400))
@@ -91,25 +108,32 @@ def _clear() -> None:
 
 def _loop() -> ServingLoop:
     if "aot_serving_loop" not in st.session_state:
-        from runtime_core.aot.models import MLP_IN, make_mlp
+        from runtime_core.aot.models import make_mlp
         model = make_mlp()
+        stand_ins = {b: model for b in serving_plan.SERVING_PLAN.packages()}
         st.session_state.aot_serving_loop = ServingLoop(
-            bucket_artifacts(model, BUCKETS, (MLP_IN,)), "pad", jit_compile_fn(model, "eager"))
+            serving_plan.loop_artifacts(serving_plan.SERVING_PLAN, stand_ins), "pad", jit_compile_fn(model, "eager"))
         st.session_state.aot_last = None
     return st.session_state.aot_serving_loop
 
 
-def serving_panel() -> None:
-    """Send requests through the guard-check -> dispatch loop and watch the counters."""
+def serving_panel(device: str = "cpu") -> None:
+    """Send requests through the guard-check -> dispatch loop and watch the counters; then the
+    same loop over the real packages, measured in a child process."""
     import torch
     from runtime_core.aot.models import mlp_input
     st.subheader("The serving loop")
-    st.caption(f"Artifacts: the MLP compiled for batches {', '.join(map(str, BUCKETS))} (exact-shape "
-               "guards). The recompile branch uses torch.compile with the cheap 'eager' backend "
-               "(Dynamo capture and guards, no Inductor codegen), so it takes about a second.")
+    plan = serving_plan.SERVING_PLAN
+    st.caption(md("Artifacts, checked in order: the {ranged} (one .pt2 with a dynamic batch), then the exact-shape "
+                  "package for batch {exact}. A request inside the range runs as it is; outside it, the loop pads "
+                  "up to a package that fits or rejects. Requests sent here run the eager MLP under those guards "
+                  "in this process (packages only load in child processes); the table below serves the same loop "
+                  "through the real packages. The recompile branch uses torch.compile with the cheap 'eager' "
+                  "backend (Dynamo capture and guards, no Inductor codegen).",
+                  ranged=serving_plan.ranged_name(), exact=", ".join(map(str, plan.loop_exact))))
     loop = _loop()
     a, b = st.columns(2)
-    batch = a.number_input("request batch size", 1, 64, 5, key="aot_batch")
+    batch = a.number_input("request batch size", 1, 256, 5, key="aot_batch")
     policy = b.selectbox("on a guard miss", MISS_POLICIES, index=1, key="aot_policy")
     if st.button("send request", key="aot_send"):
         loop.set_policy(policy)
@@ -129,6 +153,40 @@ def serving_panel() -> None:
     if st.button("reset serving loop", key="aot_reset"):
         del st.session_state["aot_serving_loop"]
         st.rerun()
+    packages_panel(device)
+
+
+def packages_panel(device: str) -> None:
+    """The loop over the real packages: verdicts, each package's own check, ms per size."""
+    st.markdown("**The same loop over the real packages: one ranged .pt2 against exact-shape ones**")
+    if st.button("serve through the packages", key="aot_serve_measure",
+                 help="Builds the packages the first time (20-40 s each on 2 CPU cores), then serves every "
+                      "request size in a child process. One AOT measurement at a time for everyone."):
+        _measure_serving(device)
+    res = serving_measure.cached_serving(device)
+    if res is None:
+        st.info("Not measured on this machine yet. Press **serve through the packages**.")
+        return
+    where = f"{res['device_name']} · torch {res['torch_version']} · {res['measured_at'][:16]}"
+    source_badge("live" if device == "cuda" else "cpu", where)
+    st.dataframe(pd.DataFrame(tables.serving_rows(res)).astype(str), hide_index=True, width="stretch")
+    st.caption("ms: median of repeated calls. The ranged package's own check is AOTInductor's input check "
+               "(AOTI_RUNTIME_CHECK_INPUTS=1 in the serving child): outside its range the package refuses with "
+               "the message shown.")
+    line = tables.unchecked_line(res)
+    if line:
+        st.warning(esc(line, max_chars=600))
+    cpp = tables.serving_cpp_rows(res)
+    if cpp:
+        st.markdown("**The C++ runner serves the ranged package** (no Python in the process)")
+        st.dataframe(pd.DataFrame(cpp).astype(str), hide_index=True, width="stretch")
+    for problem in res.get("errors", []):
+        st.error(esc(problem, max_chars=600))
+
+
+def _measure_serving(device: str) -> None:
+    _queued_run("Serving through the packages in child processes…",
+                lambda **kw: serving_measure.measure_serving(device, **kw))
 
 
 def _describe(r) -> str:

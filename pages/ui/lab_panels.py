@@ -5,12 +5,12 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from pages.ui import bug_lab_panels
+from pages.ui import bug_lab_panels, ro_lab_panel
 from pages.ui.common import recordings_of, source_badge
 from pages.ui.lab_charts import MALLOC_STYLE, OVERLAP_STYLE, lanes_figure, work_vs_overhead_bars
 from pages.ui.timeline_chart import timeline_figure
 from runtime_core.knobs import PYTORCH_EAGER_LABEL
-from runtime_core.labs import LABS, run_lab
+from runtime_core.labs import LABS, REPLAYS_A_RECORDING, run_lab
 
 state = st.session_state
 
@@ -21,7 +21,8 @@ def _simulated(name: str, params: tuple) -> dict:
 
 
 def run(name: str, live: bool, **params) -> dict:
-    """Run lab `name`: on this machine's GPU when `live` (one GPU user at a time), else simulated."""
+    """Run lab `name`: on this machine's GPU when `live` (one GPU user at a time), else simulated
+    (or, for a lab in REPLAYS_A_RECORDING, its shipped GPU recording)."""
     if not live:
         return _simulated(name, tuple(sorted(params.items())))
     from runtime_core.engine.measure import GPU_LOCK
@@ -31,7 +32,7 @@ def run(name: str, live: bool, **params) -> dict:
 
 def run_button(name: str, live: bool, key: str) -> dict | None:
     """A "run the lab" button; the result stays on the page (session state) until run again."""
-    where = "on this GPU" if live else "on the simulator"
+    where = "on this GPU" if live else ("from the GPU recording" if name in REPLAYS_A_RECORDING else "on the simulator")
     if st.button(f"▶ run the {name} lab {where}", key=f"lab_run_{name}_{key}", help=LABS[name]):
         with st.spinner(f"running the {name} lab {where}…"):
             state[f"lab_result_{name}"] = run(name, live)
@@ -160,7 +161,7 @@ def _fusion(r: dict) -> None:
 
 
 SHOW = {"overlap": _overlap, "sync": _sync, "stale": _stale, "storm": _storm, "malloc": _malloc,
-        "fusion": _fusion, **bug_lab_panels.SHOW}
+        "fusion": _fusion, **bug_lab_panels.SHOW, **ro_lab_panel.SHOW}
 
 
 def lab_section(name: str, live: bool, key: str) -> None:

@@ -10,4 +10,12 @@ Where to look:
     graph_capture.py   our CUDA-graph capture with static buffers (decoder worked example)
     decoder_bench.py   eager vs our graph vs raw torch.cuda.graph vs reduce-overhead (GPU)
     reduce_overhead.py torch.compile(mode="reduce-overhead"), cudagraph trees and skips (GPU)
+    compile_stages.py  where a cold and a warm first compile spend their time; the caches' counters
+    serving_plan.py    one ranged package and exact-shape ones: which request each serves, timed
+    serving_run.py     the serving child: load the packages, serve, the package's own input check
+    serving_measure.py build the packages, run the serving child and the C++ runner, save results
+    ro_lab.py          what mode="reduce-overhead" really does (the reduce_overhead lab), in a child:
+      ro_buffers.py      inputs copied in for you, outputs overwritten, cudagraph_mark_step_begin
+      ro_shapes.py       a graph per new shape and torch's warning; regions it skips, with reasons
+      ro_kernels.py      kernels per step in our graph and in reduce-overhead's
 """

@@ -8,8 +8,15 @@ carries on. Fresh processes are also what a cold/warm start comparison needs.
 Steps:
     load PACKAGE INPUT.npy OUTPUT.npy DEVICE   aoti_load_package, then run once and time it
     compile MODE DEVICE                        first call of the MLP: MODE is eager or compile;
-                                               TORCHINDUCTOR_CACHE_DIR decides cold or warm
-    package DEVICE                             export + AOTInductor package (cached on disk)
+                                               TORCHINDUCTOR_CACHE_DIR decides cold or warm;
+                                               compile also reports its stages and cache counters
+    package DEVICE [BATCH]                     export + AOTInductor package (cached on disk): the
+                                               ranged package, or the exact-shape one for BATCH
+    serve SPEC.json DEVICE                     load a serving plan's packages, serve its requests
+                                               (serving_run.py; the parent turns the input check on)
+    unchecked PACKAGE BATCH DEVICE             an exact-shape package called at another batch
+    ro-lab DEVICE [small]                      what mode="reduce-overhead" really does (ro_lab.py;
+                                               small: a 2-layer decoder, the CPU smoke test)
     crash                                      die by SIGSEGV (tests the crash reporting)
 """
 from __future__ import annotations
@@ -50,7 +57,8 @@ def step_load(package: str, in_path: str, out_path: str, device: str) -> dict:
 
 
 def step_compile(mode: str, device: str) -> dict:
-    """Time the MLP's first call: eagerly, or through torch.compile (compile + run)."""
+    """Time the MLP's first call: eagerly, or through torch.compile (compile + run). A compile
+    also reports compile_stages.compile_report(): seconds per stage, the caches' counters."""
     import torch
     from .models import make_mlp, mlp_input
     model, x = make_mlp().to(device), mlp_input(8).to(device)
@@ -60,8 +68,11 @@ def step_compile(mode: str, device: str) -> dict:
         fn(x)
     _sync(device)
     first_s = time.perf_counter() - t0
-    return {"mode": mode, "first_call_s": first_s,
-            "cache_dir": os.environ.get("TORCHINDUCTOR_CACHE_DIR", "")}
+    out = {"mode": mode, "first_call_s": first_s, "cache_dir": os.environ.get("TORCHINDUCTOR_CACHE_DIR", "")}
+    if mode == "compile":  # where the first call's time went, and what the caches did
+        from .compile_stages import compile_report
+        out.update(compile_report(out["cache_dir"]))
+    return out
 
 
 def describe_exit(returncode: int) -> str:
@@ -72,6 +83,24 @@ def describe_exit(returncode: int) -> str:
         except ValueError:
             return f"crashed: signal {-returncode}"
     return f"exited with status {returncode}"
+
+
+def last_json_object(stdout: str) -> dict | None:
+    """The last line of `stdout` that is a JSON object (a library may print lines of its own)."""
+    for line in reversed(stdout.strip().splitlines()):
+        try:
+            value = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(value, dict):
+            return value
+    return None
+
+
+def child_env(env: dict | None) -> dict:
+    """This process's environment with `env` on top; a value of None removes that variable."""
+    merged = {**os.environ, **(env or {})}
+    return {k: v for k, v in merged.items() if v is not None}
 
 
 def run_child(args: list[str], env: dict | None = None, timeout_s: float = 300.0) -> dict:
@@ -85,12 +114,14 @@ def run_child(args: list[str], env: dict | None = None, timeout_s: float = 300.0
     t0 = time.perf_counter()
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout_s, cwd=ROOT,
-                              env={**os.environ, **(env or {})})
+                              env=child_env(env))
     except subprocess.TimeoutExpired:
         return {"error": f"{args[0]} timed out after {timeout_s:.0f} s", "crashed": False}
     wall_s = time.perf_counter() - t0
     if proc.returncode == 0:
-        out = json.loads(proc.stdout.strip().splitlines()[-1])
+        out = last_json_object(proc.stdout)
+        if out is None:
+            return {"error": f"child step '{args[0]}' printed no JSON result", "crashed": False}
         out["process_wall_s"] = wall_s
         return out
     crashed = proc.returncode < 0
@@ -102,7 +133,8 @@ def run_child(args: list[str], env: dict | None = None, timeout_s: float = 300.0
 
 def main(argv: list[str]) -> int:
     if not argv:
-        print("usage: python -m runtime_core.aot.child {load,compile,package,crash} ...", file=sys.stderr)
+        print("usage: python -m runtime_core.aot.child {load,compile,package,serve,unchecked,ro-lab,crash} ...",
+              file=sys.stderr)
         return 2
     step, rest = argv[0], argv[1:]
     if step == "crash":
@@ -111,9 +143,18 @@ def main(argv: list[str]) -> int:
         out = step_load(*rest)
     elif step == "compile" and len(rest) == 2 and rest[0] in ("eager", "compile"):
         out = step_compile(*rest)
-    elif step == "package" and len(rest) == 1:
+    elif step == "package" and len(rest) in (1, 2):
         from .export import build_package
-        out = build_package(rest[0])
+        out = build_package(rest[0], batch=int(rest[1]) if len(rest) == 2 else None)
+    elif step == "serve" and len(rest) == 2:
+        from .serving_run import child_serve
+        out = child_serve(*rest)
+    elif step == "unchecked" and len(rest) == 3:
+        from .serving_run import child_unchecked
+        out = child_unchecked(rest[0], int(rest[1]), rest[2])
+    elif step == "ro-lab" and len(rest) in (1, 2) and rest[1:] in ([], ["small"]):
+        from .ro_lab import run_points
+        out = run_points(rest[0], small=rest[1:] == ["small"])
     else:
         print(f"bad arguments for step {step!r}: {rest}", file=sys.stderr)
         return 2

@@ -6,8 +6,16 @@
     aot decoder [--tokens N] [--blocks B] [--no-reduce-overhead] [--json] [--record PATH]   (GPU)
         eager vs our graph vs raw torch.cuda.graph vs reduce-overhead; stale-input demo;
         the reduce-overhead recordings/skips experiments. --record writes lessons/recordings/decoder_*.json
-    aot reduce-overhead [--tokens N] [--json]                                                   (GPU)
-        just the cudagraph-trees experiments
+    aot reduce-overhead [--tokens N] [--json] [--record PATH]                                  (GPU)
+        the reduce_overhead lab (what mode="reduce-overhead" really does: inputs copied in,
+        outputs overwritten, a graph per shape and the warning past its limit, skips, kernels per
+        graph; in a child process) and the cudagraph-trees experiments. --record writes
+        lessons/recordings/reduce_overhead_*.json: a student without a GPU sees it
+    aot serving [--device cpu|cuda] [--json]
+        one ranged package (batch 2..64) against exact-shape packages: each request's guard verdict
+        (runs as it is, pads, or is rejected with the guard's message), the package's own input
+        check, median ms per size, an exact package run unchecked at another size, and the ranged
+        package in the C++ runner. Builds the packages the first time (20-40 s each on 2 CPU cores).
     aot clear-cache
         delete .cache/aot/ (packages, the C++ runner, Inductor caches, measured results); it waits
         for a measurement in progress (in this process or another) to finish first
@@ -27,7 +35,7 @@ from ..knobs import Range
 def register(sub) -> None:
     ap = sub.add_parser("aot", help="export -> AOTInductor -> load", description=__doc__.split("\n")[0])
     ap.add_argument("what", nargs="?", default="measure",
-                    choices=("measure", "decoder", "reduce-overhead", "clear-cache"))
+                    choices=("measure", "decoder", "reduce-overhead", "serving", "clear-cache"))
     ap.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
     add_json_flag(ap)
     ap.add_argument("--record", metavar="PATH", help="also write a recording (JSON) to PATH")
@@ -67,14 +75,26 @@ def _cmd_decoder(a) -> tuple[dict, dict]:
 
 
 def _cmd_reduce_overhead(a) -> tuple[dict, dict]:
+    import sys
+
     import torch
     from ..engine.cost import check_decoder
+    from ..labs import run_lab
     from .reduce_overhead import run_reduce_overhead
     _need_cuda("aot reduce-overhead")
     check_decoder(a.tokens, 0, reduce_overhead=False, what="aot reduce-overhead")
-    res = run_reduce_overhead(a.tokens)
+    lab = run_lab("reduce_overhead", "cuda")    # first, in a fresh child process
+    try:
+        trees = run_reduce_overhead(a.tokens)
+    except Exception as e:  # keep the lab's minutes of work: record the failure, say it on stderr
+        trees = {"error": f"{type(e).__name__}: {' '.join(str(e).split())[:400]}"}
+        print(f"runtime_core aot: the cudagraph-trees experiments failed: {trees['error']}", file=sys.stderr)
+    for line in lab["errors"]:
+        print(f"runtime_core aot: reduce_overhead lab point failed: {line}", file=sys.stderr)
     meta = _meta("reduce_overhead", torch.cuda.get_device_name(0), torch.__version__)
-    return res, {"meta": meta, "points": [], "labs": {"reduce_overhead": res}}
+    meta["complete"] = not lab["errors"] and "error" not in trees
+    return {**trees, "lab": lab}, {"meta": meta, "points": [],
+                                   "labs": {"reduce_overhead": lab, "cudagraph_trees": trees}}
 
 
 def _need_cuda(what: str) -> None:
@@ -86,9 +106,13 @@ def _need_cuda(what: str) -> None:
 
 def _run(a) -> dict:
     from ..recordings import store
+    if a.what in ("clear-cache", "serving") and a.record:
+        raise UsageError(f"{a.what} writes no recording: drop --record"
+                         + (" (its results are saved under .cache/aot/)" if a.what == "serving" else ""))
+    if a.what == "serving":
+        from .serving_measure import measure_serving
+        return measure_serving(a.device)
     if a.what == "clear-cache":
-        if a.record:
-            raise UsageError("clear-cache writes no recording: drop --record")
         from .paths import clear_cache
         return {"freed_bytes": clear_cache()}
     if a.record:  # before the run: a bad path must not cost minutes of compiling

@@ -9,6 +9,8 @@
 
 Cold and warm differ only in TORCHINDUCTOR_CACHE_DIR: Inductor's FX-graph cache (and the
 AOTAutograd cache) live there, so a warm process reloads generated code instead of compiling.
+It still traces and builds guards: each compile child reports its stages and the caches'
+hit/miss counters (compile_cold_detail, compile_warm_detail; see compile_stages.py).
 
 `measure()` is the one way in, for the CLI and the page alike: it waits for its turn in the AOT
 queue (queue.py: one measurement or cache clear at a time, first come first served, across
@@ -50,7 +52,8 @@ def step_compile_cold(device: str, state: dict) -> dict:
         r = run_child(["compile", "compile", device], env={"TORCHINDUCTOR_CACHE_DIR": fresh})
     finally:
         shutil.rmtree(fresh, ignore_errors=True)
-    return {"compile_cold_s": r.get("first_call_s"), "compile_cold_error": r.get("error")}
+    return {"compile_cold_s": r.get("first_call_s"), "compile_cold_error": r.get("error"),
+            "compile_cold_detail": _detail(r)}
 
 
 def step_compile_warm(device: str, state: dict) -> dict:
@@ -63,7 +66,14 @@ def step_compile_warm(device: str, state: dict) -> dict:
         if "error" not in prime:
             marker.touch()
     r = run_child(["compile", "compile", device], env=env)
-    return {**out, "compile_warm_s": r.get("first_call_s"), "compile_warm_error": r.get("error")}
+    return {**out, "compile_warm_s": r.get("first_call_s"), "compile_warm_error": r.get("error"),
+            "compile_warm_detail": _detail(r)}
+
+
+def _detail(r: dict) -> dict:
+    """What a compile child reported beyond its first call's time: seconds per compile stage,
+    the compile caches' counters, and autotuning results on disk (compile_stages.py)."""
+    return {k: r.get(k) for k in ("stages", "counters", "fx_graph_cache", "autotune_best_configs")}
 
 
 def step_package(device: str, state: dict) -> dict:
@@ -166,7 +176,7 @@ def finish(results: dict, device: str, state: dict) -> dict:
     import torch
     results["outputs_match"] = bool(results.get("python_output_matches") and results.get("cpp_output_matches"))
     results["warm_faster_than_cold"] = _faster(results.get("compile_warm_s"), results.get("compile_cold_s"))
-    results.update(device=device, torch_version=torch.__version__, device_name=_device_name(device),
+    results.update(device=device, torch_version=torch.__version__, device_name=device_name(device),
                    test_batch=TEST_BATCH, measured_at=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
     atomic.write_json(results_path(device), results, indent=2)
     return results
@@ -224,7 +234,8 @@ def _faster(warm_s, cold_s) -> bool | None:
     return None if warm_s is None or cold_s is None else bool(warm_s < cold_s)
 
 
-def _device_name(device: str) -> str:
+def device_name(device: str) -> str:
+    """The GPU's name for cuda, else the CPU's."""
     import platform
     import torch
     if device == "cuda":

@@ -21,6 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from .cache_lock import cache_in_use
+from .child import child_env
 from .cached_build import Cap, build_once
 from .paths import cache_dir, torch_tag
 
@@ -125,8 +126,12 @@ def ensure_runner(timeout_s: float = 300.0) -> tuple[Path, float]:
     return build_binary(SOURCE, "aot_runner", timeout_s=timeout_s, label="the C++ runner")
 
 
-def run_cpp(package: Path, x: np.ndarray, device: str, work_dir: Path, timeout_s: float = 120.0) -> dict:
+def run_cpp(package: Path, x: np.ndarray, device: str, work_dir: Path, timeout_s: float = 120.0,
+            env: dict | None = None) -> dict:
     """Load `package` in the C++ runner, run it on x (float32), and return its report.
+
+    `env` goes on top of this process's environment (None removes a variable), e.g.
+    {"AOTI_RUNTIME_CHECK_INPUTS": "1"} to have the package check its input shapes itself.
 
     Returns:
         dict with load_s (the loader's constructor), first_run_s, run_s, build_s and
@@ -138,7 +143,7 @@ def run_cpp(package: Path, x: np.ndarray, device: str, work_dir: Path, timeout_s
         np.ascontiguousarray(x, dtype="<f4").tofile(in_path)
         cmd = [str(exe), str(package), device, str(in_path), str(out_path)] + [str(d) for d in x.shape]
         try:
-            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout_s)
+            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout_s, env=child_env(env))
         except subprocess.TimeoutExpired:
             return {"error": f"C++ runner timed out after {timeout_s:.0f} s", "build_s": build_s}
     if proc.returncode != 0:

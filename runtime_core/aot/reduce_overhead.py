@@ -52,9 +52,14 @@ def count_recordings():
 
 @contextlib.contextmanager
 def capture_torch_logs(artifacts=("cudagraphs", "perf_hints")):
-    """Collect messages of torch's artifact loggers (e.g. why cudagraphs were skipped)."""
-    import torch._inductor.compile_fx  # noqa: F401  (these imports create the loggers)
-    import torch._inductor.cudagraph_utils  # noqa: F401
+    """Collect messages of torch's artifact loggers (e.g. why cudagraphs were skipped, or the
+    warning about too many distinct sizes)."""
+    import importlib
+    for module in ("compile_fx", "cudagraph_utils", "cudagraph_trees", "output_code"):
+        try:  # importing them creates their loggers (output_code is newer than some torches)
+            importlib.import_module(f"torch._inductor.{module}")
+        except ImportError:
+            pass
     messages: list[str] = []
 
     class Keep(logging.Handler):

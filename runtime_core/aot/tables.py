@@ -31,6 +31,59 @@ def coldwarm_problems(res: dict) -> list[str]:
     return [f"{k.replace('_error', '')}: {res[k]}" for k in keys if res.get(k)]
 
 
+COUNTER_LABELS = (("fxgraph_cache_hit", "FX-graph cache hits"), ("fxgraph_cache_miss", "FX-graph cache misses"),
+                  ("fxgraph_cache_bypass", "FX-graph cache bypasses"),
+                  ("autograd_cache_hit", "AOTAutograd cache hits"), ("autograd_cache_miss", "AOTAutograd cache misses"))
+
+
+def compile_stage_rows(res: dict) -> list[dict]:
+    """One row per compile stage: seconds in the cold and the warm child, and what the warm
+    start did with the stage (ran it again, or skipped it because a cache had the result).
+    Seconds are inclusive: a stage contains the stages nested in it."""
+    from .compile_stages import NOT_REPORTED, STAGES
+    cold = (res.get("compile_cold_detail") or {}).get("stages")
+    warm = (res.get("compile_warm_detail") or {}).get("stages")
+    rows = []
+    for stage in STAGES:
+        c, w = stage.seconds(cold), stage.seconds(warm)
+        if cold is None or warm is None:
+            verdict = NOT_REPORTED
+        elif c is not None and w is not None:
+            verdict = "ran again" + (f" ({100 * w / c:.0f}% of its cold time)" if c > 0 else "")
+        elif c is not None:
+            verdict = "skipped: a cache had the result"
+        elif w is not None:
+            verdict = "only when warm: reading the caches"
+        else:
+            verdict = "did not run here"
+        rows.append({"stage": stage.label, "cold s": _round(c), "warm s": _round(w), "on a warm start": verdict})
+    return rows
+
+
+def cache_counter_rows(res: dict) -> list[dict]:
+    """The compile caches' counters in the cold and the warm child, as text (a torch without a
+    counter says so), and the autotuning results each cache dir held afterwards."""
+    from .compile_stages import NOT_REPORTED
+    details = {run: res.get(f"compile_{run}_detail") or {} for run in ("cold", "warm")}
+
+    def show(run: str, group: str, key: str) -> str:
+        values = details[run].get(group)
+        return NOT_REPORTED if values is None or values.get(key) is None else str(values[key])
+    rows = [{"counter": label, "cold": show("cold", "counters", key), "warm": show("warm", "counters", key)}
+            for key, label in COUNTER_LABELS]
+    rows.append({"counter": "autotuning results in the cache dir (.best_config files)",
+                 **{run: NOT_REPORTED if d.get("autotune_best_configs") is None else str(d["autotune_best_configs"])
+                    for run, d in details.items()}})
+    rows.append({"counter": "FX-graph cache switched on (torch._inductor.config.fx_graph_cache)",
+                 **{run: NOT_REPORTED if d.get("fx_graph_cache") is None else str(d["fx_graph_cache"])
+                    for run, d in details.items()}})
+    return rows
+
+
+def _round(v: float | None) -> float | None:
+    return None if v is None else round(float(v), 4)
+
+
 DECODER_VARIANT_LABELS = {"eager": PYTORCH_EAGER_LABEL, "our_graph": "our graph", "raw_graph": "raw graph",
                           "reduce_overhead": "reduce-overhead"}
 
@@ -58,3 +111,45 @@ def reduce_overhead_rows(ro: dict) -> list[dict]:
                          "recordings (all)": r.get("recordings_total"),
                          "skips": r.get("cudagraph_skips"), "ms/token": round(r.get("ms_per_token", float("nan")), 3)})
     return rows
+
+
+def serving_rows(res: dict) -> list[dict]:
+    """One row per served request: the guard's verdict, what the ranged package's own input
+    check says, and median ms through the loop, of the ranged package and of an exact one."""
+    rows = []
+    for r in res.get("rows", []):
+        rows.append({"batch": r["batch"], "guard's verdict": r["verdict"],
+                     "ranged package's own check": r.get("package_check") or "accepts",
+                     "served ms (guard + pad + run)": _ms(r.get("served_ms")),
+                     "ranged package ms": _ms(r.get("ranged_ms")), "exact-shape package ms": _ms(r.get("exact_ms")),
+                     "matches eager": r.get("matches_reference")})
+    return rows
+
+
+def serving_cpp_rows(res: dict) -> list[dict]:
+    """The C++ runner's runs: package, batch, whether the package checked its input, load s,
+    run ms (median of 5), matches eager, and the runner's error line if it refused."""
+    return [{"package": r["package"], "batch": r["batch"], "input check": r["input_check"],
+             "load s": None if r.get("load_s") is None else round(r["load_s"], 4), "run ms": _ms(r.get("run_ms")),
+             "matches eager": r.get("matches_reference"), "error": r.get("error") or ""}
+            for r in res.get("cpp", [])]
+
+
+def unchecked_line(res: dict) -> str | None:
+    """One sentence on the exact-shape package called at another size with no check, or None."""
+    u = res.get("unchecked")
+    if not u:
+        return None
+    head = f"The exact batch-{u['package_batch']} package, called at batch {u.get('batch')} with its input check off"
+    if u.get("error") and not u.get("ran"):
+        return f"{head}, failed: {u['error']}"
+    if u.get("max_abs_err") is None:
+        return f"{head}, ran without an error and returned shape {u.get('output_shape')}."
+    wrong = u.get("rows_wrong") or 0
+    return (f"{head}, ran without an error: {wrong} of {u['batch']} output rows are wrong (max error "
+            f"{u['max_abs_err']:.3g} against eager). Nothing checked the size, so its fixed-size kernels "
+            "ran on a tensor of another shape.") if wrong else f"{head}, ran without an error and matched eager."
+
+
+def _ms(v: float | None) -> float | None:
+    return None if v is None else round(float(v), 4)

@@ -12,9 +12,12 @@
     broadcast_copy   a broadcasting copy into a graph's static input       (broadcast_copy.py)
     unmasked_padding bucket padding summed into a reduction                (unmasked_padding.py)
     no_warmup        capture without warm-up records one-off work          (no_warmup.py)
+    reduce_overhead  what torch.compile(mode="reduce-overhead") really does   (reduce_overhead.py)
 
 Each runs on the SimDevice anywhere and on CUDA when present: `run_lab(name, backend)`
-returns a plain dict (see common.py for the keys every lab shares).
+returns a plain dict (see common.py for the keys every lab shares). The labs in
+REPLAYS_A_RECORDING need torch.compile on a GPU, which the simulator cannot run: on the
+simulator they return a shipped GPU recording instead, labelled "recorded" in `source`.
 
 CLI: python -m runtime_core lab NAME [--backend auto|cuda|sim] [--json]
 """
@@ -37,7 +40,10 @@ LABS = {
     "broadcast_copy": "a one-element input broadcast into a graph's static buffer vs a shape guard",
     "unmasked_padding": "a reduction over a padded bucket vs over the valid rows",
     "no_warmup": "capture without warm-up records one-off work that every replay repeats",
+    "reduce_overhead": "torch.compile(mode='reduce-overhead') on the decoder: inputs copied in, outputs "
+                       "overwritten, a graph per shape, skips, fewer nodes than our capture",
 }
+REPLAYS_A_RECORDING = frozenset({"reduce_overhead"})
 
 
 def run_lab(name: str, backend: str = "auto", **params) -> dict:

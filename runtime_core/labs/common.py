@@ -6,7 +6,8 @@ keys say where the numbers come from:
 
     lab          the lab's name ("overlap", "sync", ...)
     backend      "sim" or "cuda"
-    source       "simulated" (the SimDevice's virtual clock) or "live" (this machine's GPU)
+    source       "simulated" (the SimDevice's virtual clock), "live" (this machine's GPU), or
+                 "recorded" (a lab in REPLAYS_A_RECORDING, replaying a shipped GPU run)
     device_name  what ran it
 
 then the lab's own numbers (units in the key names), `signal` (True when the failure mode's

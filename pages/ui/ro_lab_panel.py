@@ -1,0 +1,109 @@
+"""The reduce_overhead lab's panel: each point of what mode="reduce-overhead" really does, as the
+lab measured it (live on a GPU, else from the shipped recording). Nothing is computed here."""
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from pages.ui.safe_text import esc
+from runtime_core.labs.reduce_overhead import RECORD_COMMAND
+
+
+def _fmt(v, digits: int) -> str:
+    """A number with `digits` decimals, or "—" where the recording has none yet."""
+    return "—" if v is None else f"{float(v):.{digits}f}"
+
+
+def _read(result: dict | None) -> str:
+    b = (result or {}).get("behaviour")
+    return {"raised": "raised an error", "changed": "changed, no error", "kept": "kept its values"}.get(b, "—")
+
+
+def _inputs(r: dict) -> None:
+    p = r.get("fresh_inputs") or {}
+    manual = p.get("manual_capture") or {}
+    st.markdown("**1. Inputs are copied in for you** (a fresh token tensor on every call)")
+    c = st.columns(2)
+    if "max_abs_err" in p:
+        c[0].metric("reduce-overhead: max error vs eager", f"{p['max_abs_err']:.2g}",
+                    "matches" if p.get("matches_eager") else "does NOT match", delta_color="off")
+    else:
+        c[0].metric("reduce-overhead: max error vs eager", "not recorded yet")
+    if manual:
+        c[1].metric("our hand capture, fresh tensor", f"{manual['fresh_tensor_max_abs_err']:.3g}",
+                    "stale input: no copy", delta_color="off")
+    st.caption("cudagraph trees copy every input that is not a parameter or buffer into the graph's static "
+               "buffer before each replay. Routing inputs through static buffers yourself is the rule for a "
+               "graph captured by hand (the stale lab).")
+
+
+def _outputs(r: dict) -> None:
+    st.markdown("**2. The next replay overwrites the outputs**")
+    kept, mark = r.get("kept_output") or {}, r.get("mark_step") or {}
+    if not kept and not mark:
+        st.caption("Not recorded yet.")
+        return
+    rows = [("keep step 1's output, run step 2, read it", kept.get("bug")),
+            ("clone it before step 2", kept.get("clone")),
+            ("mark_step_begin() once; two calls in that step; read the first", mark.get("same_step")),
+            ("… then read it after the next marked step", mark.get("next_step")),
+            ("mark_step_begin() before every call", mark.get("mark_every_call"))]
+    st.dataframe(pd.DataFrame([{"what": w, "the kept output": _read(v)} for w, v in rows if v]),
+                 hide_index=True, width="stretch")
+    error = next((v.get("error") for _, v in rows if v and v.get("error")), None)
+    if error:
+        st.code(error, language=None)
+
+
+def _shapes(r: dict) -> None:
+    p = r.get("new_shapes") or {}
+    st.markdown("**3. Each new shape records a new graph**")
+    if p.get("per_batch"):
+        st.dataframe(pd.DataFrame([{"batch": x["batch"], "graphs recorded": x["new_recordings"],
+                                    "size warning": "yes" if x["warned"] else ""} for x in p["per_batch"]]),
+                     hide_index=True, width="stretch")
+        if p.get("warning"):
+            st.caption(f"With cudagraph_dynamic_shape_warn_limit = {p['warn_limit']} (torch's default: "
+                       f"{p.get('torch_default_warn_limit')}), torch logged:")
+            st.code(p["warning"], language=None)
+    elif p.get("recordings_for_new_batches") is not None:
+        st.caption(f"Batch 1 at every position: {p['recordings_batch1_all_positions']} graph. Batches "
+                   f"{', '.join(map(str, (p.get('batches') or [])[1:]))}: {p['recordings_for_new_batches']} more.")
+    skips = {k: v for k, v in (r.get("skips") or {}).items() if isinstance(v, dict) and "skips" in v}
+    if skips:
+        st.markdown("**Regions left un-graphed, with torch's reason**")
+        st.dataframe(pd.DataFrame([{"region": k.replace("_", " "), "skips": v["skips"],
+                                    "reason logged": v.get("message") or "(none on this device)"}
+                                   for k, v in skips.items()]), hide_index=True, width="stretch")
+
+
+def _kernels(r: dict) -> None:
+    p = {k: v for k, v in (r.get("kernels") or {}).items() if isinstance(v, dict)}
+    st.markdown("**4. Why it beats our capture: fewer, shorter nodes**")
+    if not p:
+        st.caption("Not measured: counting a graph's kernels needs a GPU.")
+        return
+    labels = {"our_graph": "our capture", "reduce_overhead": "reduce-overhead"}
+    st.dataframe(pd.DataFrame([{"graph": labels.get(k, k), "ms / token": _fmt(v.get("ms_per_token"), 3),
+                                "GPU kernels / step": _fmt(v.get("kernels"), 0),
+                                "mean kernel µs": _fmt(v.get("kernel_mean_us"), 2), "GPU busy µs": _fmt(v.get("busy_us"), 1),
+                                "launch calls": _fmt(v.get("launch_calls"), 0),
+                                "graph launches": _fmt(v.get("graph_launches"), 0)} for k, v in p.items()]),
+                 hide_index=True, width="stretch")
+    st.caption("Both replay one graph per token. Ours holds the decoder's eager kernels one for one; "
+               "reduce-overhead's holds the kernels Inductor generated after fusing neighbours. Kernels are "
+               "counted by torch.profiler over one step (graph nodes, plus any kernel launched outside the graph).")
+
+
+def show(r: dict) -> None:
+    """Draw every point of a reduce_overhead lab result."""
+    for part in (_inputs, _outputs, _shapes, _kernels):
+        part(r)
+    for line in r.get("errors", []):
+        st.error(esc(line, max_chars=500))
+    if r.get("owed") and r["source"] == "recorded":
+        st.caption(f"Not recorded yet: {', '.join(r['owed'])}. A GPU run records them:")
+        st.code(RECORD_COMMAND, language=None)
+
+
+SHOW = {"reduce_overhead": show}

@@ -1,0 +1,91 @@
+"""A warm start still traces and builds guards; the caches skip Inductor's work. Per-stage times
+and cache counters from the cold/warm compile children, and how the page's tables read them."""
+import pytest
+
+from runtime_core.aot import compile_stages
+from runtime_core.aot.compile_stages import NOT_REPORTED, STAGES, Stage
+from runtime_core.aot.tables import cache_counter_rows, compile_stage_rows
+
+# What torch 2.13's compile_times() reported for the MLP on this CPU (trimmed), cold and warm.
+COLD = {"_compile.compile_inner": 10.4, "bytecode_tracing": 0.10, "build_guards": 0.026,
+        "OutputGraph.call_user_compiler": 10.3, "create_aot_dispatcher_function": 10.1,
+        "GraphLowering.run": 0.046, "Scheduler.codegen": 8.47, "compile_file": 8.48,
+        "async_compile.wait": 0.88, "PyCodeCache.load_by_key_path": 1.06}
+WARM = {"_compile.compile_inner": 1.55, "bytecode_tracing": 0.09, "build_guards": 0.026,
+        "OutputGraph.call_user_compiler": 1.41, "AOTAutogradCache.inductor_load": 1.24,
+        "PyCodeCache.load_by_key_path": 1.24, "compile_file": 0.16, "async_compile.wait": 0.001}
+
+
+def detail(stages, hit: bool):
+    counters = {"fxgraph_cache_hit": int(hit), "fxgraph_cache_miss": int(not hit), "fxgraph_cache_bypass": 0,
+                "autograd_cache_hit": int(hit), "autograd_cache_miss": int(not hit), "autograd_cache_bypass": 0}
+    return {"stages": stages, "counters": counters, "fx_graph_cache": True, "autotune_best_configs": 0}
+
+
+def test_a_stage_reads_its_first_present_timer_or_the_largest_matching_one():
+    s = Stage("codegen", ("Scheduler.codegen", "GraphLowering.codegen"))
+    assert s.seconds({"GraphLowering.codegen": 2.0}) == 2.0
+    assert s.seconds({"Scheduler.codegen": 1.0, "GraphLowering.codegen": 2.0}) == 1.0
+    assert s.seconds({"other": 1.0}) is None and s.seconds(None) is None
+    tune = Stage("autotune", contains=("autotune",))
+    assert tune.seconds({"select_algorithm.autotune": 0.5, "CachingAutotuner.autotune_x": 2.0}) == 2.0
+
+
+def test_warm_start_rows_say_what_ran_again_and_what_a_cache_skipped():
+    rows = {r["stage"]: r for r in compile_stage_rows({"compile_cold_detail": detail(COLD, False),
+                                                        "compile_warm_detail": detail(WARM, True)})}
+    assert [r["stage"] for r in rows.values()] == [s.label for s in STAGES]
+    assert rows["Dynamo traces the bytecode into an FX graph"]["on a warm start"].startswith("ran again")
+    assert rows["Dynamo builds the guards"]["on a warm start"].startswith("ran again")
+    for skipped in ("Inductor lowers the FX graph to its IR", "Inductor fuses and generates code",
+                    "AOTAutograd traces and functionalizes the graph"):
+        assert rows[skipped]["on a warm start"] == "skipped: a cache had the result", skipped
+        assert rows[skipped]["warm s"] is None and rows[skipped]["cold s"] > 0
+    assert rows["load the compiled graph from the caches"]["on a warm start"].startswith("only when warm")
+    assert rows["autotuning: benchmark kernel configurations"]["on a warm start"] == "did not run here"
+
+
+def test_a_torch_without_compile_times_reads_not_reported(monkeypatch):
+    import torch._dynamo.utils as utils
+
+    def broken(*a, **k):
+        raise TypeError("compile_times() got an unexpected keyword argument 'aggregate'")
+    monkeypatch.setattr(utils, "compile_times", broken)
+    assert compile_stages.stage_times() is None
+    rows = compile_stage_rows({"compile_cold_detail": detail(None, False), "compile_warm_detail": detail(WARM, True)})
+    assert {r["on a warm start"] for r in rows} == {NOT_REPORTED}
+    counters = cache_counter_rows({"compile_cold_detail": {"counters": None}, "compile_warm_detail": detail(WARM, True)})
+    hits = next(r for r in counters if r["counter"] == "FX-graph cache hits")
+    assert (hits["cold"], hits["warm"]) == (NOT_REPORTED, "1")
+
+
+def test_old_results_without_details_still_render():
+    rows = compile_stage_rows({"compile_cold_s": 10.0, "compile_warm_s": 2.0})
+    assert len(rows) == len(STAGES) and rows[0]["on a warm start"] == NOT_REPORTED
+    assert all(r["cold"] == NOT_REPORTED for r in cache_counter_rows({}))
+
+
+def test_autotune_files_counts_best_configs(tmp_path):
+    assert compile_stages.autotune_files(None) is None
+    (tmp_path / "ab").mkdir()
+    (tmp_path / "ab" / "k.best_config").write_text("{}")
+    (tmp_path / "ab" / "k.py").write_text("")
+    assert compile_stages.autotune_files(tmp_path) == 1
+
+
+@pytest.mark.slow
+def test_real_cold_and_warm_children_on_this_cpu(tmp_path):
+    """Two fresh processes compile the MLP with one cache dir: the first misses both caches and
+    runs Inductor, the second hits them, skips Inductor, and still traces and builds guards."""
+    from runtime_core.aot.child import run_child
+    env = {"TORCHINDUCTOR_CACHE_DIR": str(tmp_path / "inductor")}
+    cold, warm = (run_child(["compile", "compile", "cpu"], env=env) for _ in range(2))
+    assert "error" not in cold and "error" not in warm, (cold, warm)
+    assert cold["counters"]["fxgraph_cache_miss"] >= 1 and cold["counters"]["fxgraph_cache_hit"] == 0
+    assert warm["counters"]["fxgraph_cache_hit"] >= 1 and warm["counters"]["fxgraph_cache_miss"] == 0
+    rows = {r["stage"]: r for r in compile_stage_rows({"compile_cold_detail": cold, "compile_warm_detail": warm})}
+    for stage in ("Dynamo traces the bytecode into an FX graph", "Dynamo builds the guards"):
+        assert rows[stage]["on a warm start"].startswith("ran again"), rows[stage]
+    assert rows["Inductor fuses and generates code"]["on a warm start"].startswith("skipped"), rows
+    assert warm["first_call_s"] < cold["first_call_s"]
+    print({k: (v["cold s"], v["warm s"]) for k, v in rows.items()})

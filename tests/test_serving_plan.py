@@ -1,0 +1,133 @@
+"""Serving with one ranged AOT package: a request inside the range runs as it is, outside it pads
+or is rejected with the guard's message. Stand-ins for the packages (no compiling), the
+orchestration with the child processes faked, and the tables the page shows."""
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+from runtime_core.aot import serving_measure
+from runtime_core.aot.export import BATCH_MAX, BATCH_MIN
+from runtime_core.aot.serving_plan import RANGED, SERVING_PLAN, ServingPlan, loop_artifacts, serve_requests
+from runtime_core.aot.serving_run import CHECK_ENV
+from runtime_core.aot.tables import serving_cpp_rows, serving_rows, unchecked_line
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def stand_ins(plan: ServingPlan, calls: list):
+    """One callable per package that logs (package, batch) and doubles its input."""
+    def make(key):
+        def fn(x):
+            calls.append((key, x.shape[0]))
+            return x * 2
+        return fn
+    return {key: make(key) for key in plan.packages()}
+
+
+def serve(plan=SERVING_PLAN, check=None):
+    calls = []
+    rows = serve_requests(plan, stand_ins(plan, calls), lambda b: torch.ones(b, 64), lambda x: x * 2,
+                          package_check=check)
+    return {r["batch"]: r for r in rows}, calls
+
+
+def test_the_ranged_package_is_checked_first_and_covers_its_whole_range():
+    arts = loop_artifacts(SERVING_PLAN, {k: None for k in SERVING_PLAN.packages()})
+    assert (arts[0].guard.batch_min, arts[0].guard.batch_max) == (BATCH_MIN, BATCH_MAX) == (2, 64)
+    assert [a.name for a in arts] == ["ranged package, batch 2..64", "exact package, batch 128"]
+    assert SERVING_PLAN.packages() == [RANGED, 8, 64, 128]
+
+
+def test_inside_the_range_runs_as_is_outside_it_pads_or_rejects():
+    rows, calls = serve(ServingPlan(repeats=1))
+    for b in (8, 37, 64):
+        assert rows[b]["path"] == "hit" and rows[b]["served_by"] == "ranged package, batch 2..64", rows[b]
+        assert rows[b]["padded_to"] is None and rows[b]["matches_reference"] is True
+    assert (rows[1]["path"], rows[1]["padded_to"], rows[1]["served_by"]) == ("miss -> pad", 2, "ranged package, batch 2..64")
+    assert (rows[100]["path"], rows[100]["padded_to"], rows[100]["served_by"]) == ("miss -> pad", 128, "exact package, batch 128")
+    assert rows[128]["path"] == "hit" and rows[128]["served_by"] == "exact package, batch 128"
+    assert rows[200]["path"] == "rejected" and "guard miss: batch 200 outside batch 2..64" in rows[200]["verdict"]
+    assert rows[200]["served_ms"] is None and rows[200]["matches_reference"] is None
+    assert (RANGED, 2) in calls and (128, 128) in calls and not any(b == 200 for _, b in calls)
+
+
+def test_each_package_is_timed_only_at_sizes_it_serves_as_is():
+    rows, _ = serve(ServingPlan(repeats=2))
+    assert [b for b, r in rows.items() if r["ranged_ms"] is not None] == [8, 37, 64]
+    assert [b for b, r in rows.items() if r["exact_ms"] is not None] == [8, 64, 128]
+    assert all(r["served_ms"] > 0 for r in rows.values() if r["path"] != "rejected")
+
+
+def test_the_packages_own_check_is_reported_per_request():
+    rows, _ = serve(ServingPlan(repeats=1), check=lambda x: None if 2 <= x.shape[0] <= 64 else f"refused {x.shape[0]}")
+    assert rows[37]["package_check"] is None and rows[200]["package_check"] == "refused 200"
+    table = {r["batch"]: r for r in serving_rows({"rows": list(rows.values())})}
+    assert table[37]["ranged package's own check"] == "accepts"
+    assert table[200]["ranged package's own check"] == "refused 200"
+    assert table[1]["guard's verdict"].startswith("miss (batch 1 outside batch 2..64): padded 1 up to")
+
+
+def test_plan_round_trips_through_json():
+    plan = ServingPlan(loop_exact=(), compare_exact=(8,), requests=(1, 8), repeats=3)
+    assert ServingPlan.from_dict(json.loads(json.dumps(plan.as_dict()))) == plan
+    assert plan.packages() == [RANGED, 8]
+
+
+# ---- the orchestration, with the child processes and the C++ runner faked --------------------------
+@pytest.fixture
+def faked(monkeypatch, tmp_path):
+    monkeypatch.setenv("RUNTIME_CORE_AOT_CACHE", str(tmp_path / "aot"))
+    seen = {"children": [], "cpp": []}
+
+    def run_child(args, env=None, timeout_s=300.0):
+        seen["children"].append((args[0], [str(a) for a in args[1:]], env))
+        if args[0] == "package":
+            return {"package": f"/pk/{args[2] if len(args) == 3 else 'ranged'}.pt2", "cached": True, "package_s": 0.0}
+        if args[0] == "serve":
+            return seen.get("serve_reply", {"rows": [{"batch": 8, "verdict": "hit", "path": "hit"}]})
+        return {"ran": True, "batch": 12, "max_abs_err": 0.69, "rows_wrong": 4, "output_shape": [12, 32]}
+
+    def run_cpp(package, x, device, work_dir, env=None, timeout_s=120.0):
+        seen["cpp"].append((str(package), x.shape[0], env))
+        if env and env.get(CHECK_ENV) == "1":
+            return {"error": "C++ runner exited with status 1: aot_runner: dim value is too large"}
+        from runtime_core.aot.models import make_mlp
+        with torch.no_grad():
+            return {"output": make_mlp()(torch.from_numpy(x)).numpy(), "load_s": 0.001, "run_s": 2e-5}
+    monkeypatch.setattr(serving_measure, "run_child", run_child)
+    monkeypatch.setattr("runtime_core.aot.cpp_runner.run_cpp", run_cpp)
+    return seen
+
+
+def test_measure_builds_every_package_then_serves_with_the_input_check_on(faked):
+    res = serving_measure.measure_serving("cpu")
+    steps = [c[0] for c in faked["children"]]
+    assert steps == ["package"] * 4 + ["serve", "unchecked"]
+    assert [c[1] for c in faked["children"][:4]] == [["cpu"], ["cpu", "8"], ["cpu", "64"], ["cpu", "128"]]
+    serve_env, unchecked_env = faked["children"][4][2], faked["children"][5][2]
+    assert serve_env == {CHECK_ENV: "1"} and unchecked_env == {CHECK_ENV: None}  # None: removed
+    assert [(b, env[CHECK_ENV]) for _, b, env in faked["cpp"]] == [(37, None), (100, "1")]
+    cpp = serving_cpp_rows(res)
+    assert cpp[0]["matches eager"] is True and "too large" in cpp[1]["error"]
+    assert "4 of 12 output rows are wrong" in unchecked_line(res)
+    assert serving_measure.cached_serving("cpu")["rows"] == res["rows"]
+
+
+def test_a_crashed_python_loader_leaves_the_cpp_runner_timing_every_package(faked):
+    faked["serve_reply"] = {"error": "child step 'serve' crashed: SIGSEGV", "crashed": True}
+    res = serving_measure.measure_serving("cpu", save=False)
+    assert res["rows"] == [] and res["errors"] == ["serving child: child step 'serve' crashed: SIGSEGV"]
+    timed = {(Path(p).stem, b) for p, b, env in faked["cpp"] if not (env and env.get(CHECK_ENV))}
+    assert {("ranged", 8), ("ranged", 37), ("ranged", 64), ("8", 8), ("64", 64), ("128", 128)} <= timed
+    assert serving_measure.cached_serving("cpu") is None  # save=False wrote nothing
+
+
+def test_serving_cli_refuses_record_and_a_bad_device_in_one_line():
+    for args in (["serving", "--record", "x.json"], ["serving", "--device", "tpu"]):
+        p = subprocess.run([sys.executable, "-m", "runtime_core", "aot", *args], cwd=ROOT, capture_output=True,
+                           text=True, timeout=120)
+        assert p.returncode == 2 and p.stdout == "" and len(p.stderr.strip().splitlines()) == 1, p.stderr
