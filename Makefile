@@ -4,25 +4,41 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test test-gpu browser-test record check-gpu gpu-diagnose clean
+.PHONY: run test test-gpu browser-test readme-shot record check-gpu gpu-diagnose clean
 
+# First use (or a changed requirements.txt): a venv and the pinned packages, with pip's progress
+# shown, since the first install downloads torch's CPU wheel and takes about two minutes.
 $(STAMP): requirements.txt
+	@echo "== first run: creating $(VENV) and installing torch (CPU), streamlit, plotly, pandas, pytest"
+	@echo "== from requirements.txt: about 2 minutes and a few hundred MB of downloads; pip's progress follows"
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install -q --disable-pip-version-check -r requirements.txt
+	$(PY) -m pip install --disable-pip-version-check --progress-bar on -r requirements.txt
 	touch $(STAMP)
+	@echo "== $(VENV) is ready (the next make run starts at once)"
 
 # Honours STREAMLIT_SERVER_PORT / STREAMLIT_SERVER_HEADLESS (Streamlit reads them itself).
 run: $(STAMP)
+	@echo "== serving the app: open http://localhost:$${STREAMLIT_SERVER_PORT:-8501} (Ctrl-C stops it)"
 	$(PY) -m streamlit run app.py
 
 # CI's command. Slow tests run too; GPU tests skip themselves without CUDA.
 test: $(STAMP)
 	$(PY) -m pytest -q
 
-# The widget in headless Chromium (Debian's package, never `playwright install`).
+# Every page at 1280x720, 1920x1080 and 400x900 in headless Chromium (Debian's package:
+# apt-get install -y chromium; never `playwright install`). Screenshots of each page and size go to
+# $(BROWSER_SHOTS_DIR) (git-ignored; CI keeps it).
+BROWSER_SHOTS_DIR ?= tests/browser/artifacts
 browser-test: $(STAMP)
 	$(PY) -m pip install -q --disable-pip-version-check playwright==1.65.2
-	$(PY) -m pytest -q tests/browser
+	BROWSER_SHOTS_DIR=$(BROWSER_SHOTS_DIR) $(PY) -m pytest -q tests/browser
+	@echo "== browser screenshots: $(BROWSER_SHOTS_DIR)"
+
+# The README's screenshot (docs/widget.png): the widget at 1280x720, from the last browser test.
+readme-shot:
+	@test -f $(BROWSER_SHOTS_DIR)/1280x720/Launch_overhead_killer.png || \
+		{ echo "no screenshot yet: run make browser-test first"; exit 1; }
+	cp $(BROWSER_SHOTS_DIR)/1280x720/Launch_overhead_killer.png docs/widget.png
 
 test-gpu: $(STAMP)
 	$(PY) -m pytest -q -m gpu

@@ -1,6 +1,6 @@
 """Interview flashcards: a question, its answer on request, the page that shows it live, and a
 self-graded tally for this session."""
-from pages.ui.common import lesson_data, render_text, setup_page
+from pages.ui.common import lesson_data, metric_row, render_text, setup_page
 
 import streamlit as st
 
@@ -8,7 +8,7 @@ from pages.ui import lab_panels
 from pages.ui.nav import page_for, page_title
 from runtime_core.labs import LABS
 
-ctx = setup_page("Interview prompts")
+ctx = setup_page("Interview prompts", icon=":material/record_voice_over:")
 cards = lesson_data("interview")["cards"]
 state = st.session_state
 state.setdefault("iv_index", 0)
@@ -28,13 +28,13 @@ def grade(card_id: str, mark: str) -> None:
     go_to(state["iv_index"] + 1)
 
 
-st.title("🎤 Interview prompts")
+st.title("Interview prompts")
 st.caption("Answer out loud first, then reveal. Grade yourself honestly: the tally is only for you "
            "and lasts this session.")
-c = st.columns(3)
-c[0].metric("got it", tally["got it"])
-c[1].metric("missed", tally["missed"])
-c[2].metric("cards graded", f"{len(graded)} of {len(cards)}")
+c = metric_row()
+c.metric("got it", tally["got it"], width="content")
+c.metric("missed", tally["missed"], width="content")
+c.metric("cards graded", f"{len(graded)} of {len(cards)}", width="content")
 
 card = cards[state["iv_index"]]
 with st.container(border=True):
@@ -47,7 +47,7 @@ with st.container(border=True):
         st.markdown(render_text(card["answer"]))
         page = page_for(card["live_page"])
         if page:
-            st.page_link(page, label=f"See it live: {page_title(page)}", icon="⚡")
+            st.page_link(page, label=f"See it live: {page_title(page)}", icon=":material/arrow_forward:")
             st.caption(render_text(card["live_hint"]))
         else:
             st.caption(f"(no page named {card['live_page']!r} in pages/ yet)")
@@ -56,12 +56,13 @@ with st.container(border=True):
                 lab_panels.lab_section(lab, ctx.live, f"iv_{card['id']}")
             else:
                 st.caption(f"The `{lab}` lab is not built yet: until it is, the page above shows it.")
-        g = st.columns(2)
-        g[0].button("✅ got it", key="iv_got", on_click=grade, args=(card["id"], "got it"))
-        g[1].button("❌ missed", key="iv_missed", on_click=grade, args=(card["id"], "missed"))
+        g = st.container(horizontal=True)
+        g.button("got it", key="iv_got", on_click=grade, args=(card["id"], "got it"), icon=":material/check:")
+        g.button("missed", key="iv_missed", on_click=grade, args=(card["id"], "missed"), icon=":material/close:")
 
-nav = st.columns(3)
-nav[0].button("◀ previous", key="iv_prev", on_click=go_to, args=(state["iv_index"] - 1,))
-nav[1].button("next ▶", key="iv_next", on_click=go_to, args=(state["iv_index"] + 1,))
-nav[2].button("reset tally", key="iv_reset",
-              on_click=lambda: (tally.update({"got it": 0, "missed": 0}), graded.clear()))
+nav = st.container(horizontal=True)
+nav.button("previous", key="iv_prev", on_click=go_to, args=(state["iv_index"] - 1,), icon=":material/arrow_back:")
+nav.button("next", key="iv_next", on_click=go_to, args=(state["iv_index"] + 1,), icon=":material/arrow_forward:",
+           icon_position="right")
+nav.button("reset tally", key="iv_reset",
+           on_click=lambda: (tally.update({"got it": 0, "missed": 0}), graded.clear()))

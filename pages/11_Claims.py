@@ -1,6 +1,6 @@
 """The lesson's claims beside what was measured: computed now from the shipped recordings (and,
 for the copy-overlap claim, from the overlap lab), with a verdict and the reason for it."""
-from pages.ui.common import SOURCE_LABELS, recordings_of, render_text, setup_page, source_badge
+from pages.ui.common import SOURCE_LABELS, metric_row, recordings_of, render_text, setup_page, source_badge
 
 import streamlit as st
 
@@ -8,8 +8,10 @@ from pages.ui import lab_panels
 from pages.ui.safe_text import esc
 from runtime_core.lesson.claims import evaluate_claims
 
-ctx = setup_page("Claims vs measurements")
-VERDICT_STYLE = {"holds": ":green[**holds**]", "differs": ":orange[**differs**]", "no data": ":gray[**no data**]"}
+ctx = setup_page("Claims vs measurements", icon=":material/fact_check:")
+# Verdicts as coloured words (the word carries the meaning; the colour only repeats it).
+VERDICT_STYLE = {"holds": ":green[**holds**]", "differs": ":orange[**differs**]",
+                 "not evidence": ":blue[**not evidence**]", "no data": ":gray[**no data**]"}
 
 
 def _recordings() -> dict:
@@ -18,10 +20,11 @@ def _recordings() -> dict:
     return {"sweep": ctx.recording, **{kind: recordings_of(kind)[0] for kind in ("alloc", "decoder")}}
 
 
-st.title("🔎 The lesson's claims, checked")
+st.title("The lesson's claims, checked")
 st.caption("Each measured cell is computed when this page renders, from the recordings shipped in "
            "lessons/recordings/ (or a lab run), never typed in. A claim can hold in spirit and still "
-           "differ in its number: the reason says which.")
+           "differ in its number: the reason says which. Only a real GPU's number (recorded or live) "
+           "can make a claim hold or differ: a number from the simulator alone is *not evidence*.")
 
 recs = _recordings()
 for kind, rec in recs.items():
@@ -46,9 +49,9 @@ other_rows = ({r["id"]: r for r in evaluate_claims(other, recs["alloc"], recs["d
               if other else {})
 
 counts = {v: sum(r["verdict"] == v for r in rows) for v in VERDICT_STYLE}
-c = st.columns(3)
-for col, (verdict, n) in zip(c, counts.items()):
-    col.metric(verdict, n)
+c = metric_row()
+for verdict, n in counts.items():
+    c.metric(verdict, n, width="content")
 
 for r in rows:
     with st.container(border=True):
@@ -67,4 +70,4 @@ for r in rows:
         if r["source"] in SOURCE_LABELS:
             source_badge(r["source"], r["source_detail"])
         else:
-            st.caption("⚫ NO SOURCE: nothing shipped or measured here holds this number.")
+            st.caption(":gray-badge[NO SOURCE] nothing shipped or measured here holds this number.")

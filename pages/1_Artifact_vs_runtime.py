@@ -1,14 +1,15 @@
 """§1 The artifact and the runtime: who owns what, each row linked to the page that shows it."""
-from pages.ui.common import lesson_data, render_lesson, setup_page, source_badge
+from pages.ui.common import lesson_columns, lesson_data, render_lesson, setup_page, source_badge
 
-import pandas as pd
 import streamlit as st
 
+from pages.ui import tables
+from pages.ui.nav import page_title
 from runtime_core.knobs import SEED_N, SEED_TAX_US, SEED_WORK_US, Knobs, mode_label
 from runtime_core.model.formulas import predict
 
 ctx = setup_page("Artifact vs runtime")
-text_col, live_col = st.columns([5, 6], gap="large")
+text_col, live_col = lesson_columns()
 
 with text_col:
     render_lesson("01_artifact_vs_runtime")
@@ -23,19 +24,21 @@ with live_col:
             c[0].markdown(r["compiler"])
             c[1].caption("runtime (every request)")
             c[1].markdown(r["runtime"])
-            st.page_link(r["page"], label=r["proof"], icon="➡️")
+            st.markdown(r["proof"])  # what the page shows, in a sentence that wraps; the link stays short
+            st.page_link(r["page"], label=f"See it live: {page_title(r['page'])}", icon=":material/arrow_forward:")
 
     st.subheader("The runtime's choice, priced")
     source_badge("model", f"the seed's widget defaults: N={SEED_N}, tax {SEED_TAX_US:g} µs, "
                           f"work {SEED_WORK_US:g} µs per kernel")
-    rows = []
-    for mode in ("eager", "streams", "graph"):
-        m = predict(Knobs(mode, SEED_N, SEED_WORK_US, tax_us=SEED_TAX_US)).metrics()
-        rows.append({"dispatch": mode_label(mode), "wall time / step (µs)": m["wall_us"],
-                     "launch overhead (µs)": m["launch_overhead_us"],
-                     "kernel work (µs)": m["kernel_work_us"], "driver calls": m["driver_calls"]})
-    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+    modes = ("eager", "streams", "graph")
+    m = {mode: predict(Knobs(mode, SEED_N, SEED_WORK_US, tax_us=SEED_TAX_US)).metrics() for mode in modes}
+    tables.compare("per step", [mode_label(mode) for mode in modes], [
+        ("wall time", [tables.num(m[mode]["wall_us"], unit="µs") for mode in modes]),
+        ("launch overhead", [tables.num(m[mode]["launch_overhead_us"], unit="µs") for mode in modes]),
+        ("kernel work", [tables.num(m[mode]["kernel_work_us"], unit="µs") for mode in modes]),
+        ("driver calls", [tables.num(m[mode]["driver_calls"]) for mode in modes]),
+    ])
     st.caption("Same compiled kernels, same work: only how the runtime launches them changes. "
                "The widget's *eager* blocks after every launch; PyTorch's own eager mode is "
                "asynchronous, which is *streams* here.")
-    st.page_link("pages/6_Launch_overhead_killer.py", label="Turn the knobs yourself", icon="⚡")
+    st.page_link("pages/6_Launch_overhead_killer.py", label="Turn the knobs yourself", icon=":material/tune:")

@@ -1,17 +1,17 @@
 """§2 Streams and async dispatch: the CPU running ahead (simulated and recorded timelines),
 copies beside compute (overlap lab) and a stray sync (sync lab)."""
-from pages.ui.common import render_lesson, setup_page, source_badge
+from pages.ui.common import lesson_columns, metric_row, render_lesson, setup_page, source_badge
 
 import streamlit as st
 
-from pages.ui import lab_panels, widget_sources as src
+from pages.ui import charts, lab_panels, widget_sources as src
 from pages.ui.timeline_chart import timeline_figure
 from runtime_core.knobs import SEED_TAX_US, SEED_WORK_US, Knobs, mode_label
 
 EAGER, STREAMS = mode_label("eager"), mode_label("streams")
 
 ctx = setup_page("Streams and async dispatch")
-text_col, live_col = st.columns([5, 6], gap="large")
+text_col, live_col = lesson_columns()
 
 
 def _pair(eager: list, streams: list, title: str, key: str) -> None:
@@ -20,7 +20,7 @@ def _pair(eager: list, streams: list, title: str, key: str) -> None:
     for mode, spans in (("eager", eager), ("streams", streams)):
         fig = timeline_figure(spans, f"{title}: {mode_label(mode)}")
         fig.update_xaxes(range=[0, end * 1.02])
-        st.plotly_chart(fig, width="stretch", key=f"s2_{key}_{mode}")
+        charts.show(fig, key=f"s2_{key}_{mode}")
 
 
 def simulated_panel() -> None:
@@ -32,9 +32,9 @@ def simulated_panel() -> None:
     source_badge("simulated", f"SimDevice: {SEED_TAX_US:g} µs launch tax, {SEED_WORK_US:g} µs per kernel")
     eager = src.simulated(Knobs("eager", n, SEED_WORK_US, tax_us=SEED_TAX_US))
     streams = src.simulated(Knobs("streams", n, SEED_WORK_US, tax_us=SEED_TAX_US))
-    c = st.columns(2)
-    c[0].metric(f"{EAGER} wall / step", f"{eager['wall_us']:.0f} µs")
-    c[1].metric(f"{STREAMS} wall / step", f"{streams['wall_us']:.0f} µs")
+    c = metric_row()
+    c.metric(f"{EAGER} wall / step", f"{eager['wall_us']:.0f} µs", width="content")
+    c.metric(f"{STREAMS} wall / step", f"{streams['wall_us']:.0f} µs", width="content")
     _pair(eager["timeline"], streams["timeline"], f"N={n}, simulated", "sim")
 
 
@@ -61,9 +61,9 @@ def gpu_panel() -> None:
     if not (eager and streams and eager["timeline"] and streams["timeline"]):
         st.info("The recording has no timeline for this setting.")
         return
-    c = st.columns(2)
-    c[0].metric(f"{EAGER} wall / step", f"{eager['wall_us']:,.0f} µs")
-    c[1].metric(f"{STREAMS} wall / step", f"{streams['wall_us']:,.0f} µs")
+    c = metric_row()
+    c.metric(f"{EAGER} wall / step", f"{eager['wall_us']:,.0f} µs", width="content")
+    c.metric(f"{STREAMS} wall / step", f"{streams['wall_us']:,.0f} µs", width="content")
     _pair(eager["timeline"], streams["timeline"], f"N=120, {work} µs work", f"gpu{work}")
     busy = {name: 100 * d["kernel_work_us"] / d["wall_us"] for name, d in (("eager", eager), ("streams", streams))}
     st.caption(f"GPU busy: {busy['eager']:.0f}% of the {EAGER} step, {busy['streams']:.0f}% of the streams step "

@@ -1,11 +1,10 @@
 """§3 The caching allocator: a pool playground, the fragmentation lab, empty_cache on the hot
 path, the realized memory plan, and measured costs. UI only: the logic is runtime_core.allocator."""
-from pages.ui.common import recordings_of, render_lesson, setup_page, source_badge
+from pages.ui.common import lesson_columns, metric_row, recordings_of, render_lesson, setup_page, source_badge
 
-import pandas as pd
 import streamlit as st
 
-from pages.ui import alloc_charts, lab_panels
+from pages.ui import alloc_charts, charts, lab_panels, tables
 from pages.ui.safe_text import esc
 from runtime_core.allocator import AllocatorOOM, BadAllocSize, fmt_bytes
 from runtime_core.allocator import compare, hot_path, labs, plan_report
@@ -21,33 +20,35 @@ def playground_panel() -> None:
     pg = state.setdefault("alloc_playground", Playground())
     size_kib = st.select_slider("request size (KiB)", [1, 4, 64, 256, 1024, 3072, 12288], value=256,
                                 key="alloc_pg_size")
-    b = st.columns(3) + st.columns(3)
     try:
-        if b[0].button("malloc", key="alloc_pg_malloc", help="allocate on the default stream and write the block"):
-            pg.malloc(size_kib * 1024)
-        if b[1].button("free newest", key="alloc_pg_free",
-                       help="free on its own stream: reusable at once, no event (the stream runs in order)"):
-            pg.free_newest()
-        if b[2].button("advance 1 ms", key="alloc_pg_adv"):
-            pg.advance(1000.0)
-        if b[3].button("side stream reads it; record_stream; free", key="alloc_pg_side",
-                       help="a side stream runs a 1 ms kernel and then reads the newest block; "
-                            "record_stream(side) makes its free wait for an event on the side stream"):
-            pg.use_on_side_then_free(1000.0, record_stream=True)
-        if b[4].button("side stream reads it; free (no record_stream)", key="alloc_pg_side_norec",
-                       help="the same, but without record_stream: the block is reusable at once, and "
-                            "the next malloc writes it before the side stream has read it"):
-            pg.use_on_side_then_free(1000.0, record_stream=False)
-        if b[5].button("empty_cache", key="alloc_pg_empty"):
-            pg.empty_cache()
+        with st.container(horizontal=True):  # the buttons wrap onto a new line where the screen is narrow
+            if st.button("malloc", key="alloc_pg_malloc", help="allocate on the default stream and write the block"):
+                pg.malloc(size_kib * 1024)
+            if st.button("free newest", key="alloc_pg_free",
+                         help="free on its own stream: reusable at once, no event (the stream runs in order)"):
+                pg.free_newest()
+            if st.button("advance 1 ms", key="alloc_pg_adv"):
+                pg.advance(1000.0)
+            if st.button("empty_cache", key="alloc_pg_empty"):
+                pg.empty_cache()
+        st.caption("A side stream runs a 1 ms kernel, then reads the newest block; the host frees the block "
+                   "at once:")
+        with st.container(horizontal=True):
+            if st.button("with record_stream", key="alloc_pg_side",
+                         help="record_stream(side) makes the free wait for an event on the side stream"):
+                pg.use_on_side_then_free(1000.0, record_stream=True)
+            if st.button("without record_stream", key="alloc_pg_side_norec",
+                         help="the block is reusable at once, and the next malloc writes it before the "
+                              "side stream has read it"):
+                pg.use_on_side_then_free(1000.0, record_stream=False)
     except (AllocatorOOM, BadAllocSize) as e:
         st.error(esc(e, max_chars=600))  # quotes the size the student asked for: text, not Markdown
     rows = pg.pool.snapshot()
     if rows:
-        st.plotly_chart(alloc_charts.block_map(rows, "Block map: segments as rows"))
-        st.plotly_chart(alloc_charts.memory_over_time([(s.t_us, s.allocated_bytes, s.reserved_bytes, s.what)
-                                                       for s in pg.pool.timeline()],
-                                                      "Memory over time: allocated vs reserved"))
+        charts.show(alloc_charts.block_map(rows, "Block map: segments as rows"), key="alloc_pg_map")
+        charts.show(alloc_charts.memory_over_time([(s.t_us, s.allocated_bytes, s.reserved_bytes, s.what)
+                                                   for s in pg.pool.timeline()],
+                                                  "Memory over time: allocated vs reserved"), key="alloc_pg_mem")
     else:
         st.info("The pool holds nothing yet. Press **malloc**.")
     s = pg.pool.stats()
@@ -74,12 +75,14 @@ def fragmentation_panel() -> None:
     mode = st.radio("segments", ["default", "expandable"], horizontal=True, key="alloc_frag_mode")
     result = labs.run_order(order, expandable=mode == "expandable")
     s = result["stats"]
-    cols = st.columns(4)
-    cols[0].metric("reserved", fmt_bytes(s["reserved_bytes.current"]))
-    cols[1].metric("free (reserved, unallocated)", fmt_bytes(s["free_bytes"]))
-    cols[2].metric("largest free block", fmt_bytes(s["largest_free_block_bytes"]))
-    cols[3].metric("fragmentation", f"{s['fragmentation']:.2f}", help="1 - largest free block / free bytes")
-    st.plotly_chart(alloc_charts.block_map(result["snapshot"], f"After the order ({mode} segments)"))
+    row = metric_row()
+    row.metric("reserved", fmt_bytes(s["reserved_bytes.current"]), width="content")
+    row.metric("free, unallocated", fmt_bytes(s["free_bytes"]), width="content",
+               help="reserved by the pool but not allocated")
+    row.metric("largest free block", fmt_bytes(s["largest_free_block_bytes"]), width="content")
+    row.metric("fragmentation", f"{s['fragmentation']:.2f}", width="content",
+               help="1 - largest free block / free bytes")
+    charts.show(alloc_charts.block_map(result["snapshot"], f"After the order ({mode} segments)"), key="alloc_frag_map")
     request = labs.ORDERS[order]["request_bytes"]
     if request is None:
         st.caption("This order shows reserved bytes, not an OOM: compare default and expandable.")
@@ -112,9 +115,9 @@ def hot_path_panel() -> None:
     every = st.toggle("call empty_cache() every step", value=True, key="alloc_hot_toggle")
     runs = {flag: hot_path.hot_path_sim(steps=6, empty_cache_each_step=flag) for flag in (True, False)}
     r = runs[every]
-    st.plotly_chart(alloc_charts.memory_over_time(r["samples"], "Reserved bytes saw up and down"
-                                                  if every else "Reserved bytes stay put"))
-    st.plotly_chart(alloc_charts.host_timeline(r["spans"], "Driver calls before kernels (CPU lane)"))
+    charts.show(alloc_charts.memory_over_time(r["samples"], "Reserved bytes saw up and down"
+                                              if every else "Reserved bytes stay put"), key="alloc_hot_mem")
+    charts.show(alloc_charts.host_timeline(r["spans"], "Driver calls before kernels (CPU lane)"), key="alloc_hot_tl")
     st.caption(f"6 steps: {runs[True]['wall_us']:.0f} µs with empty_cache every step "
                f"({runs[True]['driver_mallocs_after_first_step']} driver mallocs after step 1) vs "
                f"{runs[False]['wall_us']:.0f} µs with the cache kept "
@@ -130,35 +133,54 @@ def plan_panel() -> None:
     st.subheader("The lesson-06 plan, realized")
     p = _plan()
     st.caption(f"{p['model']}: traced with torch.fx, sizes from ShapeProp. Measured on the CPU.")
-    st.plotly_chart(alloc_charts.plan_layout(p["layout"], p["arena_bytes"]))
-    cols = st.columns(3)
-    cols[0].metric("sum of buffers", fmt_bytes(p["sum_bytes"]), help=f"{p['buffers']} intermediates")
-    cols[1].metric("plan arena", fmt_bytes(p["arena_bytes"]))
-    cols[2].metric("allocations per step", f"{p['allocations_per_step']:g}")
+    charts.show(alloc_charts.plan_layout(p["layout"], p["arena_bytes"]), key="alloc_plan")
+    row = metric_row()
+    row.metric("sum of buffers", fmt_bytes(p["sum_bytes"]), help=f"{p['buffers']} intermediates", width="content")
+    row.metric("plan arena", fmt_bytes(p["arena_bytes"]), width="content")
+    row.metric("allocations per step", tables.num(p["allocations_per_step"]), width="content")
     st.caption(f"Same forward, eager PyTorch on the CPU: peak {fmt_bytes(p['torch_peak_allocated_bytes'])} "
                f"live; our caching pool: peak {fmt_bytes(p['caching_pool_peak_allocated_bytes'])} allocated, "
                f"{fmt_bytes(p['caching_pool_peak_reserved_bytes'])} reserved (one 2 MiB segment). "
                f"Output matches eager: {p['output_matches_eager']}.")
 
 
-def _cost_table(allocators: dict) -> pd.DataFrame:
-    return pd.DataFrame([{"allocator": name, "what": v["what"], "measured on": v["measured_on"],
-                          "µs per alloc+free": v["alloc_free_us"],
-                          "driver mallocs (steady loop)": v["driver_mallocs_steady"],
-                          "peak reserved": fmt_bytes(v["peak_reserved_bytes"])}
-                         for name, v in allocators.items()])
+ALLOCATOR_NAMES = {"raw": "raw driver", "torch": "PyTorch", "caching_pool": "our pool", "plan_arena": "plan arena"}
 
 
-def _expandable_table(by_order: dict) -> pd.DataFrame:
-    rows = []
+def _cost_table(allocators: dict) -> None:
+    """One row per allocator: what it is, its µs per alloc+free pair, its driver calls, its peak."""
+    tables.show([{"allocator": f"{ALLOCATOR_NAMES.get(name, name)}: {v['what']}",
+                  "µs per alloc + free": tables.num(v["alloc_free_us"]),
+                  "driver mallocs, steady loop": tables.num(v["driver_mallocs_steady"]),
+                  "peak reserved": fmt_bytes(v["peak_reserved_bytes"])}
+                 for name, v in allocators.items()])
+    where = sorted({v["measured_on"] for v in allocators.values()})
+    st.caption(f"Measured on: {', '.join(where)}.")
+
+
+def _request_text(r: dict) -> str:
+    if "request_oom" not in r:
+        return tables.DASH
+    return "OOM" if r["request_oom"] else "fits"
+
+
+def _expandable_tables(by_order: dict) -> None:
+    """Per allocation order, default segments beside expandable ones (one quantity per row)."""
     for order, settings in by_order.items():
-        for setting in ("default", "expandable"):
-            r = settings.get(setting, {})
-            rows.append({"order": order, "segments": setting,
-                         "reserved peak": fmt_bytes(r.get("reserved_peak_bytes", 0)),
-                         "fragmentation": r.get("fragmentation"), "request OOM": r.get("request_oom"),
-                         "note": r.get("error", "")})
-    return pd.DataFrame(rows)
+        label = settings.get("order") or labs.ORDERS.get(order, {}).get("label", order)
+        st.markdown(f"**{esc(label)}**")
+        default, expandable = settings.get("default", {}), settings.get("expandable", {})
+        both = (default, expandable)
+        rows = [("reserved at peak", [fmt_bytes(r.get("reserved_peak_bytes", 0)) for r in both]),
+                ("largest free block", [fmt_bytes(r.get("largest_free_block_bytes", 0)) for r in both]),
+                ("fragmentation", [tables.num(r.get("fragmentation"), digits=2) for r in both]),
+                ("driver mallocs", [tables.num(r.get("num_driver_mallocs")) for r in both])]
+        if any("request_oom" in r for r in both):
+            rows.append(("the final request", [_request_text(r) for r in both]))
+        tables.compare("after the order", ["default segments", "expandable segments"], rows)
+        notes = [r["error"] for r in both if r.get("error")]
+        if notes:
+            st.caption(esc("; ".join(notes), max_chars=400))
 
 
 def cost_panel() -> None:
@@ -167,17 +189,17 @@ def cost_panel() -> None:
     if rec:
         source_badge(rec.meta.source, rec.label())
         recorded = rec.labs["alloc"]
-        st.dataframe(_cost_table(recorded["allocators"]), hide_index=True)
-        st.caption(f"From {rec.meta.file} (labs.alloc.allocators), measured by runtime_core/allocator/compare.py: "
+        _cost_table(recorded["allocators"])
+        st.caption(f"From {esc(rec.meta.file)} (labs.alloc.allocators), measured by runtime_core/allocator/compare.py: "
                    "the median over batches of one alloc+free pair, timed from Python on the GPU machine's CPU. "
-                   "*caching_pool* is our own CachingPool, the Python model of PyTorch's policy that the "
+                   "*Our pool* is our own CachingPool, the Python model of PyTorch's policy that the "
                    "playground above runs: it made no driver call in its steady loop (driver mallocs 0), so "
                    "its time is Python bookkeeping (rounding, best-fit search, split and merge, event queries, "
-                   "statistics), which PyTorch's allocator (*torch*) does in C++.")
+                   "statistics), which PyTorch's allocator does in C++.")
         if recorded["expandable"].get("torch"):
             st.caption("PyTorch's own allocator, default vs PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True "
                        "(each in a child process), same allocation orders as the lab:")
-            st.dataframe(_expandable_table(recorded["expandable"]["torch"]), hide_index=True)
+            _expandable_tables(recorded["expandable"]["torch"])
     backend = "cuda" if ctx.live else "sim"
     if st.button("measure on this machine (a few seconds)", key="alloc_measure"):
         from runtime_core.engine.device import get_device
@@ -189,13 +211,13 @@ def cost_panel() -> None:
             source_badge("simulated", "1 MiB buffers, on the simulator's virtual clock: only driver calls "
                                       "cost time there (at the H200's measured ≈51 µs each), so this "
                                       "shows where the driver is called, not how fast Python is")
-        st.dataframe(_cost_table(state["alloc_costs"]), hide_index=True)
+        _cost_table(state["alloc_costs"])
     elif not rec:
         st.info("No GPU recording is shipped yet (lessons/recordings/alloc_*.json). Press the button "
                 "to run the comparison on this machine's device.")
 
 
-text_col, live_col = st.columns([5, 6])
+text_col, live_col = lesson_columns()
 with text_col:
     render_lesson("03_caching_allocator")
 with live_col:

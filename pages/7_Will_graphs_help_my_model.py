@@ -1,23 +1,24 @@
 """Will CUDA graphs help my model? The widget's launch model applied to real networks: the verdict
 first, then the evidence (one real step's timeline, prediction beside measurement, the batch sweep
 and its crossover, the bucket planner), from a GPU recording or the simulated demo."""
-from pages.ui.common import render_lesson, setup_page, source_badge
+from pages.ui.common import badge, render_lesson, setup_page, source_badge
 
 import streamlit as st
 
-from pages.ui import diagnose_view as view
+from pages.ui import charts, diagnose_view as view
 from pages.ui.diagnose_charts import sweep_figure
 from pages.ui.diagnose_data import live_diagnosis, load_source, skipped_files
 from pages.ui.diagnose_planner import planner_panel
+from pages.ui.safe_text import esc, md
 from pages.ui.timeline_chart import timeline_figure
 from runtime_core.diagnose.sweep import crossovers
 
-ctx = setup_page("Will graphs help my model?", icon="🔬")
-st.title("🔬 Will CUDA graphs help my model?")
+ctx = setup_page("Will graphs help my model?", icon=":material/biotech:")
+st.title("Will CUDA graphs help my model?")
 st.caption("The launch-overhead widget's model, pointed at real networks: predict first, then measure.")
 src = load_source()
 for line in skipped_files():
-    st.warning(f"Skipped a diagnose recording that failed its check: {line}", icon="⚠️")
+    st.warning(md("Skipped a diagnose recording that failed its check: {line}", line=line), icon=":material/warning:")
 if src.notice:
     st.warning(src.notice)
 if src.rec is None:
@@ -29,12 +30,12 @@ source_badge(src.source, rec.label())
 s = view.knobs(rec)
 p = rec.point(s.model, s.dtype, s.batch, s.seq)
 view.verdict(p, f"{'Simulated' if src.source == 'simulated' else 'Recorded'}: {s.model}, {s.dtype}, batch "
-                f"{s.batch}{'' if s.seq is None else f', shape {s.seq}'} on {rec.meta.device_name}. Predicted from "
+                f"{s.batch}{'' if s.seq is None else f', shape {s.seq}'} on {esc(rec.meta.device_name)}. Predicted from "
                 f"the kernel count, GPU busy time and host dispatch time alone; then measured.")
 if ctx.live and src.source == "recorded" and st.button("diagnose this setting on this GPU now", key="dg_live"):
     with st.spinner("Profiling, predicting and measuring on the GPU (a few seconds)…"):
         live = live_diagnosis(s.model, s.batch, s.seq, s.dtype)
-    view.verdict(live, f"🟢 LIVE on this GPU at {live['measured_at']}")
+    view.verdict(live, f"{badge('live')} on this GPU at {live['measured_at']}")
 
 st.divider()
 st.subheader("The evidence")
@@ -49,8 +50,8 @@ if spans:
     if near != s.batch or s.dtype != "fp32" or s.seq != rec.default_shape(s.model):
         c2.caption(f"Timelines were recorded at batches {', '.join(map(str, tl_batches))} (fp32, default shape): "
                    f"showing batch {near}.")
-    st.plotly_chart(timeline_figure(spans, f"{s.model}, batch {near}: {variant.replace('_', ' ')} step"),
-                    width="stretch")
+    charts.show(timeline_figure(spans, f"{s.model}, batch {near}: {variant.replace('_', ' ')} step"),
+                key="dg_timeline")
     st.caption("From torch.profiler in a separate process (or the simulator's own trace). The profiler slows "
                "the host, so CPU spans are longer than in the timed steps; read the order and the gaps.")
 else:
@@ -66,7 +67,7 @@ if cross:
     title = (f"{s.model} (fp32): graphs stop paying (< 1.2x) at batch "
              f"{cross['measured'] or '> ' + str(sweep[-1]['batch'])} measured (solid line), "
              f"{cross['predicted'] or '> ' + str(sweep[-1]['batch'])} predicted (dashed)")
-    st.plotly_chart(sweep_figure(sweep, cross, title), width="stretch")
+    charts.show(sweep_figure(sweep, cross, title), key="dg_sweep")
 view.accuracy_panel(rec)
 
 st.divider()

@@ -1,12 +1,12 @@
 """Failure modes and checklist: each failure mode next to a lab that shows its signal."""
-from pages.ui.common import lesson_data, render_lesson, setup_page
+from pages.ui.common import lesson_columns, lesson_data, render_lesson, setup_page
 
 import streamlit as st
 
 from pages.ui import lab_panels
 
 ctx = setup_page("Failure modes")
-text_col, live_col = st.columns([5, 6], gap="large")
+text_col, live_col = lesson_columns()
 
 with text_col:
     render_lesson("07_failure_modes_and_checklist")
@@ -22,7 +22,7 @@ with live_col:
             st.markdown(f"**{i}. {fm['title']}**")
             st.caption(f"Look for: {fm['look_for']}")
             if fm["lab"] is None:
-                st.page_link(fm["page"], label="Measure cold vs warm starts on the AOT page", icon="➡️")
+                st.page_link(fm["page"], label="Measure cold vs warm starts on the AOT page", icon=":material/arrow_forward:")
                 continue
             r = lab_panels.run_button(fm["lab"], ctx.live, "s7")
             if r:

@@ -88,3 +88,62 @@ def test_decoder_speedup_is_computed_from_the_recording(shipped_rows):
 def test_simulated_overlap_is_labelled_as_mechanism_not_evidence(shipped_rows):
     row = _by_id(shipped_rows)["pinned_overlap"]
     assert row["source"] == "simulated" and "not evidence" in row["reason"]
+
+
+def test_a_simulated_number_alone_is_not_evidence_for_or_against_a_claim(shipped_rows):
+    row = _by_id(shipped_rows)["pinned_overlap"]  # the simulated overlap lab, no recording holds it
+    assert row["verdict"] == "not evidence" and "only a real GPU's number" in row["reason"]
+    recorded = dict(run_lab("overlap", "sim"), source="recorded", device_name="Fixture GPU")
+    rows = _by_id(evaluate_claims(None, None, None, overlap_lab=recorded))
+    assert rows["pinned_overlap"]["verdict"] in ("holds", "differs")  # a real GPU's number is evidence
+
+
+def test_a_simulated_sweep_recording_is_not_evidence_either():
+    doc = _fixture_sweep(720.0)
+    doc["meta"]["backend"] = "sim"
+    sim = _typed(doc)
+    assert sim.meta.source == "simulated"
+    row = _by_id(evaluate_claims(sim, None, None))["eager_720"]
+    assert row["verdict"] == "not evidence" and row["source"] == "simulated"
+
+
+def test_every_claim_prints_the_launch_tax_as_one_value_with_one_rounding():
+    """The sweep's tax (meta.intrinsic_tax_us) and a point's own tax_us differ in the second
+    decimal: every claim names the sweep's, rounded once (9.34 -> 9.3 everywhere, never 9.4)."""
+    import re
+    doc = _fixture_sweep(2300.0)
+    doc["meta"]["intrinsic_tax_us"] = 9.34
+    for p in doc["points"]:
+        p["tax_us"] = 9.36  # each point measured its own tax: 9.4 at one decimal
+    rows = _by_id(evaluate_claims(_typed(doc), None, None))
+    said = " ".join(rows[c]["measured"] + " " + rows[c]["reason"] for c in ("launch_tax", "eager_720", "tiny_kernels"))
+    taxes = set(re.findall(r"(\d+\.\d) µs (?:per launch|tax)", said)) | set(re.findall(r"dispatch (\d+\.\d) µs", said))
+    assert taxes == {"9.3"}, taxes
+    from runtime_core.lesson.figures import FIGURES
+    assert FIGURES["sweep.tax_us"].text(FIGURES["sweep.tax_us"].get(_typed(doc))) == "9.3 µs"
+
+
+def _decoder_rec(graph_ms: float):
+    class Rec:  # the decoder recording's shape as decoder_2x reads it
+        data = {"points": [{"variant": "eager", "ms_per_token": 1.5, "launches_per_token": 200},
+                           {"variant": "our_graph", "ms_per_token": graph_ms, "launches_per_token": 1}]}
+        meta = type("Meta", (), {"source": "recorded"})()
+
+        @staticmethod
+        def label():
+            return "Fixture GPU"
+    return Rec()
+
+
+@pytest.mark.parametrize("graph_ms,shown,where", [
+    (0.506, "0.51", "just above"),   # printed 0.51: not "inside 0.4–0.5", as it once said
+    (0.504, "0.50", "inside"),       # printed 0.50: inside, though 0.504 > 0.5
+    (0.45, "0.45", "inside"),
+    (0.75, "0.75", "above"),
+    (0.33, "0.33", "just below"),
+])
+def test_the_decoder_graph_step_is_placed_against_the_range_as_printed(graph_ms, shown, where):
+    from runtime_core.lesson.claim_checks import decoder_2x
+    row = decoder_2x({"decoder": _decoder_rec(graph_ms)}, None)
+    assert f"graph {shown} ms/token" in row["measured"]
+    assert f"The replayed step ({shown} ms) is {where} the seed's 0.4–0.5 ms" in row["reason"]

@@ -29,7 +29,7 @@ def test_failure_mode_buttons_show_each_labs_signal():
     warnings = " ".join(w.value for w in at.warning)
     assert warnings.count("**Signal seen.**") == 2 * 5  # each simulated run, and the GPU run recorded beside it
     assert sum("recorded on a real GPU" in e.label for e in at.expander) == 5
-    assert "🔵 SIMULATED" in _text(at)
+    assert ":blue-badge[SIMULATED]" in _text(at)
 
 
 def test_streams_page_labels_pytorch_eager_as_async_and_runs_its_labs():
@@ -71,9 +71,9 @@ def test_claims_page_shows_a_verdict_for_every_claim():
     text = _text(at)
     claims = json.loads((ROOT / "lessons" / "claims.json").read_text())["claims"]
     verdicts = [m.value for m in at.markdown if m.value in (":green[**holds**]", ":orange[**differs**]",
-                                                              ":gray[**no data**]")]
+                                                              ":blue[**not evidence**]", ":gray[**no data**]")]
     assert len(verdicts) == len(claims)
     from runtime_core.lesson.figures import render
     for c in claims:  # claims carry a [seed] citation, shown as a marker
         assert render(c["claim"]) in text
-    assert "🟠 RECORDED" in text  # the pinned-copy claim too: the shipped labs recording measured it
+    assert ":orange-badge[RECORDED]" in text  # the pinned-copy claim too: the shipped labs recording measured it

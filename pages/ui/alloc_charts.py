@@ -7,11 +7,14 @@ from __future__ import annotations
 
 import plotly.graph_objects as go
 
-STATE_COLOURS = {"allocated": "#d62728", "free": "#2ca02c", "awaiting_event": "#ff7f0e"}
+from pages.ui import palette as P
+
+# Block states: colour and hatch (allocated solid, free hatched /, awaiting an event crossed).
+STATE_STYLE = {"allocated": (P.VERMILLION, ""), "free": (P.GREEN, "/"), "awaiting_event": (P.ORANGE, "x")}
 STATE_LABELS = {"allocated": "allocated", "free": "free (cached)",
                 "awaiting_event": "freed, awaiting stream event"}
-SPAN_COLOURS = {"cudaMalloc": "#9467bd", "cudaFree": "#8c564b", "cudaLaunchKernel": "#1f77b4",
-                "chain_add": "#17becf"}
+SPAN_STYLE = {"cudaMalloc": (P.VERMILLION, ""), "cudaFree": (P.PURPLE, "x"), "cudaLaunchKernel": (P.BLUE, ""),
+              "chain_add": (P.GREEN, "")}
 
 
 def byte_unit(max_bytes: float) -> tuple[str, float]:
@@ -23,8 +26,8 @@ def byte_unit(max_bytes: float) -> tuple[str, float]:
 
 
 def _layout(fig: go.Figure, title: str, x_title: str, y_title: str, height: int) -> go.Figure:
-    fig.update_layout(title=title, height=height, barmode="overlay", margin=dict(l=10, r=10, t=50, b=10),
-                      legend=dict(orientation="h", yanchor="bottom", y=1.0, x=0))
+    fig.update_layout(title=title, height=height, barmode="overlay", margin=dict(l=10, r=10, t=50, b=10))
+    P.legend_below(fig)  # under the plot: above it, a legend that wraps would climb onto the title
     fig.update_xaxes(title=x_title, automargin=True)
     fig.update_yaxes(title=y_title, automargin=True)
     return fig
@@ -37,10 +40,11 @@ def block_map(rows: list[dict], title: str = "Block map") -> go.Figure:
     """
     unit, scale = byte_unit(max((r["offset_bytes"] + r["size_bytes"] for r in rows), default=0))
     fig = go.Figure()
-    for state, colour in STATE_COLOURS.items():
+    for state, (colour, hatch) in STATE_STYLE.items():
         mine = [r for r in rows if r["state"] == state]
         fig.add_trace(go.Bar(
-            orientation="h", name=STATE_LABELS[state], marker=dict(color=colour, line=dict(color="white", width=1)),
+            orientation="h", name=STATE_LABELS[state],
+            marker=dict(color=colour, line=dict(color="white", width=1), pattern=dict(shape=hatch, fgcolor=P.BLACK)),
             y=[f"segment {r['segment']} ({r['kind']})" for r in mine],
             base=[r["offset_bytes"] / scale for r in mine], x=[r["size_bytes"] / scale for r in mine],
             customdata=[[r["size_bytes"], r["offset_bytes"], r["stream"], ", ".join(r["used_on"]) or "-"]
@@ -58,10 +62,10 @@ def memory_over_time(samples: list, title: str, time_axis: str = "virtual time (
     unit, scale = byte_unit(max((s[2] for s in samples), default=0))
     t = [s[0] for s in samples]
     fig = go.Figure()
-    fig.add_trace(go.Scatter(x=t, y=[s[2] / scale for s in samples], name="reserved", line_shape="hv",
-                             fill="tozeroy", line=dict(color="#7f7f7f")))
-    fig.add_trace(go.Scatter(x=t, y=[s[1] / scale for s in samples], name="allocated", line_shape="hv",
-                             line=dict(color="#d62728"), text=[s[3] for s in samples],
+    fig.add_trace(go.Scatter(x=t, y=[s[2] / scale for s in samples], name="reserved (filled, solid line)",
+                             line_shape="hv", fill="tozeroy", line=dict(color=P.GREY, width=2)))
+    fig.add_trace(go.Scatter(x=t, y=[s[1] / scale for s in samples], name="allocated (dashed line)", line_shape="hv",
+                             line=dict(color=P.VERMILLION, width=3, dash="dash"), text=[s[3] for s in samples],
                              hovertemplate="%{y:.2f} " + unit + " after %{text}<extra>allocated</extra>"))
     return _layout(fig, title, time_axis, f"bytes ({unit})", 300)
 
@@ -74,9 +78,10 @@ def host_timeline(spans: list, title: str) -> go.Figure:
     fig = go.Figure()
     for name in sorted({s[1] for s in spans}):
         mine = [s for s in spans if s[1] == name]
+        colour, hatch = SPAN_STYLE.get(name, (P.GREY, "."))
         fig.add_trace(go.Bar(orientation="h", name=name, y=[s[0].upper() for s in mine],
                              base=[s[2] for s in mine], x=[s[3] - s[2] for s in mine],
-                             marker_color=SPAN_COLOURS.get(name, "#bcbd22"),
+                             marker=dict(color=colour, pattern=dict(shape=hatch, fgcolor=P.BLACK)),
                              hovertemplate=name + ": %{base:.0f} µs + %{x:.0f} µs<extra></extra>"))
     return _layout(fig, title, "virtual time (µs)", "lane", 230)
 
@@ -85,11 +90,12 @@ def plan_layout(layout: list[dict], arena_bytes: int) -> go.Figure:
     """Each planned buffer as a rectangle: lifetime (node index) across, offset in the arena up."""
     unit, scale = byte_unit(arena_bytes)
     fig = go.Figure()
-    for b in layout:
+    for i, b in enumerate(layout):  # each buffer is named on its own rectangle, not told by colour
         span = b["last_use"] - b["first_use"] + 1
         fig.add_trace(go.Bar(
             x=[b["first_use"] + span / 2 - 0.5], width=[span * 0.95], base=[b["offset_bytes"] / scale],
             y=[b["nbytes"] / scale], name=b["name"], text=[b["name"]], textposition="inside",
+            marker=dict(color=P.CYCLE[i % len(P.CYCLE)], line=dict(color="white", width=1)),
             hovertemplate=(f"{b['name']}: {b['nbytes']:,} B at offset {b['offset_bytes']:,} B, "
                            f"nodes {b['first_use']}-{b['last_use']}<extra></extra>")))
     fig.add_hline(y=arena_bytes / scale, line_dash="dash", annotation_text="arena size",

@@ -19,13 +19,26 @@ from runtime_core.recordings import Recording, store
 ROOT = Path(__file__).resolve().parents[2]
 LESSONS = ROOT / "lessons"
 
-SOURCE_LABELS = {
-    "live": "🟢 LIVE: measured now on this machine's GPU",
-    "recorded": "🟠 RECORDED: measured earlier on a real GPU, replayed from a shipped recording",
-    "simulated": "🔵 SIMULATED: a discrete-event model of a GPU on a virtual clock",
-    "model": "⚪ MODEL: closed-form prediction, not a measurement",
-    "cpu": "🟣 CPU: measured now on this machine's CPU (real, but not a GPU)",
+# Where a number comes from: a coloured badge with its name (Streamlit's Markdown badge, drawn
+# in the app's own font, so it reads the same without an emoji font), then what it means.
+SOURCE_BADGES = {"live": ("green", "LIVE"), "recorded": ("orange", "RECORDED"), "simulated": ("blue", "SIMULATED"),
+                 "model": ("gray", "MODEL"), "cpu": ("violet", "CPU")}
+SOURCE_MEANINGS = {
+    "live": "measured now on this machine's GPU",
+    "recorded": "measured earlier on a real GPU, replayed from a shipped recording",
+    "simulated": "a discrete-event model of a GPU on a virtual clock",
+    "model": "closed-form prediction, not a measurement",
+    "cpu": "measured now on this machine's CPU (real, but not a GPU)",
 }
+
+
+def badge(source: str) -> str:
+    """The Markdown badge of a source, e.g. ":orange-badge[RECORDED]"."""
+    colour, name = SOURCE_BADGES[source]
+    return f":{colour}-badge[{name}]"
+
+
+SOURCE_LABELS = {k: f"{badge(k)} {SOURCE_MEANINGS[k]}" for k in SOURCE_BADGES}  # Markdown, one line each
 
 
 @dataclass
@@ -70,9 +83,12 @@ def sweeps() -> tuple[list[Recording], list[str]]:
     return sorted(found, key=store.rank, reverse=True), skipped
 
 
-def setup_page(title: str, icon: str = "⚡") -> PageContext:
+def setup_page(title: str, icon: str = ":material/bolt:") -> PageContext:
     """Configure the page and show, in the sidebar, where this machine's numbers come from and
-    which recording is shown (a student can pick any sweep recording the app finds)."""
+    which recording is shown (a student can pick any sweep recording the app finds).
+
+    `icon` is the browser tab's icon, a Material icon (":material/bolt:"): it draws without an
+    emoji font, and nothing on the page depends on it."""
     st.set_page_config(page_title=title, page_icon=icon, layout="wide")
     found, skipped = sweeps()
     ctx = PageContext(live=_gpu_present(), recording=found[0] if found else None, skipped=skipped,
@@ -91,8 +107,33 @@ def setup_page(title: str, icon: str = "⚡") -> PageContext:
         elif ctx.recording and not ctx.live:
             st.caption(md("Recording: {label}", label=ctx.recording_label()))
         for line in skipped:  # names a file and quotes what is in it: shown as text
-            st.warning(md("Skipped a recording that failed its check: {line}", line=line), icon="⚠️")
+            st.warning(md("Skipped a recording that failed its check: {line}", line=line), icon=":material/warning:")
     return ctx
+
+
+# On a phone Streamlit stacks columns in the order they were made: the lesson's prose first, and the
+# live panel a few screens further down. Under this width the pair is shown panel first.
+PHONE_MAX_WIDTH_PX = 640
+_LIVE_FIRST_CSS = (
+    "<style>@media (max-width: %dpx) {"
+    " .st-key-lesson_split > [data-testid=\"stLayoutWrapper\"] > [data-testid=\"stHorizontalBlock\"],"
+    " .st-key-lesson_split > [data-testid=\"stHorizontalBlock\"] { flex-direction: column-reverse; }"
+    " }</style>" % PHONE_MAX_WIDTH_PX)
+
+
+def lesson_columns(spec=(5, 6)):
+    """(prose column, live column), side by side on a wide screen; on a phone the live panel
+    comes first and the prose after it, so the widget is not buried under the reading."""
+    with st.container(key="lesson_split"):
+        text_col, live_col = st.columns(list(spec), gap="large")
+    st.html(_LIVE_FIRST_CSS)
+    return text_col, live_col
+
+
+def metric_row():
+    """A row for metrics (st.metric with width="content"): each as wide as its label and value,
+    wrapping onto the next line where the screen is narrow, so none is cut."""
+    return st.container(horizontal=True, gap="medium")
 
 
 def lesson_text(name: str) -> str:

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import math
 
-import pandas as pd
 import streamlit as st
 
+from pages.ui import charts, tables
 from pages.ui.diagnose_charts import planner_figure
 from runtime_core.diagnose.planner import CostModel, compare, default_budget_bytes, powers_of_two, preset
 from runtime_core.diagnose.records import DiagnoseRecording
@@ -58,13 +58,17 @@ def planner_panel(rec: DiagnoseRecording, model: str) -> None:
 
 
 def _predicted_table(sets: dict, label: str) -> None:
-    rows = [{"bucket set": SET_NAMES[k], "buckets": _short(v["buckets"]), "captures": v["captures"],
-             "pool (MB)": f"{v['pool_bytes'] / MB:,.1f}", "expected µs / request": f"{v['expected_step_us']:,.1f}",
-             "capture µs / request": f"{v['capture_us_per_request']:.3f}",
-             "padded work": f"{v['wasted_work_pct']:.1f}%", "run eagerly": f"{v['eager_share_pct']:.1f}%"}
-            for k, v in sets.items()]
-    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
-    st.plotly_chart(planner_figure({SET_NAMES[k]: v for k, v in sets.items()}), width="stretch")
+    names = [SET_NAMES[k] for k in sets]
+    vs = list(sets.values())
+    tables.compare("bucket set", names, [
+        ("buckets", [_short(v["buckets"]) for v in vs]),
+        ("captures", [tables.num(v["captures"]) for v in vs]),
+        ("graph pool (MB)", [f"{v['pool_bytes'] / MB:,.1f}" for v in vs]),
+        ("expected µs / request", [f"{v['expected_step_us']:,.1f}" for v in vs]),
+        ("capture µs / request", [tables.num(v["capture_us_per_request"]) for v in vs]),
+        ("padded work", [f"{v['wasted_work_pct']:.1f}%" for v in vs]),
+        ("run eagerly", [f"{v['eager_share_pct']:.1f}%" for v in vs])])
+    charts.show(planner_figure({SET_NAMES[k]: v for k, v in sets.items()}), key="dg_plan_chart")
     p2, pl = sets["powers_of_two"]["expected_step_us"], sets["planner"]["expected_step_us"]
     gain = 100 * (1 - pl / p2)
     st.caption(f"Predicted from the recording's step times, for {label}. Under the same budget the planner's "
@@ -79,16 +83,16 @@ def _measured_case(rec: DiagnoseRecording, model: str, kind: str) -> None:
     st.markdown(f"**Measured** ({rec.meta.source}): {case['distribution']}, budget "
                 f"{case['budget_bytes'] / MB:,.1f} MB, {next(iter(case['measured'].values()))['requests']} requests "
                 "served one at a time")
-    rows = []
-    for k, m in case["measured"].items():
-        pred = case["predicted"][k]
-        rows.append({"bucket set": SET_NAMES[k], "buckets": _short(m["buckets"]), "captures": m["captures"],
-                     "pool MB (measured)": f"{m['pool_bytes'] / MB:,.1f}",
-                     "µs / request (predicted)": f"{pred['expected_step_us']:,.1f}",
-                     "µs / request (measured)": f"{m['expected_step_us']:,.1f}",
-                     "padded work (measured)": f"{m['wasted_work_pct']:.1f}%",
-                     "capture time (s)": f"{m['capture_s']:.3f}"})
-    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+    keys = list(case["measured"])
+    ms, preds = [case["measured"][k] for k in keys], [case["predicted"][k] for k in keys]
+    tables.compare("bucket set", [SET_NAMES[k] for k in keys], [
+        ("buckets", [_short(m["buckets"]) for m in ms]),
+        ("captures", [tables.num(m["captures"]) for m in ms]),
+        ("graph pool (MB), measured", [f"{m['pool_bytes'] / MB:,.1f}" for m in ms]),
+        ("µs / request, predicted", [f"{p['expected_step_us']:,.1f}" for p in preds]),
+        ("µs / request, measured", [f"{m['expected_step_us']:,.1f}" for m in ms]),
+        ("padded work, measured", [f"{m['wasted_work_pct']:.1f}%" for m in ms]),
+        ("capture time", [tables.num(m["capture_s"], unit="s") for m in ms])])
 
 
 def _short(buckets: list[int], n: int = 14) -> str:

@@ -8,6 +8,9 @@ from dataclasses import dataclass
 import pandas as pd
 import streamlit as st
 
+from pages.ui import tables
+from pages.ui.common import metric_row
+from pages.ui.safe_text import esc
 from runtime_core.diagnose.accuracy import TOLERANCE
 from runtime_core.diagnose.measure_variants import LABELS, VARIANTS
 from runtime_core.diagnose.records import DiagnoseRecording
@@ -59,33 +62,36 @@ def verdict(p: dict, source_caption: str) -> None:
     v = p["verdict"]
     (st.success if v["graphs_help"] else st.warning)(f"### {v['headline']}\n{v['because']}")
     st.caption(source_caption)
-    c = st.columns(6)
-    c[0].metric("GPU ops per step", f"{p['gpu_ops']}", help=f"{p['kernels']} kernels; {p['driver_calls']} launch calls")
-    c[1].metric("GPU busy / step", _us(p["busy_us"]),
-                help=f"mean {p['kernel_mean_us']:.1f} µs per kernel, spread {p['kernel_p10_us']:.1f}–"
-                     f"{p['kernel_p90_us']:.1f} µs (p10–p90)")
-    c[2].metric("host dispatch / step", _us(p["host_dispatch_us"]), help="CPU time to enqueue one step, unprofiled")
-    c[3].metric("GPU idle in eager", f"{100 * p['gpu_idle_share']:.0f}%")
-    c[4].metric("predicted speedup", f"{p['predicted_graph_speedup']:.2f}x")
-    c[5].metric("measured speedup", f"{p['measured_graph_speedup']:.2f}x",
-                delta=f"{100 * (p['predicted_graph_speedup'] / p['measured_graph_speedup'] - 1):+.0f}% predicted",
-                delta_color="off")
+    c = metric_row()
+    c.metric("GPU ops per step", f"{p['gpu_ops']}", help=f"{p['kernels']} kernels; {p['driver_calls']} launch calls",
+             width="content")
+    c.metric("GPU busy / step", _us(p["busy_us"]), width="content",
+             help=f"mean {p['kernel_mean_us']:.1f} µs per kernel, spread {p['kernel_p10_us']:.1f}–"
+                  f"{p['kernel_p90_us']:.1f} µs (p10–p90)")
+    c.metric("host dispatch / step", _us(p["host_dispatch_us"]), help="CPU time to enqueue one step, unprofiled",
+             width="content")
+    c.metric("GPU idle in eager", f"{100 * p['gpu_idle_share']:.0f}%", width="content")
+    c.metric("predicted speedup", f"{p['predicted_graph_speedup']:.2f}x", width="content")
+    c.metric("measured speedup", f"{p['measured_graph_speedup']:.2f}x",
+             delta=f"{100 * (p['predicted_graph_speedup'] / p['measured_graph_speedup'] - 1):+.0f}% predicted",
+             delta_color="off", width="content")
 
 
 def variants_table(p: dict) -> None:
     """Prediction beside measurement, for every way of running the step measured at this setting."""
     pred = {"eager": p["predicted_eager_us"], "our_graph": p["predicted_graph_us"]}
-    rows = []
-    for name in VARIANTS:
-        v = (p.get("variants") or {}).get(name)
-        if v is None:
-            continue
-        rows.append({"variant": LABELS[name], "predicted µs/step": _num(pred.get(name)),
-                     "measured µs/step": _num(v["us"]),
-                     "speedup over eager": f"{v['speedup']:.2f}x",
-                     "capture / compile (s)": "—" if not v.get("setup_s") else f"{v['setup_s']:.3f}",
-                     "graph pool (MB)": "—" if v.get("pool_bytes") in (None, 0) else f"{v['pool_bytes'] / MB:.1f}"})
-    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+    measured = {name: v for name in VARIANTS if (v := (p.get("variants") or {}).get(name)) is not None}
+    # Two narrow tables rather than one wide one: time per step, then what each way costs to set up.
+    tables.show([{"variant": LABELS[name], "predicted µs / step": _num(pred.get(name)),
+                  "measured µs / step": _num(v["us"]), "speedup over eager": f"{v['speedup']:.2f}x"}
+                 for name, v in measured.items()])
+    setup = [{"variant": LABELS[name],
+              "capture or compile": tables.DASH if not v.get("setup_s") else tables.num(v["setup_s"], unit="s"),
+              "graph pool": tables.DASH if v.get("pool_bytes") in (None, 0) else tables.num(v["pool_bytes"] / MB, unit="MB")}
+             for name, v in measured.items() if v.get("setup_s") or v.get("pool_bytes")]
+    if setup:
+        st.caption("What each way costs before its first fast step (the others cost nothing up front):")
+        tables.show(setup)
     missing = [LABELS[n] for n in VARIANTS if n not in (p.get("variants") or {})]
     if missing:
         st.caption("Not measured at this setting: " + "; ".join(missing) + ". The recording runs them at "
@@ -105,10 +111,14 @@ def accuracy_panel(rec: DiagnoseRecording) -> None:
                 f"**Crossover within one grid step** for {sum(c['within_one_step'] for c in cross.values())} of "
                 f"{len(cross)} models.")
     if acc["misses"]:
-        st.markdown("**Misses, and why**")
-        st.dataframe(pd.DataFrame(acc["misses"]), hide_index=True, width="stretch")
+        with st.expander(f"Misses, and why ({len(acc['misses'])})"):
+            for m in acc["misses"]:
+                setting = f"{m['model']}, {m['dtype']}, batch {m['batch']}" + (
+                    f", shape {m['seq']}" if m.get("seq") is not None else "")
+                st.markdown(f"- **{esc(setting)}**: predicted {m['predicted_speedup']:.2f}x, measured "
+                            f"{m['measured_speedup']:.2f}x ({m['error_pct']:.0f}% off). {esc(m['reason'], max_chars=400)}")
     else:
-        st.caption("No setting missed by more than ±15%.")
+        st.caption(f"No setting missed by more than ±{TOLERANCE:.0%}.")
 
 
 def downloads(points: list[dict], spans: list, label: str) -> None:
@@ -118,12 +128,12 @@ def downloads(points: list[dict], spans: list, label: str) -> None:
             "measured_graph_speedup", "graph_pool_bytes", "graph_capture_s"]
     buf = io.StringIO()
     pd.DataFrame([{c: p.get(c) for c in cols} for p in points]).to_csv(buf, index=False)
-    c1, c2, c3 = st.columns(3)
-    c1.download_button("sweep as CSV", buf.getvalue(), file_name="diagnose_sweep.csv", mime="text/csv",
+    row = st.container(horizontal=True)
+    row.download_button("sweep as CSV", buf.getvalue(), file_name="diagnose_sweep.csv", mime="text/csv",
                        key="dg_dl_csv")
-    c2.download_button("timeline as CSV", spans_to_csv(spans), file_name="diagnose_timeline.csv",
+    row.download_button("timeline as CSV", spans_to_csv(spans), file_name="diagnose_timeline.csv",
                        mime="text/csv", key="dg_dl_tl")
-    c3.download_button("Perfetto trace of this step", spans_to_chrome_trace(spans, label),
+    row.download_button("Perfetto trace of this step", spans_to_chrome_trace(spans, label),
                        file_name="diagnose_trace.json", mime="application/json", key="dg_dl_trace")
 
 
@@ -132,4 +142,4 @@ def _us(x: float) -> str:
 
 
 def _num(x) -> str:
-    return "—" if x is None else f"{x:,.1f}"
+    return tables.num(x)

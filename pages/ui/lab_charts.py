@@ -7,19 +7,20 @@ from __future__ import annotations
 
 import plotly.graph_objects as go
 
+from pages.ui import palette as P
 from runtime_core.knobs import mode_label
 
-OVERLAP_STYLE = {  # kind -> (legend label, colour)
-    "launch": ("CPU launch call", "#1f77b4"),
-    "copy": ("copy (enqueue on CPU, DMA on GPU)", "#9467bd"),
-    "spin": ("CPU blocked in a pageable copy", "#ff7f0e"),
-    "kernel": ("GPU matmul", "#2ca02c"),
-    "sync": ("CPU waits (synchronize)", "#c7c7c7"),
+OVERLAP_STYLE = {  # kind -> (legend label, colour, hatch); kinds on one lane differ by hatch too
+    "launch": ("CPU launch call", P.BLUE, ""),
+    "copy": ("copy (enqueue on CPU, DMA on GPU)", P.PURPLE, "/"),
+    "spin": ("CPU blocked in a pageable copy", P.ORANGE, "x"),
+    "kernel": ("GPU matmul", P.GREEN, ""),
+    "sync": ("CPU waits (synchronize)", P.LIGHT_GREY, "."),
 }
 MALLOC_STYLE = {
-    "driver": ("driver call (cudaMalloc / cudaFree)", "#d62728"),
-    "launch": ("CPU launch call", "#1f77b4"),
-    "kernel": ("GPU kernel", "#2ca02c"),
+    "driver": ("driver call (cudaMalloc / cudaFree)", P.VERMILLION, "x"),
+    "launch": ("CPU launch call", P.BLUE, ""),
+    "kernel": ("GPU kernel", P.GREEN, ""),
 }
 
 
@@ -29,25 +30,26 @@ def lanes_figure(spans: list[dict], title: str, style: dict, lanes: list[str],
     """Spans (dicts: lane, kind, name, start_us, end_us) as horizontal bars, one row per lane.
 
     Args:
-        style: {kind: (legend label, colour)}; spans of other kinds are left out.
+        style: {kind: (legend label, colour, hatch)}; spans of other kinds are left out.
         lanes: lane names, top to bottom.
         max_us: the x axis ends here (to put two charts on one scale).
     """
     fig = go.Figure()
-    for kind, (label, colour) in style.items():
+    for kind, (label, colour, hatch) in style.items():
         mine = [s for s in spans if s["kind"] == kind and s["lane"] in lanes]
         if not mine:
             continue
         fig.add_trace(go.Bar(
-            orientation="h", name=label, marker=dict(color=colour, line=dict(width=0)),
+            orientation="h", name=label,
+            marker=dict(color=colour, line=dict(width=0), pattern=dict(shape=hatch, fgcolor=P.BLACK, size=6)),
             y=[s["lane"] for s in mine], base=[s["start_us"] for s in mine],
             x=[max(s["end_us"] - s["start_us"], 0.05) for s in mine],
             customdata=[[s["name"], s["end_us"] - s["start_us"]] for s in mine],
             hovertemplate="%{customdata[0]}<br>start %{base:,.1f} µs<br>%{customdata[1]:,.1f} µs<extra></extra>"))
     # The legend goes under the axis: above the plot it would sit on the title.
     fig.update_layout(title=title, barmode="overlay", height=height + 60, bargap=0.35,
-                      margin=dict(l=10, r=10, t=50, b=10),
-                      legend=dict(orientation="h", yanchor="top", y=-0.3, x=0, font=dict(size=11)))
+                      margin=dict(l=10, r=10, t=50, b=10))
+    P.legend_below(fig)
     fig.update_xaxes(title=x_title, automargin=True,
                      range=[0, max_us] if max_us else None, rangemode="tozero")
     fig.update_yaxes(categoryorder="array", categoryarray=list(reversed(lanes)), automargin=True)
@@ -58,14 +60,15 @@ def work_vs_overhead_bars(rows: list[dict], title: str) -> go.Figure:
     """One stacked bar per (variant, mode): kernel work below, launch overhead above, µs."""
     labels = [f"{r['variant']} · {mode_label(r['mode'])}<br>{r['n']} kernels" for r in rows]
     fig = go.Figure()
-    fig.add_trace(go.Bar(name="kernel work (µs)", x=labels, y=[r["kernel_time_us"] for r in rows],
-                         marker_color="#2ca02c"))
-    fig.add_trace(go.Bar(name="launch overhead: wall − work (µs)", x=labels,
-                         y=[max(r["launch_overhead_us"], 0.0) for r in rows], marker_color="#1f77b4"))
-    fig.add_trace(go.Scatter(name="model's wall (µs)", x=labels, y=[r["model_wall_us"] for r in rows],
-                             mode="markers", marker=dict(symbol="diamond", size=11, color="#000000")))
-    fig.update_layout(title=title, barmode="stack", height=400, margin=dict(l=10, r=10, t=50, b=10),
-                      legend=dict(orientation="h", yanchor="top", y=-0.25, x=0, font=dict(size=11)))
+    fig.add_trace(go.Bar(name="kernel work (µs), solid", x=labels, y=[r["kernel_time_us"] for r in rows],
+                         marker=dict(color=P.GREEN)))
+    fig.add_trace(go.Bar(name="launch overhead: wall − work (µs), hatched", x=labels,
+                         y=[max(r["launch_overhead_us"], 0.0) for r in rows],
+                         marker=dict(color=P.BLUE, pattern=dict(shape="/", fgcolor=P.BLACK))))
+    fig.add_trace(go.Scatter(name="model's wall (µs), diamonds", x=labels, y=[r["model_wall_us"] for r in rows],
+                             mode="markers", marker=dict(symbol="diamond", size=11, color=P.BLACK)))
+    fig.update_layout(title=title, barmode="stack", height=400, margin=dict(l=10, r=10, t=50, b=10))
+    P.legend_below(fig)
     fig.update_yaxes(title="time per step (µs)", automargin=True, rangemode="tozero")
     fig.update_xaxes(automargin=True)
     return fig

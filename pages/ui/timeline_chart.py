@@ -6,18 +6,21 @@ from __future__ import annotations
 
 import plotly.graph_objects as go
 
+from pages.ui import palette as P
 from pages.ui.safe_text import plot_text
 
-KIND_STYLE = {  # kind -> (legend label, colour); drawn in this order, later kinds on top
-    "dispatch": ("CPU framework dispatch (Python, aten)", "#ffbb78"),
-    "launch": ("CPU launch tax", "#1f77b4"),
-    "spin": ("extra host tax", "#aec7e8"),
-    "graph": ("one driver call (graph launch)", "#d62728"),
-    "sync": ("CPU waits (synchronize)", "#c7c7c7"),
-    "blocked": ("CPU blocked: launch queue full", "#7f7f7f"),
-    "copy": ("copy into static buffer", "#9467bd"),
-    "capture": ("capture + instantiate", "#8c564b"),
-    "kernel": ("GPU kernel work", "#2ca02c"),
+# kind -> (legend label, colour, hatch); drawn in this order, later kinds on top. Kinds that share a
+# lane differ by hatch as well as by colour; the legend names each.
+KIND_STYLE = {
+    "dispatch": ("CPU framework dispatch (Python, aten)", P.YELLOW, ""),
+    "launch": ("CPU launch tax", P.BLUE, ""),
+    "spin": ("extra host tax", P.SKY_BLUE, "/"),
+    "graph": ("one driver call (graph launch)", P.VERMILLION, ""),
+    "sync": ("CPU waits (synchronize)", P.LIGHT_GREY, "."),
+    "blocked": ("CPU blocked: launch queue full", P.GREY, "x"),
+    "copy": ("copy into static buffer", P.PURPLE, "\\"),
+    "capture": ("capture + instantiate", P.ORANGE, "+"),
+    "kernel": ("GPU kernel work", P.GREEN, ""),
 }
 LANES = {"cpu": "CPU (host)", "gpu": "GPU"}
 MAX_BARS = 2400
@@ -33,12 +36,13 @@ def timeline_figure(spans, title: str, max_us: float | None = None, height: int 
     if max_us is not None:
         spans = [s for s in spans if _field(s, "start_us") <= max_us]
     fig = go.Figure()
-    for kind, (label, colour) in KIND_STYLE.items():
+    for kind, (label, colour, hatch) in KIND_STYLE.items():
         mine = [s for s in spans if _field(s, "kind") == kind]
         if not mine:
             continue
         fig.add_trace(go.Bar(
-            orientation="h", name=label, marker=dict(color=colour, line=dict(width=0)),
+            orientation="h", name=label,
+            marker=dict(color=colour, line=dict(width=0), pattern=dict(shape=hatch, fgcolor=P.BLACK, size=6)),
             y=[LANES.get(_field(s, "lane"), _field(s, "lane")) for s in mine],
             base=[_field(s, "start_us") for s in mine],
             x=[max(_field(s, "end_us") - _field(s, "start_us"), 0.05) for s in mine],
@@ -47,8 +51,8 @@ def timeline_figure(spans, title: str, max_us: float | None = None, height: int 
                         for s in mine],
             hovertemplate="%{customdata[0]}<br>start %{base:.1f} µs<br>%{customdata[1]:.2f} µs<extra></extra>"))
     fig.update_layout(title=dict(text=title, y=0.97, yanchor="top"), barmode="overlay", height=height,
-                      bargap=0.35, margin=dict(l=10, r=10, t=40, b=10),
-                      legend=dict(orientation="h", yanchor="top", y=-0.28, x=0, font=dict(size=11)))
+                      bargap=0.35, margin=dict(l=10, r=10, t=40, b=10))
+    P.legend_below(fig)
     fig.update_xaxes(title="time since the step started (µs)", automargin=True, rangemode="tozero")
     fig.update_yaxes(categoryorder="array", categoryarray=[LANES["gpu"], LANES["cpu"]], automargin=True)
     return fig

@@ -22,6 +22,22 @@ OP_WORK_US = 5.0      # per kernel: long enough that, without a sync, the GPU is
 SIM_PARAMS = {"tax_us": 6.0, "sync_us": 5.0}
 
 
+def numbers(r: dict) -> dict[str, str]:
+    """The lab's numbers as printed, from the stored (rounded) fields of a result `r`: the page's
+    metrics and the verdict both print these, so they cannot disagree in the last digit."""
+    return {"step": f"{r['step_us']:.1f}", "step_with_sync": f"{r['step_with_sync_us']:.1f}",
+            "slowdown": f"{r['slowdown']:.2f}", "idle": f"{r['gpu_idle_us_per_step']:.1f}",
+            "idle_with_sync": f"{r['gpu_idle_with_sync_us_per_step']:.1f}"}
+
+
+def verdict(r: dict) -> str:
+    """The verdict sentence of a result `r`, from `numbers(r)` (a recorded result's stored
+    verdict may predate this and round the unrounded values: show this one)."""
+    n = numbers(r)
+    return (f"A sync in every step took it from {n['step']} to {n['step_with_sync']} µs ({n['slowdown']}×); "
+            f"the GPU now idles {n['idle_with_sync']} µs of every step instead of {n['idle']}.")
+
+
 def run(backend: str = "sim") -> dict:
     """µs per step and GPU idle µs per step, without and with a sync each step.
 
@@ -60,9 +76,7 @@ def run(backend: str = "sim") -> dict:
                 "slowdown": round(slowdown, 2)})
     # The symptom: the step is slower and the GPU idles more, though the kernels did not change.
     out["signal"] = slowdown > 1.2 and synced["idle_us"] > plain["idle_us"]
-    out["verdict"] = (f"A sync in every step took it from {plain['step_us']:.1f} to "
-                      f"{synced['step_us']:.1f} µs ({slowdown:.2f}×); the GPU now idles "
-                      f"{synced['idle_us']:.1f} µs of every step instead of {plain['idle_us']:.1f}.")
+    out["verdict"] = verdict(out)
     if timelines:
         out["timelines"] = timelines
     return out

@@ -1,0 +1,33 @@
+"""Showing a Plotly figure on a page: its title as page text above it, the figure below.
+
+A title drawn inside the SVG is one line that never wraps: on a phone it runs off the chart's
+right edge, under the chart's toolbar. As page text it wraps like any sentence. The chart
+builders (timeline_chart, alloc_charts, lab_charts, diagnose_charts) still set a title, so a
+figure shown with st.plotly_chart directly keeps it.
+"""
+from __future__ import annotations
+
+import html
+import re
+
+import streamlit as st
+
+from pages.ui.safe_text import esc
+
+
+def title_text(fig) -> str:
+    """The figure's title as plain text: Plotly's <br> become spaces, tags go, entities decode."""
+    raw = fig.layout.title.text or ""
+    raw = re.sub(r"<br\s*/?>", " ", raw, flags=re.I)
+    return html.unescape(re.sub(r"</?[A-Za-z][^<>]*>", "", raw)).strip()  # tags only: "(< 1.2x)" stays
+
+
+def show(fig, key: str | None = None) -> None:
+    """The title (bold, wrapping) and then the figure, without its in-SVG title, full width."""
+    title = title_text(fig)
+    if title:
+        st.markdown(f"**{esc(title, max_chars=300)}**")
+    # Subplot titles are annotations above the plot area: keep room for them.
+    top = 30 if any(a.yref == "paper" and (a.y or 0) >= 1 for a in fig.layout.annotations) else 12
+    fig.update_layout(title_text="", margin_t=top)
+    st.plotly_chart(fig, width="stretch", key=key)
