@@ -79,7 +79,7 @@ def test_interview_cards_3_4_7_link_their_labs():
     # card 4's lab exists now: without a GPU it shows the H200 recording (it used to say "not built yet")
     at = at.button(key="lab_run_reduce_overhead_iv_cuda_graph_reduce_overhead").click().run()
     assert not at.exception and "not built yet" not in _text(at)
-    assert "🟠 RECORDED" in _text(at) and "Inputs are copied in for you" in _text(at)
+    assert ":orange-badge[RECORDED]" in _text(at) and "Inputs are copied in for you" in _text(at)
 
 
 def test_every_interview_lab_is_a_lab():
@@ -95,7 +95,7 @@ def test_cuda_graphs_page_has_the_reduce_overhead_box():
     at = at.button(key="lab_run_reduce_overhead_s4").click().run()
     assert not at.exception
     text = _text(at)
-    assert "🟠 RECORDED" in text and "Inputs are copied in for you" in text
+    assert ":orange-badge[RECORDED]" in text and "Inputs are copied in for you" in text
     assert any("ms / token" in d.value.columns for d in at.dataframe)
 
 

@@ -64,7 +64,7 @@ def _waiting_line(box):
 
     def on_wait(w) -> None:
         seen["first"] = seen.get("first") or w
-        box.info("⏳ " + w.describe())
+        box.info(w.describe(), icon=":material/hourglass_top:")
     return on_wait, seen
 
 
@@ -86,7 +86,7 @@ def _queued_run(title: str, run) -> None:
                 line.caption("Your turn came: you waited " + (
                     "for another process" if w.other_process else f"as {ordinal(w.position)} in line") + ".")
             status.update(label=label)
-            st.write(f"⏳ {label}")
+            st.write(f"… {label}")
         try:
             run(progress=progress, on_wait=on_wait)
         except UsageError as e:
