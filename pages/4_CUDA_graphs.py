@@ -4,10 +4,9 @@ the decoder worked example from the shipped recording, and what mode="reduce-ove
 does (the reduce_overhead lab)."""
 from pages.ui.common import lesson_data, recordings_of, render_lesson, setup_page, source_badge
 
-import pandas as pd
 import streamlit as st
 
-from pages.ui import lab_panels
+from pages.ui import lab_panels, tables as ui_tables
 from runtime_core.aot.tables import decoder_rows
 from runtime_core.lesson.claims import evaluate_claims, load_claims
 from runtime_core.lesson.replay_costs import replay_cost_rows
@@ -23,7 +22,7 @@ def replay_costs_panel() -> None:
         st.info("No sweep recording is shipped, so there are no calibrated constants to show.")
         return
     source_badge(rec.meta.source, f"{rec.label()}: the calibrated constants of this sweep")
-    st.dataframe(pd.DataFrame(replay_cost_rows(rec)), hide_index=True, width="stretch")
+    ui_tables.show(replay_cost_rows(rec))
     st.caption("A value the calibration holds as 0 was not measured by the run that made this recording "
                "(an older calibration); a newer recording fills it in.")
 
@@ -72,7 +71,7 @@ def decoder_panel() -> None:
                    "measured numbers for this example here. It needs a GPU to record.")
         return
     source_badge(rec.meta.source, rec.label())
-    st.dataframe(pd.DataFrame(decoder_rows(rec)), hide_index=True, width="stretch")
+    ui_tables.show(decoder_rows(rec))
     claim = [c for c in load_claims() if c["id"] == "decoder_2x"]
     row = evaluate_claims(None, None, rec, claims=claim)[0]
     st.markdown(f"**The lesson says:** {row['seed_value']}  \n**Measured:** {row['measured']}  \n"

@@ -6,14 +6,13 @@ table, the policy counters, the model's accuracy and the comparison of recording
 under it, and the lesson's prose follows."""
 from pages.ui.common import render_lesson, setup_page, source_badge
 
-import pandas as pd
 import streamlit as st
 
-from pages.ui import knobs, widget_sources as src
+from pages.ui import knobs, tables as ui_tables, widget_sources as src
 from pages.ui.safe_text import esc
 from pages.ui.timeline_chart import timeline_figure
-from pages.ui.widget_panels import (accuracy_panel, compare_panel, copy_costs, count_cell, downloads,
-                                   headline_metrics, policy_panel)
+from pages.ui.widget_panels import (accuracy_panel, compare_panel, copy_costs, downloads, headline_metrics,
+                                   policy_panel)
 from runtime_core.errors import UsageError
 from runtime_core.knobs import mode_label
 
@@ -94,21 +93,20 @@ tabs = dict(zip(tab_names, st.tabs(tab_names)))
 
 with tabs["Side by side"]:
     st.markdown(f"##### Side by side: {mode_label(k.mode)}")
-    table = pd.DataFrame({name: {
-        "launch overhead (µs)": f"{r['launch_overhead_us']:,.1f}",
-        "wall time / step (µs)": f"{r['wall_us']:,.1f}",
-        "kernel work (µs)": f"{r['kernel_work_us']:,.1f}",
-        "driver calls": count_cell(r["driver_calls"]),
-        "graph-capture valid?": "TRUE" if r["graph_valid"] else "FALSE"} for name, r in rows.items()})
+    quantities = [("launch overhead (µs)", [r["launch_overhead_us"] for r in rows.values()]),
+                  ("wall time / step (µs)", [r["wall_us"] for r in rows.values()]),
+                  ("kernel work (µs)", [r["kernel_work_us"] for r in rows.values()]),
+                  ("driver calls", [r["driver_calls"] for r in rows.values()]),
+                  ("graph-capture valid?", ["TRUE" if r["graph_valid"] else "FALSE" for r in rows.values()])]
     if k.mode == "graph" and not k.dynamic:
         extra = max(0.0, k.tax_us - (ctx.recording.meta.intrinsic_tax_us or 0.0)) if ctx.recording else 0.0
-        table.loc["copy into the static input (µs)"] = copy_costs(k, {
+        quantities.append(("copy into the static input (µs)", copy_costs(k, {
             "textbook model": src.textbook, "simulated": src.simulated_numbers,
             "calibrated model": (lambda kk: src.calibrated(shown.consts, kk.replace(tax_us=shown.eff_tax_us)))
             if calib else None,
             meas_col: (lambda kk: src.recorded(ctx.recording, kk.replace(extra_tax_us=extra)))
-            if (ctx.recording and shown.source != "live") else None}, list(rows))
-    st.dataframe(table, width="stretch")
+            if (ctx.recording and shown.source != "live") else None}, list(rows))))
+    ui_tables.compare("per step", list(rows), quantities)
     st.caption("Textbook and simulated columns are computed at your setting. Calibrated model: the same "
                "formulas with constants measured on the GPU (sync round trip, eager floor, graph launch "
                "and its latency, the GPU-side gaps between launched kernels and between graph nodes, "

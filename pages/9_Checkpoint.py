@@ -6,10 +6,9 @@ has one (the numbers stay hidden until it is entered), then shows the runs it us
 every relation it checks, and the verdict. Progress lives in the URL (pages/ui/progress.py)."""
 from pages.ui.common import lesson_data, render_text, setup_page, source_badge
 
-import pandas as pd
 import streamlit as st
 
-from pages.ui import knobs, progress, widget_sources as src
+from pages.ui import knobs, progress, tables as ui_tables, widget_sources as src
 from pages.ui.widget_panels import count_cell, headline_metrics
 from runtime_core.knobs import Knobs
 from runtime_core.lesson.checkpoint import ORDER, STEP_NEEDS, Run, check_step
@@ -66,7 +65,7 @@ with now_col:
                              "driver calls": count_cell(m["driver_calls"]),
                              "graph valid?": "TRUE" if m["graph_valid"] else "FALSE",
                              "from": x["label"] + (f" ({x['note']})" if x["note"] else "")})
-            st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+            ui_tables.show(rows)
 knobs.write_url(k)  # after a record: the URL carries the notebook
 
 checks = {}
@@ -90,7 +89,7 @@ def on_predict(step: str) -> None:
     progress.predict(step, st.session_state[f"ck_pred_{step}"])
 
 
-def evidence_table(res) -> pd.DataFrame:
+def evidence_table(res) -> list[dict]:
     rows = []
     for need, run, x in res.evidence:
         for source, m in (("textbook model", x["model"]), (x["label"] + (f" ({x['note']})" if x["note"] else ""),
@@ -99,7 +98,7 @@ def evidence_table(res) -> pd.DataFrame:
                          "overhead (µs)": f"{max(m['launch_overhead_us'], 0):,.1f}",
                          "driver calls": count_cell(m["driver_calls"]),
                          "graph valid?": "TRUE" if m["graph_valid"] else "FALSE"})
-    return pd.DataFrame(rows)
+    return rows
 
 
 first_open = next((s for s in ORDER if s not in done), None)
@@ -134,7 +133,7 @@ for i, step in enumerate(ORDER, 1):
                 (lambda v: f"{v:,.1f} µs")
             st.markdown(f"**Your prediction:** {show(guess)} · **textbook model:** {show(book)} · "
                         f"**{x['label']}:** {show(meas)}")
-        st.dataframe(evidence_table(res), hide_index=True, width="stretch")
+        ui_tables.show(evidence_table(res))
         st.markdown("**What this step checks**")
         for r in res.relations:
             verdict = ":green-badge[holds]" if r.holds else ":red-badge[does not hold]"

@@ -39,3 +39,15 @@ def open_page(page: str | None = None, query: dict | None = None, timeout_s: int
         at.switch_page(page).run()
         assert not at.exception, at.exception
     return at
+
+
+def tables_of(at) -> list:
+    """Every st.table on the page as a DataFrame of the text a reader sees (pages/ui/tables.py
+    escapes cells and adds break points; `plain` undoes both)."""
+    from pages.ui.tables import plain
+    out = []
+    for t in at.table:
+        df = t.value.copy()
+        df.columns = [plain(str(c)) for c in df.columns]
+        out.append(df.map(lambda v: plain(v) if isinstance(v, str) else v))
+    return out

@@ -2,7 +2,7 @@
 from pathlib import Path
 
 import pytest
-from conftest import open_page
+from conftest import open_page, tables_of
 from pages.ui.safe_text import unescape
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -69,7 +69,7 @@ def test_measured_packages_show_verdicts_the_packages_own_check_and_the_cpp_runn
     serving_measure.results_path("cpu").write_text(json.dumps(res))
     at = page.run()
     assert not at.exception
-    frames = [d.value for d in at.dataframe]
+    frames = tables_of(at)
     served = next(f for f in frames if "guard's verdict" in f.columns)
     assert "expected to be <= 64, but got: 200" in served["ranged package's own check"][0]
     assert any("package" in f.columns and "run ms" in f.columns for f in frames)
@@ -92,7 +92,7 @@ def test_cold_and_warm_stages_and_cache_counters_are_shown(page, tmp_path, monke
     coldwarm.results_path("cpu").write_text(json.dumps(res))
     at = page.run()
     assert not at.exception
-    frames = [d.value for d in at.dataframe]
+    frames = tables_of(at)
     stages = next(f for f in frames if "on a warm start" in f.columns)
     verdicts = dict(zip(stages["stage"], stages["on a warm start"]))
     assert verdicts["Dynamo builds the guards"] == "ran again (100% of its cold time)"

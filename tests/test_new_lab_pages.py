@@ -5,7 +5,7 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import open_page
+from conftest import open_page, tables_of
 
 ROOT = Path(__file__).resolve().parents[1]
 NEW_LABS = ("stream_reuse", "output_overwrite", "frozen_scalar", "broadcast_copy", "unmasked_padding", "no_warmup")
@@ -34,12 +34,12 @@ def test_cuda_graphs_page_has_the_replay_costs_and_the_graph_bug_labs():
     at = open_page("pages/4_CUDA_graphs.py")
     subheaders = [s.value for s in at.subheader]
     assert "What a replay costs, CPU and GPU" in subheaders and "Labs: bugs a replay does not report" in subheaders
-    costs = at.dataframe[0].value
+    costs = tables_of(at)[0]
     assert "GPU: gap between two graph nodes" in list(costs["cost"])
     at = at.button(key="lab_run_broadcast_copy_s4").click().run()
     assert not at.exception
     assert "must match the size" in _text(at)
-    decoder = [d.value for d in at.dataframe if "variant" in d.value.columns][0]
+    decoder = [f for f in tables_of(at) if "variant" in f.columns][0]
     assert "PyTorch eager (async)" in list(decoder["variant"])
 
 
@@ -96,7 +96,7 @@ def test_cuda_graphs_page_has_the_reduce_overhead_box():
     assert not at.exception
     text = _text(at)
     assert ":orange-badge[RECORDED]" in text and "Inputs are copied in for you" in text
-    assert any("ms / token" in d.value.columns for d in at.dataframe)
+    assert any("ms / token" in f.columns for f in tables_of(at))
 
 
 def test_the_reduce_overhead_box_names_what_is_not_recorded_yet(tmp_path, monkeypatch):

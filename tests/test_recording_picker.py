@@ -29,8 +29,9 @@ def test_the_widget_lists_both_and_shows_the_one_picked(two_recordings):
     assert not at.exception
     assert any("FixtureGPU" in c.value for c in at.caption)
     assert "Compare recordings" in [t.label for t in at.tabs]
-    compared = at.dataframe[-1].value  # the last tab's table: one row per recording
-    assert any("FixtureGPU" in r for r in compared["recording"]) and any("H200" in r for r in compared["recording"])
+    from pages.ui.tables import plain
+    compared = [plain(r) for r in at.table[-1].value["recording"]]  # the last tab's table: one row per recording
+    assert any("FixtureGPU" in r for r in compared) and any("H200" in r for r in compared)
 
 
 def test_the_claims_page_compares_two_recordings(two_recordings):

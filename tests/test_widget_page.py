@@ -21,6 +21,14 @@ def metrics(at) -> dict:
     return out
 
 
+def side_by_side(at) -> dict:
+    """The side-by-side table as {quantity: {column: cell as a reader sees it}}."""
+    from pages.ui.tables import plain
+    df = at.table[0].value
+    return {plain(row["per step"]): {plain(c): plain(row[c]) for c in df.columns if c != "per step"}
+            for _, row in df.iterrows()}
+
+
 def expected_source() -> str:
     """Where this machine's numbers come from, worked out without the page: a GPU measures live;
     otherwise the best shipped sweep (recorded, or simulated if only a simulated one ships)."""
@@ -80,8 +88,8 @@ def test_every_knob_changes_the_numbers_and_the_figure_has_both_lanes():
         assert m["driver calls"][1] == "300" and m["driver calls"][2] == "textbook 300"
     elif expected_source() == "live":
         assert m["driver calls"][1] == "200" and "recorded at" not in m["driver calls"][0]
-    table = at.dataframe[0].value
-    assert table.loc["launch overhead (µs)", "textbook model"] == "2,000.0"
+    table = side_by_side(at)
+    assert table["launch overhead (µs)"]["textbook model"] == "2,000"
     at.radio(key="w_mode").set_value("graph").run()
     at.checkbox(key="w_dynamic").set_value(True).run()
     assert not at.exception
@@ -110,7 +118,7 @@ def test_off_grid_n_says_which_n_each_number_shows():
     assert "One step at N=120" in spec and "(measured)" in spec
     at.radio(key="w_timeline_source").set_value("simulated").run()
     assert "One step at N=169" in at.get("plotly_chart")[0].proto.spec
-    cols = list(at.dataframe[0].value.columns)
+    cols = list(side_by_side(at)["launch overhead (µs)"])
     assert any("recorded at N=120" in c for c in cols), cols
 
 

@@ -2,9 +2,9 @@
 (its guards are the packages'), the loop over the real packages, and the decoder numbers."""
 from __future__ import annotations
 
-import pandas as pd
 import streamlit as st
 
+from pages.ui import tables as ui_tables
 from pages.ui.common import recordings_of, source_badge
 from pages.ui.safe_text import esc, md
 from runtime_core.aot import coldwarm, serving_measure, serving_plan, tables
@@ -38,7 +38,7 @@ def coldwarm_panel(device: str) -> None:
         source_badge("live", where)
     else:  # these are CPU numbers: real measurements, but not the GPU that "live" promises
         source_badge("cpu", where)
-    st.dataframe(pd.DataFrame(tables.coldwarm_rows(res)), hide_index=True, width="stretch")
+    ui_tables.show(tables.coldwarm_rows(res))
     verdict = "match" if res["outputs_match"] else "do NOT match"
     st.markdown(md(f"Python and C++ outputs **{verdict}** eager (max abs error: Python {{py}}, C++ {{cpp}}).",
                    py=res.get("python_max_abs_err"), cpp=res.get("cpp_max_abs_err")))
@@ -50,8 +50,8 @@ def coldwarm_panel(device: str) -> None:
 def compile_stages_panel(res: dict) -> None:
     """Where the cold and the warm first call spent their time, and what the caches counted."""
     st.markdown("**Cold vs warm, stage by stage** (seconds; a stage includes the stages nested in it)")
-    st.dataframe(pd.DataFrame(tables.compile_stage_rows(res)), hide_index=True, width="stretch")
-    st.dataframe(pd.DataFrame(tables.cache_counter_rows(res)).astype(str), hide_index=True, width="stretch")
+    ui_tables.show(tables.compile_stage_rows(res))
+    ui_tables.show(tables.cache_counter_rows(res))
     st.caption("Both children compile the same MLP in a fresh process. The warm one still traces the bytecode "
                "and builds guards; its caches hand back the compiled graph, so Inductor's lowering, code "
                "generation and kernel compilation do not run. Timers come from "
@@ -169,7 +169,7 @@ def packages_panel(device: str) -> None:
         return
     where = f"{res['device_name']} · torch {res['torch_version']} · {res['measured_at'][:16]}"
     source_badge("live" if device == "cuda" else "cpu", where)
-    st.dataframe(pd.DataFrame(tables.serving_rows(res)).astype(str), hide_index=True, width="stretch")
+    ui_tables.show(tables.serving_rows(res))
     st.caption("ms: median of repeated calls. The ranged package's own check is AOTInductor's input check "
                "(AOTI_RUNTIME_CHECK_INPUTS=1 in the serving child): outside its range the package refuses with "
                "the message shown.")
@@ -179,7 +179,7 @@ def packages_panel(device: str) -> None:
     cpp = tables.serving_cpp_rows(res)
     if cpp:
         st.markdown("**The C++ runner serves the ranged package** (no Python in the process)")
-        st.dataframe(pd.DataFrame(cpp).astype(str), hide_index=True, width="stretch")
+        ui_tables.show(cpp)
     for problem in res.get("errors", []):
         st.error(esc(problem, max_chars=600))
 
@@ -211,7 +211,7 @@ def decoder_panel(live: bool) -> None:
     source_badge(rec.meta.source, rec.label())
     if live:
         st.caption("This machine has a GPU: run the command above to measure it live.")
-    st.dataframe(pd.DataFrame(tables.decoder_rows(rec)), hide_index=True, width="stretch")
+    ui_tables.show(tables.decoder_rows(rec))
     stale = rec.labs.get("stale_input")
     if stale:
         st.markdown(f"**Stale input:** replaying after putting the new token in a fresh tensor gave logits "
@@ -221,6 +221,6 @@ def decoder_panel(live: bool) -> None:
     ro = rec.labs.get("reduce_overhead")
     if ro:
         st.markdown("**reduce-overhead: CUDA-graph recordings made by cudagraph trees**")
-        st.dataframe(pd.DataFrame(tables.reduce_overhead_rows(ro)), hide_index=True, width="stretch")
+        ui_tables.show(tables.reduce_overhead_rows(ro))
         for msg in ro.get("cpu_island", {}).get("skip_messages", [])[:2]:
             st.caption(md("skip reason logged: {msg}", msg=msg))

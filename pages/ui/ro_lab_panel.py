@@ -2,9 +2,9 @@
 lab measured it (live on a GPU, else from the shipped recording). Nothing is computed here."""
 from __future__ import annotations
 
-import pandas as pd
 import streamlit as st
 
+from pages.ui import tables as ui_tables
 from pages.ui.safe_text import esc
 from runtime_core.labs.reduce_overhead import RECORD_COMMAND
 
@@ -48,8 +48,7 @@ def _outputs(r: dict) -> None:
             ("mark_step_begin() once; two calls in that step; read the first", mark.get("same_step")),
             ("… then read it after the next marked step", mark.get("next_step")),
             ("mark_step_begin() before every call", mark.get("mark_every_call"))]
-    st.dataframe(pd.DataFrame([{"what": w, "the kept output": _read(v)} for w, v in rows if v]),
-                 hide_index=True, width="stretch")
+    ui_tables.show([{"what": w, "the kept output": _read(v)} for w, v in rows if v])
     error = next((v.get("error") for _, v in rows if v and v.get("error")), None)
     if error:
         st.code(error, language=None)
@@ -59,9 +58,8 @@ def _shapes(r: dict) -> None:
     p = r.get("new_shapes") or {}
     st.markdown("**3. Each new shape records a new graph**")
     if p.get("per_batch"):
-        st.dataframe(pd.DataFrame([{"batch": x["batch"], "graphs recorded": x["new_recordings"],
-                                    "size warning": "yes" if x["warned"] else ""} for x in p["per_batch"]]),
-                     hide_index=True, width="stretch")
+        ui_tables.show([{"batch": x["batch"], "graphs recorded": x["new_recordings"],
+                                    "size warning": "yes" if x["warned"] else ""} for x in p["per_batch"]])
         if p.get("warning"):
             st.caption(f"With cudagraph_dynamic_shape_warn_limit = {p['warn_limit']} (torch's default: "
                        f"{p.get('torch_default_warn_limit')}), torch logged:")
@@ -72,9 +70,9 @@ def _shapes(r: dict) -> None:
     skips = {k: v for k, v in (r.get("skips") or {}).items() if isinstance(v, dict) and "skips" in v}
     if skips:
         st.markdown("**Regions left un-graphed, with torch's reason**")
-        st.dataframe(pd.DataFrame([{"region": k.replace("_", " "), "skips": v["skips"],
+        ui_tables.show([{"region": k.replace("_", " "), "skips": v["skips"],
                                     "reason logged": v.get("message") or "(none on this device)"}
-                                   for k, v in skips.items()]), hide_index=True, width="stretch")
+                                   for k, v in skips.items()])
 
 
 def _kernels(r: dict) -> None:
@@ -84,12 +82,11 @@ def _kernels(r: dict) -> None:
         st.caption("Not measured: counting a graph's kernels needs a GPU.")
         return
     labels = {"our_graph": "our capture", "reduce_overhead": "reduce-overhead"}
-    st.dataframe(pd.DataFrame([{"graph": labels.get(k, k), "ms / token": _fmt(v.get("ms_per_token"), 3),
+    ui_tables.show([{"graph": labels.get(k, k), "ms / token": _fmt(v.get("ms_per_token"), 3),
                                 "GPU kernels / step": _fmt(v.get("kernels"), 0),
                                 "mean kernel µs": _fmt(v.get("kernel_mean_us"), 2), "GPU busy µs": _fmt(v.get("busy_us"), 1),
                                 "launch calls": _fmt(v.get("launch_calls"), 0),
-                                "graph launches": _fmt(v.get("graph_launches"), 0)} for k, v in p.items()]),
-                 hide_index=True, width="stretch")
+                                "graph launches": _fmt(v.get("graph_launches"), 0)} for k, v in p.items()])
     st.caption("Both replay one graph per token. Ours holds the decoder's eager kernels one for one; "
                "reduce-overhead's holds the kernels Inductor generated after fusing neighbours. Kernels are "
                "counted by torch.profiler over one step (graph nodes, plus any kernel launched outside the graph).")

@@ -2,11 +2,10 @@
 and the calibrated model's accuracy over a recording."""
 from __future__ import annotations
 
-import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from pages.ui.common import source_badge
+from pages.ui import tables as ui_tables
 from runtime_core.knobs import mode_label
 from runtime_core.model.accuracy import accuracy
 from runtime_core.engine.trace_export import spans_to_chrome_trace, spans_to_csv
@@ -66,7 +65,7 @@ def headline_metrics(numbers: dict, note: str, book: dict) -> None:
                      "missed the captured one (or nothing was captured).", **text)
 
 
-def copy_costs(k, sources: dict, columns: list[str]) -> list[str]:
+def copy_costs(k, sources: dict, columns: list[str]) -> list[float | None]:
     """Per column, what the static-input copy costs: wall on the copy path minus zero-copy (µs).
     `sources` maps a column to a function of Knobs (or None where it can't be priced)."""
     out = []
@@ -74,7 +73,7 @@ def copy_costs(k, sources: dict, columns: list[str]) -> list[str]:
         fn = sources.get(name)
         a = fn(k.replace(graph_input="copy")) if fn else None
         b = fn(k.replace(graph_input="zero-copy")) if fn else None
-        out.append("—" if not (a and b) else f"{a['wall_us'] - b['wall_us']:.1f}")
+        out.append(None if not (a and b) else round(a["wall_us"] - b["wall_us"], 1))
     return out
 
 
@@ -96,7 +95,7 @@ def compare_panel(recordings: list, k) -> None:
                      "launch tax (µs)": f"{p.tax_us:.1f}",
                      "driver calls": count_cell(p.driver_calls)})
     st.caption(f"{len(recordings)} sweep recordings found in lessons/recordings/ (no extra host tax).")
-    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+    ui_tables.show(rows)
 
 
 def downloads(spans: list, label: str, chrome: dict | None) -> None:
@@ -141,9 +140,8 @@ def policy_panel(k, sim: dict, measured: dict | None, note: str = "") -> None:
     if not rows:
         st.caption("No policy counters recorded for this setting.")
         return
-    table = {n: {label: _policy_cell(key, s.get(key)) for key, label in POLICY_ROWS.items()}
-             for n, s in rows.items()}
-    st.dataframe(pd.DataFrame(table), width="stretch")
+    ui_tables.compare("counter", list(rows), [(label, [_policy_cell(key, s.get(key)) for s in rows.values()])
+                                             for key, label in POLICY_ROWS.items()])
     st.caption({"fallback": "Every call misses the guard and runs without the graph (asynchronously): graph-capture valid is FALSE.",
                 "recapture": "Each new shape warms up and captures a graph (LRU cache of 4): a capture storm.",
                 "bucket": "Inputs are padded to a power-of-two size that has a graph: replays stay valid, "
@@ -154,13 +152,13 @@ MODE_STYLE = {"eager": ("#D55E00", "circle"), "streams": ("#0072B2", "square"),
               "graph": ("#009E73", "diamond")}  # Okabe–Ito colours, and a marker shape per mode
 
 
-def miss_rows(misses: list[dict]) -> pd.DataFrame:
+def miss_rows(misses: list[dict]) -> list[dict]:
     """The model's misses as a student reads them: setting, measured, model, error, why."""
-    return pd.DataFrame([{
+    return [{
         "mode": mode_label(m["mode"]).split(" (")[0], "N": m["n"], "work (µs)": f"{m['work_us']:g}",
         "extra tax (µs)": f"{m['extra_tax_us']:g}", "dynamic": "yes" if m["dynamic"] else "no",
         "measured wall (µs)": f"{m['measured_wall_us']:,.1f}", "model (µs)": f"{m['model_wall_us']:,.1f}",
-        "error": f"{m['error_pct']:+.0f}%", "why": m["reason"]} for m in misses])
+        "error": f"{m['error_pct']:+.0f}%", "why": m["reason"]} for m in misses]
 
 
 @st.cache_resource(show_spinner=False, max_entries=8)
@@ -177,7 +175,7 @@ def accuracy_panel(rec) -> None:
     st.plotly_chart(fig, width="stretch")
     if acc["misses"]:
         st.markdown(f"**Points outside ±{acc['tolerance']:.0%}, and why**")
-        st.dataframe(miss_rows(acc["misses"]), width="stretch", hide_index=True)
+        ui_tables.show(miss_rows(acc["misses"]))
 
 
 def _accuracy_figure(rec, tol: float) -> go.Figure:
