@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test test-gpu browser-test readme-shot record check-gpu gpu-diagnose clean
+.PHONY: run test test-gpu browser-test readme-shot loadtest record check-gpu gpu-diagnose clean
 
 # First use (or a changed requirements.txt): a venv and the pinned packages, with pip's progress
 # shown, since the first install downloads torch's CPU wheel and takes about two minutes.
@@ -39,6 +39,14 @@ readme-shot:
 	@test -f $(BROWSER_SHOTS_DIR)/1280x720/Launch_overhead_killer.png || \
 		{ echo "no screenshot yet: run make browser-test first"; exit 1; }
 	cp $(BROWSER_SHOTS_DIR)/1280x720/Launch_overhead_killer.png docs/widget.png
+
+# A class on one server (tests/load/loadtest.py): SESSIONS browsers open the widget at once at their
+# own settings and change a knob for three rounds; prints the server's CPU per first load and per
+# knob change, its RSS per round, the browsers' p95s; exits 1 when a target is missed.
+SESSIONS ?= 20
+loadtest: $(STAMP)
+	$(PY) -m pip install -q --disable-pip-version-check playwright==1.65.2
+	$(PY) tests/load/loadtest.py --sessions $(SESSIONS)
 
 test-gpu: $(STAMP)
 	$(PY) -m pytest -q -m gpu
