@@ -6,6 +6,20 @@ from pages.ui.safe_text import md
 
 ctx = setup_page("Runtime & executor: a live lesson", icon=":material/rocket_launch:")
 
+
+@st.fragment(run_every=2)
+def warm_up_status() -> None:
+    """The GPU's warm-up (engine/live_gpu.py), redrawn every 2 s until it is done."""
+    from pages.ui.widget_sources import live_gpu
+    status = live_gpu().status()
+    if status.state == "warming":
+        st.info(status.describe(), icon=":material/hourglass_top:")
+    elif status.state == "failed":
+        st.warning(status.describe())
+    else:
+        st.success(status.describe())
+
+
 st.title("How a runtime turns a compiled artifact into fast GPU work")
 st.markdown(
     "A compiler hands you an **inert artifact**: kernels, a memory plan, and guards. This app is "
@@ -37,6 +51,10 @@ with col_b:
                       label=ctx.recording_label()))
     elif ctx.source == "live":
         st.caption("A CUDA GPU is present: widgets measure on it now.")
+        warm_up_status()
+    if ctx.live_switched_off:
+        st.caption("A GPU is present, but live measuring is switched off (RUNTIME_LIVE=0): every page "
+                   "shows the recorded numbers.")
     st.markdown(
         "Every number is labelled with its source:\n"
         f"- {SOURCE_LABELS['live']}\n- {SOURCE_LABELS['recorded']}\n- {SOURCE_LABELS['simulated']}\n"

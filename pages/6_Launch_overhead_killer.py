@@ -25,8 +25,6 @@ for note in notices:
 
 knob_col, out_col = st.columns([1, 2.2], gap="medium")
 with knob_col:
-    if ctx.live:
-        src.live_gpu().start_warm_up()  # once per server; returns at once
     floor = src.live_floor_us() if ctx.live else None
     rec_floor = ctx.recording.meta.intrinsic_tax_us if (ctx.recording and not ctx.live) else None
     k = knobs.render(floor if ctx.live else rec_floor, "this GPU" if ctx.live else "the recorded GPU")

@@ -53,3 +53,21 @@ def test_a_full_line_shows_the_recording_with_a_notice(stand_in_gpu, monkeypatch
     finally:
         release.set()
         t.join(10)
+
+
+def test_the_landing_page_says_the_gpu_is_warming_then_warm(stand_in_gpu):
+    at = open_page()
+    texts = " ".join(x.value for x in list(at.info) + list(at.success))
+    assert "Warming up the GPU" in texts or "The GPU is warm" in texts
+    stand_in_gpu.wait_warm(60)
+    at.run()
+    assert any("The GPU is warm" in s.value for s in at.success)
+
+
+def test_the_instructor_switch_forces_recorded_numbers(stand_in_gpu, monkeypatch):
+    monkeypatch.setenv("RUNTIME_LIVE", "0")
+    at = open_page(PAGE)
+    assert any("RECORDED" in c.value for c in at.main.caption)
+    assert not any("LIVE" in c.value for c in at.main.caption)
+    assert any("RUNTIME_LIVE=0" in c.value for c in at.sidebar.caption)
+    assert stand_in_gpu.status().state == "cold"  # nothing was warmed or measured

@@ -52,6 +52,7 @@ class PageContext:
     recording: Recording | None
     skipped: list[str]
     recordings: list[Recording]  # every valid sweep found, best first
+    live_switched_off: bool = False  # a GPU is here, but RUNTIME_LIVE=0 asks for recorded numbers
 
     @property
     def source(self) -> str:
@@ -90,12 +91,20 @@ def setup_page(title: str, icon: str = ":material/bolt:") -> PageContext:
     `icon` is the browser tab's icon, a Material icon (":material/bolt:"): it draws without an
     emoji font, and nothing on the page depends on it."""
     st.set_page_config(page_title=title, page_icon=icon, layout="wide")
+    from runtime_core.engine.live_gpu import live_enabled
     found, skipped = sweeps()
-    ctx = PageContext(live=_gpu_present(), recording=found[0] if found else None, skipped=skipped,
-                      recordings=found)
+    gpu, wanted = _gpu_present(), live_enabled()
+    ctx = PageContext(live=gpu and wanted, recording=found[0] if found else None, skipped=skipped,
+                      recordings=found, live_switched_off=gpu and not wanted)
+    if ctx.live:  # warm the GPU in the background on the server's first visit (once per server)
+        from pages.ui.widget_sources import live_gpu
+        live_gpu().start_warm_up()
     with st.sidebar:
         st.markdown("**Numbers on this machine**")
         st.caption(SOURCE_LABELS[ctx.source])
+        if ctx.live_switched_off:
+            st.caption("This machine has a GPU, but live measuring is switched off for the class "
+                       "(RUNTIME_LIVE=0): the numbers are the recording's.")
         if len(found) > 1:
             labels = {r.meta.file: f"{r.label()} ({r.meta.file})" for r in found}
             if st.session_state.get("rec_pick") not in labels:

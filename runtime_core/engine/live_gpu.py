@@ -16,12 +16,22 @@ No streamlit here; pages/ui/widget_sources.py shows the waiting and the status.
 """
 from __future__ import annotations
 
+import os
 import threading
 import time
 from dataclasses import dataclass, field
 
 from ..knobs import SEED_N, SEED_TAX_US, SEED_WORK_US, Knobs
 from .gpu_queue import GPU_LOCK, SharedResults, measure_in_turn
+
+
+LIVE_ENV = "RUNTIME_LIVE"
+
+
+def live_enabled() -> bool:
+    """False when the instructor switched live measuring off ($RUNTIME_LIVE = 0, false, no or
+    off): every page then shows the recorded numbers, even on a GPU machine (a large class)."""
+    return os.environ.get(LIVE_ENV, "1").strip().lower() not in ("0", "false", "no", "off")
 
 
 @dataclass
