@@ -17,11 +17,10 @@ simulator applies the same rules.
 """
 from __future__ import annotations
 
-from ..engine.capture import warm_up_and_capture
 from ..engine.device import get_device
 from ..engine.graph_executor import GraphExecutor
 from ..engine.workload import ChainWorkload
-from .common import header
+from .common import capture_copy_chain, header
 
 N_KERNELS = 3        # kernels in the captured chain, each adds 1
 NUMEL = 4096         # the captured (static) input size: the batch the graph was built for
@@ -38,15 +37,7 @@ def run(backend: str = "sim") -> dict:
     guarded_path (the fix: GraphExecutor's shape guard), signal and verdict.
     """
     dev = get_device(backend)
-    static_in, static_out = dev.new_buffer(NUMEL), dev.new_buffer(NUMEL)
-    dev.fill(static_in, 0.0)
-
-    def region():
-        dev.copy(static_out, static_in)
-        for _ in range(N_KERNELS):
-            dev.launch_chain_kernel(static_out)
-
-    graph, _ = warm_up_and_capture(dev, region, pool=dev.new_pool())
+    static_in, static_out, graph = capture_copy_chain(dev, NUMEL, N_KERNELS)
 
     request = _request(dev, 1)
     eager = _eager(dev, _request(dev, 1))

@@ -17,6 +17,24 @@ for free, `timelines`: lists of spans {lane, kind, name, start_us, end_us}.
 from __future__ import annotations
 
 
+def capture_copy_chain(dev, numel: int, n_kernels: int):
+    """A graph captured by hand, as the graph-bug labs use it: the region copies a static input
+    into a static output and runs `n_kernels` chain kernels (each adds 1) on the output.
+    Returns (static_in, static_out, graph); the region returns static_out."""
+    from ..engine.capture import warm_up_and_capture
+    static_in, static_out = dev.new_buffer(numel), dev.new_buffer(numel)
+    dev.fill(static_in, 0.0)
+
+    def region():
+        dev.copy(static_out, static_in)
+        for _ in range(n_kernels):
+            dev.launch_chain_kernel(static_out)
+        return static_out
+
+    graph, _ = warm_up_and_capture(dev, region, pool=dev.new_pool())
+    return static_in, static_out, graph
+
+
 def header(lab: str, dev) -> dict:
     """The first keys of every lab's result."""
     return {"lab": lab, "backend": str(dev.backend), "source": dev.source_label, "device_name": dev.name}

@@ -15,9 +15,8 @@ warm-up-and-capture recipe (engine/capture.py), replays on the current stream.
 """
 from __future__ import annotations
 
-from ..engine.capture import warm_up_and_capture
 from ..engine.device import get_device
-from .common import header
+from .common import capture_copy_chain, header
 
 N_KERNELS = 4        # kernels in the captured chain, each adds 1
 NUMEL = 1024         # elements of the static input and output buffers
@@ -35,16 +34,8 @@ def run(backend: str = "sim") -> dict:
     same address), n_kernels, signal (the kept result changed) and verdict.
     """
     dev = get_device(backend)
-    static_in, static_out = dev.new_buffer(NUMEL), dev.new_buffer(NUMEL)
-    dev.fill(static_in, 0.0)
-
-    def region():
-        dev.copy(static_out, static_in)
-        for _ in range(N_KERNELS):
-            dev.launch_chain_kernel(static_out)
-        return static_out
-
-    graph, out = warm_up_and_capture(dev, region, pool=dev.new_pool())
+    static_in, static_out, graph = capture_copy_chain(dev, NUMEL, N_KERNELS)
+    out = static_out  # what the captured region returned
     expected = _eager(dev, FIRST_VALUE)
 
     _serve(dev, graph, static_in, FIRST_VALUE)
