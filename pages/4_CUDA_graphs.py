@@ -80,12 +80,12 @@ def decoder_panel() -> None:
 
 
 def reduce_overhead_panel() -> None:
-    st.subheader('What mode="reduce-overhead" really does')
+    st.subheader("What the reduce-overhead mode really does")
     st.caption("The decoder step compiled with torch.compile(mode=\"reduce-overhead\"), each claim measured: "
                "inputs copied into static buffers for you, outputs overwritten by the next replay (and the two "
                "fixes), a new graph per shape with torch's warning, regions it skips, and the kernels in its "
                "graph against ours. "
-               + ("It runs on this GPU (about a minute: it compiles)." if ctx.live else
+               + ("It runs on this GPU (a few minutes: it compiles the decoder several times)." if ctx.live else
                   "No GPU here: the button shows the H200 recording, and names what is not recorded yet."))
     with st.container(border=True):
         lab_panels.lab_section("reduce_overhead", ctx.live, "s4")

@@ -91,7 +91,7 @@ def test_every_interview_lab_is_a_lab():
 
 def test_cuda_graphs_page_has_the_reduce_overhead_box():
     at = open_page("pages/4_CUDA_graphs.py")
-    assert 'What mode="reduce-overhead" really does' in [s.value for s in at.subheader]
+    assert "What the reduce-overhead mode really does" in [s.value for s in at.subheader]
     at = at.button(key="lab_run_reduce_overhead_s4").click().run()
     assert not at.exception
     text = _text(at)
