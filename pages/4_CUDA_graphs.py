@@ -76,7 +76,7 @@ def decoder_panel() -> None:
     row = evaluate_claims(None, None, rec, claims=claim)[0]
     st.markdown(f"**The lesson says:** {row['seed_value']}  \n**Measured:** {row['measured']}  \n"
                 f"**Verdict:** {row['verdict']}. {row['reason']}")
-    st.page_link("pages/11_Claims.py", label="Every claim of the lesson against the measurements", icon="🔎")
+    st.page_link("pages/11_Claims.py", label="Every claim of the lesson against the measurements", icon=":material/fact_check:")
 
 
 def reduce_overhead_panel() -> None:

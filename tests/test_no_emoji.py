@@ -4,9 +4,6 @@ ships their font), buttons say what they do in words."""
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-# Pages 4, 5, 6 and 9 and their helpers (widget_*, knobs, aot_view) are checked by their owners.
-OTHERS = {"4_CUDA_graphs.py", "5_AOT_and_serving.py", "6_Launch_overhead_killer.py", "9_Checkpoint.py",
-          "widget_panels.py", "widget_sources.py", "knobs.py", "aot_view.py"}
 
 
 def _emoji(ch: str) -> bool:
@@ -19,7 +16,7 @@ def test_our_pages_and_labels_use_no_emoji():
     files = [ROOT / "app.py", *sorted((ROOT / "pages").glob("*.py")), *sorted((ROOT / "pages" / "ui").glob("*.py")),
              ROOT / "lessons" / "claims.json", ROOT / "lessons" / "labs.json"]
     hits = [f"{f.relative_to(ROOT)}:{i}: {line.strip()[:80]}"
-            for f in files if f.name not in OTHERS
+            for f in files
             for i, line in enumerate(f.read_text(encoding="utf-8").splitlines(), 1) if any(map(_emoji, line))]
     assert not hits, hits
 

@@ -77,3 +77,24 @@ def test_claims_page_shows_a_verdict_for_every_claim():
     for c in claims:  # claims carry a [seed] citation, shown as a marker
         assert render(c["claim"]) in text
     assert ":orange-badge[RECORDED]" in text  # the pinned-copy claim too: the shipped labs recording measured it
+
+
+def _sidebar_links(at) -> list[str]:
+    return [e.proto.label for e in at.sidebar if e.type == "page_link"]
+
+
+@pytest.mark.parametrize("page", [None, "pages/6_Launch_overhead_killer.py"])
+def test_the_sidebar_lists_every_page_by_number_and_the_landing_page_as_start_here(page):
+    from pages.ui.nav import numbered_pages
+    links = _sidebar_links(open_page(page))
+    assert links[0] == "Start here" and "app" not in links
+    numbers = [int(label.split(".", 1)[0]) for label in links[1:]]
+    assert numbers == sorted(numbers) == list(range(1, len(PAGES) + 1))
+    assert links[1:] == [label for _, label in numbered_pages()]
+    assert "4. CUDA graphs" in links and "7. Will graphs help my model" in links
+
+
+def test_streamlits_own_page_list_is_switched_off():
+    import tomllib
+    config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())
+    assert config["client"]["showSidebarNavigation"] is False

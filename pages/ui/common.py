@@ -100,6 +100,9 @@ def setup_page(title: str, icon: str = ":material/bolt:") -> PageContext:
         from pages.ui.widget_sources import live_gpu
         live_gpu().start_warm_up()
     with st.sidebar:
+        from pages.ui.nav import sidebar_nav
+        sidebar_nav()
+        st.divider()
         st.markdown("**Numbers on this machine**")
         st.caption(SOURCE_LABELS[ctx.source])
         if ctx.live_switched_off:
