@@ -8,7 +8,7 @@ from pages.ui.common import render_lesson, setup_page, source_badge
 
 import streamlit as st
 
-from pages.ui import knobs, tables as ui_tables, widget_sources as src
+from pages.ui import charts, knobs, tables as ui_tables, widget_sources as src
 from pages.ui.safe_text import esc
 from pages.ui.timeline_chart import timeline_figure
 from pages.ui.widget_panels import (accuracy_panel, compare_panel, copy_costs, downloads, headline_metrics,
@@ -72,7 +72,7 @@ with out_col:
         pick, spans = "simulated", sim["timeline"]
     n_shown = d["n"] if pick == "measured" else k.n
     title = f"One step at N={n_shown}: {mode_label(k.mode).split(' (')[0]} ({pick})"
-    st.plotly_chart(timeline_figure(spans, title, height=300), width="stretch")
+    charts.show(timeline_figure(spans, title, height=300), key="w_timeline")  # title as text: wraps on a phone
 
 meas_col = shown.label + (f" ({shown.note})" if shown.note else "")
 rows = {"textbook model": book, "simulated": sim}

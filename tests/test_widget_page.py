@@ -114,12 +114,19 @@ def test_off_grid_n_says_which_n_each_number_shows():
     from runtime_core.model.formulas import predict
     book_120 = predict(Knobs("graph", 120, 2.0, tax_us=6.0)).metrics()["wall_us"]
     assert m["wall time / step"][2] == f"textbook {book_120:,.0f} µs"
-    spec = at.get("plotly_chart")[0].proto.spec
-    assert "One step at N=120" in spec and "(measured)" in spec
+    assert "One step at N=120: graph (measured)" in timeline_title(at)
     at.radio(key="w_timeline_source").set_value("simulated").run()
-    assert "One step at N=169" in at.get("plotly_chart")[0].proto.spec
+    assert "One step at N=169: graph (simulated)" in timeline_title(at)
     cols = list(side_by_side(at)["launch overhead (µs)"])
     assert any("recorded at N=120" in c for c in cols), cols
+
+
+def timeline_title(at) -> str:
+    """The timeline's title, shown as wrapping page text above the chart (pages/ui/charts.show)."""
+    from pages.ui.tables import plain
+    titles = [plain(m.value) for m in at.markdown if "One step at N=" in m.value]
+    assert len(titles) == 1, titles
+    return titles[0].strip("*")
 
 
 def test_knobs_come_from_the_url_and_junk_falls_back_with_a_notice():

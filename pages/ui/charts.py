@@ -27,7 +27,8 @@ def show(fig, key: str | None = None) -> None:
     title = title_text(fig)
     if title:
         st.markdown(f"**{esc(title, max_chars=300)}**")
-    # Subplot titles are annotations above the plot area: keep room for them.
-    top = 30 if any(a.yref == "paper" and (a.y or 0) >= 1 for a in fig.layout.annotations) else 12
+    # Room above the plot area for Plotly's toolbar (on a touch screen it stays drawn over the top
+    # of the chart), and more where subplot titles (annotations) sit there too.
+    top = 48 if any(a.yref == "paper" and (a.y or 0) >= 1 for a in fig.layout.annotations) else 32
     fig.update_layout(title_text="", margin_t=top)
     st.plotly_chart(fig, width="stretch", key=key)
