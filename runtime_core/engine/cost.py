@@ -29,6 +29,10 @@ from dataclasses import dataclass, field
 
 from ..errors import UsageError
 from ..knobs import Knobs, Mode, Policy
+from .measure import TAX_SAMPLES
+
+SIM_TAX_LAUNCHES = 200          # SimDevice.measure_tax
+CUDA_TAX_LAUNCHES = 20 + 7 * 400  # CudaDevice.measure_tax
 
 MAX_WALL_S = 60.0   # a request that would take longer is refused
 SAFETY = 2.0        # estimate = SAFETY × the step-by-step sum
@@ -113,7 +117,8 @@ class SimCostModel:
 
     def fixed_parts(self, k: Knobs, calls: int) -> dict[str, float]:
         numel = max(1, int(round(k.work_us * self.elems_per_us)))
-        return {"buffers": calls * self.c.alloc_per_elem_s * 2 * numel + self.c.fixed_s}
+        return {"buffers": calls * self.c.alloc_per_elem_s * 2 * numel + self.c.fixed_s,
+                "tax": TAX_SAMPLES * SIM_TAX_LAUNCHES * self.c.launch_s}
 
 
 class CudaCostModel:
@@ -140,9 +145,11 @@ class CudaCostModel:
         return us / 1e6
 
     def fixed_parts(self, k: Knobs, calls: int) -> dict[str, float]:
-        # GPU busy time is timed in bulk: a captured chain replayed for >= 3 ms; the tax of the moment.
+        # GPU busy time is timed in bulk: a captured chain replayed for >= 3 ms; the tax, measured
+        # TAX_SAMPLES times (7 batches of 400 launches after 20 warm ones, each).
         busy = self.step_s("capture", k.n, k.work_us, 0.0) + 2 * self.step_s("replay", k.n, k.work_us, 0.0)
-        return {"busy_time_and_tax": busy + 0.003 + 600 * self.c.tax_us / 1e6, "process_setup": self.c.setup_s}
+        return {"busy_time_and_tax": busy + 0.003 + TAX_SAMPLES * CUDA_TAX_LAUNCHES * self.c.tax_us / 1e6,
+                "process_setup": self.c.setup_s}
 
 
 def _cuda_step_s(kind: str, n: int, work_us: float, extra_us: float) -> float:

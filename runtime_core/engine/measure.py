@@ -17,6 +17,13 @@ from .executors import make_executor
 from .gpu_queue import GPU_LOCK  # noqa: F401  one measurement at a time on the GPU, fair, across sessions
 from .workload import ChainWorkload
 
+# The host drifts between a fast and a slow state (on the H200 machine, launches of ~7 and ~10 µs,
+# for tens of seconds at a time). A point's tax is the median of TAX_SAMPLES measurements: before,
+# in the middle of and after its timed steps, so the tax and the wall (a median too) see the same
+# mix of states. One measurement taken before the steps once put a streams point 33 µs under its
+# lower bound, 0.9·N·tax, when the host sped up just after it.
+TAX_SAMPLES = 3
+
 
 def default_repeats(dev, n: int, work_us: float) -> int:
     """Enough repeats for a stable median, but about 0.2 s at most on a real GPU; a
@@ -46,17 +53,20 @@ def measure(dev, k: Knobs, repeats: int | None = None, trace: bool = True,
     ex = make_executor(k.mode, dev, wl, k.extra_tax_us, policy=k.policy, cache_size=cache_size)
     inputs = _Inputs(dev, wl, ex, k)
     ex.run(inputs.first())  # warm-up step (replays once in graph mode, uploading the graph)
-    dev.measure_tax()  # the tax of this moment (a few ms): the host drifts between states
-    walls = []
-    for r in range(repeats or default_repeats(dev, k.n, k.work_us)):
+    reps = repeats or default_repeats(dev, k.n, k.work_us)
+    taxes, walls = [dev.measure_tax()], []
+    for r in range(reps):
+        if r == reps // 2 and r > 0:
+            taxes.append(dev.measure_tax())
         x = inputs.next(r + 1)
         dev.synchronize()
         t0 = dev.host_now_us()
         ex.run(x)
         walls.append(dev.host_now_us() - t0)
+    taxes.append(dev.measure_tax())
     info = ex.last
     tr = dev.trace_step(trace_spec(k, cache_size, wl.base_numel(dev))) if trace else None
-    return _result(dev, ex, wl, k, walls, info, tr)
+    return _result(dev, ex, wl, k, walls, info, tr, statistics.median(taxes))
 
 
 class _Inputs:
@@ -108,9 +118,9 @@ def traced_run(dev, spec: dict):
     return tr
 
 
-def _result(dev, ex, wl, k: Knobs, walls, info, tr) -> Result:
+def _result(dev, ex, wl, k: Knobs, walls, info, tr, intrinsic_tax_us: float) -> Result:
     busy = dev.chain_busy_us(wl.n, wl.base_numel(dev))
-    tax = dev.intrinsic_tax_us() + k.extra_tax_us
+    tax = intrinsic_tax_us + k.extra_tax_us
     wall = statistics.median(walls)
     res = Result(
         source=dev.backend, mode=k.mode, n=wl.n, work_us=wl.work_us, tax_us=tax, dynamic=k.dynamic,
