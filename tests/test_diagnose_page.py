@@ -110,3 +110,11 @@ def test_the_shipped_h200_recording_is_what_the_page_shows():
     assert _headline(at).startswith("### ") and not at.exception
     at.select_slider(key="dg_batch").set_value(512).run()
     assert not at.exception
+
+
+def test_the_verdict_names_the_busy_time_the_metric_shows_and_the_gaps_beside_it():
+    """The GPU side of the verdict (B plus the gaps between separately launched kernels) is split
+    so that it agrees with the "GPU busy / step" metric under it, for the shipped recording too."""
+    at = open_page(PAGE)
+    busy = next(m.value for m in at.metric if m.label == "GPU busy / step")
+    assert f"{busy} of kernels" in _headline(at), (busy, _headline(at))

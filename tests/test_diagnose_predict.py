@@ -51,6 +51,9 @@ def test_verdict_calls_launch_bound_when_the_host_is_slower_than_the_gpu():
     v = verdict(fast, M, predict_step(fast, M)["graph_speedup"])
     assert v["launch_bound"] and v["graphs_help"] and "Launch-bound" in v["headline"]
     assert "873" in v["because"] and "54" in v["because"]
+    # the GPU side splits into the kernels' busy time (B, the page's metric) and the gaps between them
+    assert f"{v['gpu_us']:,.0f} µs to run them one by one" in v["because"]
+    assert "131 µs of kernels" in v["because"] and f"{v['gpu_us'] - 131:,.0f} µs of gaps" in v["because"]
     slow = StepCounts(gpu_ops=54, busy_us=20_000.0, host_us=873.0, inputs=1)
     v = verdict(slow, M, predict_step(slow, M)["graph_speedup"])
     assert not v["launch_bound"] and not v["graphs_help"] and "GPU-bound" in v["headline"]

@@ -23,13 +23,22 @@ def verdict(k: StepCounts, m: Machine, predicted_speedup: float) -> dict:
                        f"and per-kernel gaps they remove are a large share of a short step",
         (False, False): f"GPU-bound: CUDA graphs will barely help (predicted {s:.2f}x)",
     }[(launch_bound, helps)]
-    because = (f"The host needs {k.host_us:,.0f} µs to dispatch {K} GPU operations "
-               f"({k.host_us / K:.1f} µs each); the GPU needs {gpu_us:,.0f} µs to run them "
-               f"({gpu_us / K:.1f} µs each). ")
-    because += ("The GPU waits for the host, and a graph replays all of them with one launch."
-                if launch_bound else
-                "The host runs ahead of the GPU, so removing launches removes little of the step.")
     return {"launch_bound": launch_bound, "graphs_help": helps, "headline": headline,
-            "because": because, "host_dispatch_us": round(k.host_us, 3), "gpu_us": round(gpu_us, 3),
+            "because": because(k.host_us, K, k.busy_us, gpu_us),
+            "host_dispatch_us": round(k.host_us, 3), "gpu_us": round(gpu_us, 3),
             "host_to_gpu_ratio": round(k.host_us / gpu_us, 3) if gpu_us else None,
             "threshold": SPEEDUP_THRESHOLD}
+
+
+def because(host_us: float, gpu_ops: int, busy_us: float, gpu_us: float) -> str:
+    """Why: the host's dispatch time against the GPU's time for the same K operations launched one
+    by one (B of kernels plus the gaps between them), each split per operation. Pages call it on
+    a recorded point's own numbers, so older recordings read the same way."""
+    K = gpu_ops
+    gaps = max(0.0, gpu_us - busy_us)
+    text = (f"The host needs {host_us:,.0f} µs to dispatch {K} GPU operations ({host_us / K:.1f} µs each); "
+            f"the GPU needs {gpu_us:,.0f} µs to run them one by one ({gpu_us / K:.1f} µs each): "
+            f"{busy_us:,.0f} µs of kernels and {gaps:,.0f} µs of gaps between separately launched ones. ")
+    return text + ("The GPU waits for the host, and a graph replays all of them with one launch."
+                   if host_us > gpu_us else
+                   "The host runs ahead of the GPU, so removing launches removes little of the step.")
