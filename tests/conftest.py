@@ -51,3 +51,11 @@ def tables_of(at) -> list:
         df.columns = [plain(str(c)) for c in df.columns]
         out.append(df.map(lambda v: plain(v) if isinstance(v, str) else v))
     return out
+
+
+@pytest.fixture(scope="session")
+def shared_aot_cache(tmp_path_factory) -> Path:
+    """One AOT cache folder for the tests that build the real packages (RUNTIME_CORE_AOT_CACHE).
+    test_aot_class.py empties it and leaves it full; test_aot_cli.py, which runs after it, then
+    measures on a warm cache (37 s instead of 95 s on 2 cores). Either test is right on its own."""
+    return tmp_path_factory.mktemp("aot-cache") / "aot"

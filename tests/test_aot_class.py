@@ -7,6 +7,7 @@ compiles everything (cold), the clear waits for it and then empties the cache, t
 compiles everything again, the third finds it all cached. About 3-4 minutes on 2 CPU cores.
 """
 import os
+import shutil
 import threading
 import time
 
@@ -15,12 +16,13 @@ import pytest
 pytestmark = pytest.mark.slow
 
 
-def test_three_real_measurements_and_a_clear_on_a_fresh_cache(tmp_path, monkeypatch):
+def test_three_real_measurements_and_a_clear_on_a_fresh_cache(shared_aot_cache, monkeypatch):
     from runtime_core.aot import coldwarm
     from runtime_core.aot.cpp_runner import runner_path
     from runtime_core.aot.paths import clear_cache
     from runtime_core.aot.queue import AOT_QUEUE
-    monkeypatch.setenv("RUNTIME_CORE_AOT_CACHE", str(tmp_path / "aot"))
+    shutil.rmtree(shared_aot_cache, ignore_errors=True)  # fresh, whatever ran before
+    monkeypatch.setenv("RUNTIME_CORE_AOT_CACHE", str(shared_aot_cache))
     results, errors, waits, timeline = {}, [], {}, {}
     first_started = threading.Event()
 
@@ -67,5 +69,5 @@ def test_three_real_measurements_and_a_clear_on_a_fresh_cache(tmp_path, monkeypa
     assert results["clear"] > 1_000_000  # the first measurement's package, runner and caches
     assert waits["b"][0] == 3 and waits["c"][0] == 4
     assert os.access(runner_path(), os.X_OK)
-    assert list((tmp_path / "aot" / "tmp").iterdir()) == []
+    assert list((shared_aot_cache / "tmp").iterdir()) == []
     print(f"three measurements and a clear: {wall_s:.0f} s")
