@@ -1,6 +1,7 @@
 """The real thing, once: the ranged .pt2 and an exact-shape one, served on this CPU.
 
-The ranged package is the one the other AOT tests build (cached under .cache/aot/); this adds one
+The ranged package is the one the other AOT tests build (in the shared_aot_cache folder that
+test_aot_class.py and test_aot_cli.py leave full; built here when this runs alone); this adds one
 exact-shape package (~10-40 s the first time on 2 cores). The requests are served in a child
 process with AOTInductor's own input check on; the C++ runner serves the ranged package too.
 """
@@ -9,7 +10,8 @@ import pytest
 pytestmark = pytest.mark.slow
 
 
-def test_one_ranged_package_serves_its_range_and_its_own_check_names_the_bounds():
+def test_one_ranged_package_serves_its_range_and_its_own_check_names_the_bounds(shared_aot_cache, monkeypatch):
+    monkeypatch.setenv("RUNTIME_CORE_AOT_CACHE", str(shared_aot_cache))
     from runtime_core.aot.serving_measure import measure_serving
     from runtime_core.aot.serving_plan import ServingPlan
     plan = ServingPlan(loop_exact=(), compare_exact=(8,), requests=(1, 8, 37, 100), repeats=5, cpp_batch=37,
