@@ -5,7 +5,7 @@ from __future__ import annotations
 import plotly.graph_objects as go
 import streamlit as st
 
-from pages.ui import tables as ui_tables
+from pages.ui import charts, tables as ui_tables
 from runtime_core.knobs import mode_label
 from runtime_core.model.accuracy import accuracy
 from runtime_core.engine.trace_export import spans_to_chrome_trace, spans_to_csv
@@ -172,7 +172,7 @@ def accuracy_panel(rec) -> None:
     acc, fig = _accuracy(rec.meta.file, rec.meta.recorded_at, rec)
     st.markdown(f"**{acc['within']} of {acc['total']}** recorded points are within ±{acc['tolerance']:.0%} "
                 f"of the calibrated model (target: {acc['target_share']:.0%}).")
-    st.plotly_chart(fig, width="stretch")
+    charts.show(fig, key="w_accuracy")  # with room above it for the toolbar
     if acc["misses"]:
         st.markdown(f"**Points outside ±{acc['tolerance']:.0%}, and why**")
         ui_tables.show(miss_rows(acc["misses"]))
