@@ -14,12 +14,10 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
-import tempfile
-import threading
 from pathlib import Path
 
+from ..engine.line_worker import LineWorker, take_chrome_trace, write_chrome_trace
 from .spec import Spec
 
 REPO = Path(__file__).resolve().parents[2]
@@ -30,17 +28,12 @@ class ProfileWorker:
 
     def __init__(self, backend: str = "cuda"):
         self.backend = backend
-        self._proc: subprocess.Popen | None = None
-        self._lock = threading.Lock()
-
-    def _ensure(self) -> None:
-        if self._proc is None or self._proc.poll() is not None:
-            path = os.pathsep.join(p for p in (os.getcwd(), str(REPO), os.environ.get("PYTHONPATH", "")) if p)
-            env = dict(os.environ, PYTHONUNBUFFERED="1", PYTHONPATH=path)
-            self._proc = subprocess.Popen([sys.executable, "-m", "runtime_core.diagnose.profile_worker",
-                                           "--backend", self.backend],
-                                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=None,
-                                          text=True, env=env, cwd=os.getcwd())
+        path = os.pathsep.join(p for p in (os.getcwd(), str(REPO), os.environ.get("PYTHONPATH", "")) if p)
+        self._worker = LineWorker(
+            "diagnose profile worker",
+            [sys.executable, "-m", "runtime_core.diagnose.profile_worker", "--backend", backend],
+            silent_hint=" (its stderr is above)", close_timeout_s=30,
+            env=dict(os.environ, PYTHONUNBUFFERED="1", PYTHONPATH=path), stderr=None, cwd=os.getcwd())
 
     def profile(self, spec: Spec) -> dict:
         """{"eager": StepProfile, "graph": StepProfile, "chrome_trace": dict or None} of `spec`.
@@ -48,35 +41,14 @@ class ProfileWorker:
         Raises RuntimeError with the worker's own traceback if profiling failed there.
         """
         from .profile_step import StepProfile
-        with self._lock:
-            self._ensure()
-            try:
-                self._proc.stdin.write(json.dumps(spec.as_dict()) + "\n")
-                self._proc.stdin.flush()
-                line = self._proc.stdout.readline()
-            except (BrokenPipeError, OSError) as e:
-                self._proc = None
-                raise RuntimeError(f"diagnose profile worker died: {e}") from None
-        if not line:
-            self._proc = None
-            raise RuntimeError("diagnose profile worker exited without answering (its stderr is above)")
-        reply = json.loads(line)
+        reply = self._worker.ask(spec.as_dict())
         if "error" in reply:
             raise RuntimeError(f"diagnose profile worker failed on {spec.label()}:\n{reply['error']}")
-        chrome = None
-        path = reply.get("chrome_trace_path")
-        if path and os.path.exists(path):
-            with open(path, encoding="utf-8") as f:
-                chrome = json.load(f)
-            os.unlink(path)
         return {"eager": StepProfile.from_dict(reply["eager"]), "graph": StepProfile.from_dict(reply["graph"]),
-                "chrome_trace": chrome}
+                "chrome_trace": take_chrome_trace(reply)}
 
     def close(self) -> None:
-        if self._proc and self._proc.poll() is None:
-            self._proc.stdin.close()
-            self._proc.wait(timeout=30)
-        self._proc = None
+        self._worker.close()
 
 
 def _runner(backend: str):
@@ -91,11 +63,8 @@ def _serve(backend: str) -> None:
     for line in sys.stdin:
         try:
             got = runner.profile(Spec.from_dict(json.loads(line)))
-            fd, path = tempfile.mkstemp(suffix=".json", prefix="rc_diagnose_")
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                json.dump(got["chrome_trace"] or {}, f)
             reply = {"eager": got["eager"].as_dict(spans=True), "graph": got["graph"].as_dict(spans=True),
-                     "chrome_trace_path": path}
+                     "chrome_trace_path": write_chrome_trace(got["chrome_trace"], "rc_diagnose_")}
         except Exception:  # report to the parent, which raises it; keep serving
             reply = {"error": traceback.format_exc(limit=8)}
         runner.cleanup()

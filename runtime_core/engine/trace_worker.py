@@ -15,64 +15,36 @@ import json
 import os
 import subprocess
 import sys
-import tempfile
-import threading
 from pathlib import Path
 
 from ..result import Span
+from .line_worker import LineWorker, take_chrome_trace, write_chrome_trace
 
 
 class TraceWorker:
     """A long-lived child process that traces steps on request (one at a time)."""
 
     def __init__(self):
-        self._proc: subprocess.Popen | None = None
-        self._lock = threading.Lock()
+        self._worker = LineWorker("trace worker", [sys.executable, "-m", "runtime_core.engine.trace_worker"],
+                                  env=dict(os.environ, PYTHONUNBUFFERED="1"), stderr=subprocess.DEVNULL,
+                                  preexec_fn=_all_cores, cwd=str(Path(__file__).resolve().parents[2]))
 
     def start(self) -> None:
         """Start the child now (it takes a few seconds to import torch and warm the profiler)."""
-        with self._lock:
-            self._ensure()
-
-    def _ensure(self) -> None:
-        if self._proc is None or self._proc.poll() is not None:
-            env = dict(os.environ, PYTHONUNBUFFERED="1")
-            self._proc = subprocess.Popen(
-                [sys.executable, "-m", "runtime_core.engine.trace_worker"], stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env,
-                preexec_fn=_all_cores,
-                cwd=str(Path(__file__).resolve().parents[2]))
+        self._worker.start()
 
     def trace(self, spec: dict):
         """Trace one step described by `spec`; returns a device.Trace. Raises RuntimeError."""
         from .device import Trace
-        with self._lock:
-            self._ensure()
-            try:
-                self._proc.stdin.write(json.dumps(spec) + "\n")
-                self._proc.stdin.flush()
-                line = self._proc.stdout.readline()
-            except (BrokenPipeError, OSError) as e:
-                self._proc = None
-                raise RuntimeError(f"trace worker died: {e}") from None
-        if not line:
-            self._proc = None
-            raise RuntimeError("trace worker exited without answering")
-        reply = json.loads(line)
+        reply = self._worker.ask(spec)
         if "error" in reply:
             raise RuntimeError(f"trace worker: {reply['error']}")
         tr = Trace(spans=[Span(**s) for s in reply["spans"]], counts=reply["counts"])
-        path = reply.get("chrome_trace_path")
-        if path and os.path.exists(path):
-            with open(path, encoding="utf-8") as f:
-                tr.chrome_trace = json.load(f)
-            os.unlink(path)
+        tr.chrome_trace = take_chrome_trace(reply)
         return tr
 
     def close(self) -> None:
-        if self._proc and self._proc.poll() is None:
-            self._proc.stdin.close()
-            self._proc.wait(timeout=10)
+        self._worker.close()
 
 
 def _all_cores() -> None:
@@ -94,10 +66,8 @@ def _serve() -> None:
             spec = json.loads(line)
             dev.pin_numel(spec["work_us"], spec["numel"])
             tr = traced_run(dev, spec)
-            fd, path = tempfile.mkstemp(suffix=".json", prefix="rc_trace_")
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                json.dump(tr.chrome_trace or {}, f)
-            reply = {"spans": [asdict(s) for s in tr.spans], "counts": tr.counts, "chrome_trace_path": path}
+            reply = {"spans": [asdict(s) for s in tr.spans], "counts": tr.counts,
+                     "chrome_trace_path": write_chrome_trace(tr.chrome_trace, "rc_trace_")}
         except Exception as e:  # report, keep serving
             reply = {"error": f"{type(e).__name__}: {e}"}
         sys.stdout.write(json.dumps(reply) + "\n")
