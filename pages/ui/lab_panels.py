@@ -57,18 +57,12 @@ def show(r: dict, with_recording: bool = True) -> None:
     gpu = recorded(r["lab"]) if (with_recording and r["source"] == "simulated") else None
     if gpu:
         with st.expander("The same lab, recorded on a real GPU"):
-            _NESTED.append("_recorded")  # its charts need keys of their own
-            try:
-                show(gpu, with_recording=False)
-            finally:
-                _NESTED.pop()
+            show(gpu, with_recording=False)
 
 
-_NESTED: list[str] = []
-
-
-def _suffix() -> str:
-    return "".join(_NESTED)
+def _suffix(r: dict) -> str:
+    """Chart keys per source: the recorded GPU run drawn under a simulated one needs keys of its own."""
+    return f"_{r['source']}"
 
 
 def _ms(us: float) -> str:
@@ -88,7 +82,7 @@ def _overlap(r: dict) -> None:
         lanes = ["cpu", "gpu copy", "gpu compute"]
         for variant in ("pinned", "pageable"):
             charts.show(lanes_figure(timelines[variant], f"{variant} copy + ten matmuls", OVERLAP_STYLE,
-                                     lanes, max_us=end), key=f"lab_overlap_{variant}{_suffix()}")
+                                     lanes, max_us=end), key=f"lab_overlap_{variant}{_suffix(r)}")
 
 
 def _sync(r: dict) -> None:
@@ -106,7 +100,7 @@ def _sync(r: dict) -> None:
         for variant, label in (("no_sync", "no sync"), ("sync", "a sync at the end of every step")):
             fig = timeline_figure(timelines[variant], f"Three steps, {label}")
             fig.update_xaxes(range=[0, end])
-            charts.show(fig, key=f"lab_sync_{variant}{_suffix()}")
+            charts.show(fig, key=f"lab_sync_{variant}{_suffix(r)}")
 
 
 def _stale(r: dict) -> None:
@@ -151,13 +145,13 @@ def _malloc(r: dict) -> None:
     if spans:
         charts.show(lanes_figure(spans, "Driver every step: calls before each step's kernels",
                                  MALLOC_STYLE, ["cpu", "gpu"], x_title="time since the loop started (µs)"),
-                    key=f"lab_malloc_tl{_suffix()}")
+                    key=f"lab_malloc_tl{_suffix(r)}")
 
 
 def _fusion(r: dict) -> None:
     charts.show(work_vs_overhead_bars(
         r["rows"], f"{r['n']} kernels of {r['work_us']:g} µs vs {r['fused_n']} fused kernels of "
-                   f"{r['fused_work_us']:g} µs"), key=f"lab_fusion_bars{_suffix()}")
+                   f"{r['fused_work_us']:g} µs"), key=f"lab_fusion_bars{_suffix(r)}")
     st.caption(f"Bars: measured ({r['source']}). Diamonds: the model with the same device's constants "
                f"({'SimDevice parameters' if r['backend'] == 'sim' else 'calibrated on this GPU'}). "
                f"Launch tax {r['tax_us']:.1f} µs.")
