@@ -34,7 +34,7 @@ from .lookup import timeline_key
 
 CALIBRATION_EVERY = 60   # points between two calibration samples on a drifting device
 MAX_TIMELINE_KERNELS = 300
-SAVE_EVERY = 5  # points between saves: a SIGKILL loses at most this many (a save is a small atomic write)
+SAVE_EVERY = 5  # points between saves: a SIGKILL loses at most this many (an atomic rewrite of the file)
 
 
 class _Run:
@@ -53,7 +53,9 @@ class _Run:
         return self.points.setdefault(key(k), new_point(k))
 
     def save(self) -> None:
-        _write(self.out, _snapshot(self.rec, self.points, self.order))
+        """A save mid-sweep: the whole file rewritten atomically, but not schema-checked (0.02 s
+        instead of 0.2 s at 421 points); the sweep's last write (_finish) checks it."""
+        _write(self.out, _snapshot(self.rec, self.points, self.order), check=False)
 
 
 def run_sweep(out: Path, backend: str = "auto", budget_s: float = 480.0, resume: bool = False,
@@ -242,9 +244,9 @@ def _meta(dev) -> dict:
                           calibration_passes=[], **dev.describe())
 
 
-def _write(out: Path, rec: dict) -> None:
+def _write(out: Path, rec: dict, check: bool = True) -> None:
     if rec["points"]:  # a sweep with no measured point yet is not a recording: nothing to keep
-        store.write(out, rec)
+        store.write(out, rec, check=check)
 
 
 def retrace(out: Path, backend: str = "auto") -> dict:
