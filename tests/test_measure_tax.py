@@ -7,7 +7,10 @@ from runtime_core.knobs import Knobs
 
 
 class DriftingHost(SimDevice):
-    """A simulator whose measured tax follows a script: slow first, then fast."""
+    """A simulator whose measured tax follows a script: slow first, then fast (a real host's drift,
+    so not deterministic: a deterministic device takes one sample)."""
+
+    deterministic = False
 
     def __init__(self, script):
         super().__init__()
@@ -40,3 +43,10 @@ def test_extra_tax_is_added_to_the_median():
     dev = DriftingHost([9.0, 8.0, 6.0])
     r = measure(dev, Knobs("streams", 40, 1.0, extra_tax_us=5.0), repeats=4, trace=False)
     assert r.tax_us == 8.0 + 5.0
+
+
+def test_a_deterministic_device_takes_one_sample():
+    dev = DriftingHost([10.0, 7.0, 7.0])
+    dev.deterministic = True
+    r = measure(dev, Knobs("streams", 120, 1.0), repeats=8, trace=False)
+    assert len(dev.calls) == 1 and r.tax_us == 10.0

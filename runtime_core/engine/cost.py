@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 
 from ..errors import UsageError
 from ..knobs import Knobs, Mode, Policy
-from .measure import TAX_SAMPLES
+from .measure import TAX_SAMPLES, default_repeats
 
 SIM_TAX_LAUNCHES = 200          # SimDevice.measure_tax
 CUDA_TAX_LAUNCHES = 20 + 7 * 400  # CudaDevice.measure_tax
@@ -118,7 +118,7 @@ class SimCostModel:
     def fixed_parts(self, k: Knobs, calls: int) -> dict[str, float]:
         numel = max(1, int(round(k.work_us * self.elems_per_us)))
         return {"buffers": calls * self.c.alloc_per_elem_s * 2 * numel + self.c.fixed_s,
-                "tax": TAX_SAMPLES * SIM_TAX_LAUNCHES * self.c.launch_s}
+                "tax": SIM_TAX_LAUNCHES * self.c.launch_s}  # one sample on a virtual clock
 
 
 class CudaCostModel:
@@ -183,7 +183,7 @@ def estimate_measure(k: Knobs, model, repeats: int | None = None, trace: bool = 
     """Estimated wall seconds of `measure(dev, k, repeats, trace)` under `model` (the device's
     cost_model(): SimCostModel or CudaCostModel). Checks `k` against the measure bounds first."""
     k = k.validate("measure")
-    reps = repeats or (3 if model.deterministic else int(max(5, min(25, 200_000 / (k.n * (max(k.work_us, 1.0) + 20.0))))))
+    reps = repeats or default_repeats(model, k.n, k.work_us)  # reads model.deterministic, as from a device
     groups = measure_steps(k, reps)
     if not trace:
         groups.pop("trace")
