@@ -12,6 +12,8 @@ import contextlib
 import os
 import statistics
 
+from ..engine.measure import quantile  # noqa: F401  (profile_step imports it from here too)
+
 
 def host_dispatch_us(dev, fn, reps: int = 15, warmups: int = 3) -> float:
     """Median host time to *enqueue* one step: sync, start the clock, call fn(), stop the clock.
@@ -78,11 +80,3 @@ def one_core():
         yield
     finally:
         os.sched_setaffinity(0, before)
-
-
-def quantile(xs: list[float], q: float) -> float:
-    """The q-quantile of xs (the sample at rank q·n); 0 for no samples."""
-    if not xs:
-        return 0.0
-    s = sorted(xs)
-    return s[min(len(s) - 1, int(q * len(s)))]
