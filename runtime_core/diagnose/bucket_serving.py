@@ -16,7 +16,7 @@ import sys
 from .graph_step import GraphedStep
 from .planner import Distribution
 from .spec import Spec
-from .timing import one_core
+from ..engine.cores import one_core
 
 DEFAULT_REQUESTS = 300
 

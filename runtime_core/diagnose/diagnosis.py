@@ -19,7 +19,8 @@ from ..knobs import Backend
 from .measure_variants import measure_variants
 from .predict import Machine, StepCounts, predict_step
 from .spec import Spec, check
-from .timing import host_dispatch_us, one_core
+from ..engine.cores import one_core
+from .timing import host_dispatch_us
 from .verdict import verdict
 
 

@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from typing import Callable
 
 from .graph_step import GraphedStep
-from .timing import one_core, step_times_us
+from ..engine.cores import one_core
+from .timing import step_times_us
 
 VARIANTS = ("eager", "our_graph", "graphed_callables", "compile", "reduce_overhead")
 LABELS = {

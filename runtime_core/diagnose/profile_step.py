@@ -14,7 +14,7 @@ import statistics
 from dataclasses import asdict, dataclass, field
 
 from ..result import Span
-from .timing import quantile
+from ..engine.measure import quantile
 
 LAUNCH_PREFIXES = ("cudaLaunchKernel", "cuLaunchKernel", "cudaLaunchCooperativeKernel",
                    "cuLaunchCooperativeKernel")

@@ -8,11 +8,9 @@ and a slow state, and interleaving makes every variant see both alike.
 """
 from __future__ import annotations
 
-import contextlib
-import os
 import statistics
 
-from ..engine.measure import quantile  # noqa: F401  (profile_step imports it from here too)
+from ..engine.measure import quantile
 
 
 def host_dispatch_us(dev, fn, reps: int = 15, warmups: int = 3) -> float:
@@ -62,21 +60,3 @@ def step_times_us(dev, fns: dict, blocks: int, reps: int) -> dict:
                 samples[name].append(dev.host_now_us() - t0)
     return {name: {"us": statistics.median(s), "p10_us": quantile(s, 0.1), "p90_us": quantile(s, 0.9),
                    "samples": len(s)} for name, s in samples.items()}
-
-
-@contextlib.contextmanager
-def one_core():
-    """Run the enclosed timing on one CPU core (migrations between cores add noise), then give
-    the process its cores back (torch.compile's workers, started later, need them)."""
-    try:
-        before = os.sched_getaffinity(0)
-    except (AttributeError, OSError):
-        yield
-        return
-    cores = sorted(before)
-    if len(cores) > 2:
-        os.sched_setaffinity(0, {cores[len(cores) // 2]})
-    try:
-        yield
-    finally:
-        os.sched_setaffinity(0, before)

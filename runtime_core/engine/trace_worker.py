@@ -18,6 +18,7 @@ import sys
 from pathlib import Path
 
 from ..result import Span
+from .cores import all_cores
 from .line_worker import LineWorker, take_chrome_trace, write_chrome_trace
 
 
@@ -27,7 +28,7 @@ class TraceWorker:
     def __init__(self):
         self._worker = LineWorker("trace worker", [sys.executable, "-m", "runtime_core.engine.trace_worker"],
                                   env=dict(os.environ, PYTHONUNBUFFERED="1"), stderr=subprocess.DEVNULL,
-                                  preexec_fn=_all_cores, cwd=str(Path(__file__).resolve().parents[2]))
+                                  preexec_fn=all_cores, cwd=str(Path(__file__).resolve().parents[2]))
 
     def start(self) -> None:
         """Start the child now (it takes a few seconds to import torch and warm the profiler)."""
@@ -45,14 +46,6 @@ class TraceWorker:
 
     def close(self) -> None:
         self._worker.close()
-
-
-def _all_cores() -> None:
-    """In the child: run on any core, even if the parent pinned itself to one."""
-    try:
-        os.sched_setaffinity(0, range(os.cpu_count() or 1))
-    except (AttributeError, OSError):
-        pass
 
 
 def _serve() -> None:

@@ -15,13 +15,13 @@ never preferred over a complete one, and a later run continues it.
 """
 from __future__ import annotations
 
-import os
 import statistics
 import subprocess
 import sys
 import time
 from pathlib import Path
 
+from ..engine.cores import pin_to_one_core
 from ..engine.device import get_device
 from ..engine.measure import measure, trace_spec
 from ..engine.workload import ChainWorkload
@@ -68,7 +68,7 @@ def run_sweep(out: Path, backend: str = "auto", budget_s: float = 480.0, resume:
         _check_same_device(rec, dev)
         passes = passes or rec["meta"].get("passes")
     passes = passes or (1 if dev.deterministic else 5)
-    _pin_to_one_core()
+    pin_to_one_core()  # for the whole sweep
     run = _Run(dev, rec or {"meta": _meta(dev), "points": [], "timelines": {}}, out, budget_s, quick)
     run.rec["meta"]["passes"] = passes
     try:
@@ -218,16 +218,6 @@ def _finish(run: _Run, complete: bool) -> dict:
         "driver_calls" in p for p in rec["points"])
     _write(run.out, rec)
     return rec
-
-
-def _pin_to_one_core() -> None:
-    """Keep the measuring thread on one CPU: migrations between cores add timing noise."""
-    try:
-        cores = sorted(os.sched_getaffinity(0))
-        if len(cores) > 2:
-            os.sched_setaffinity(0, {cores[len(cores) // 2]})
-    except (AttributeError, OSError):
-        pass
 
 
 def _clip(spans) -> list[dict]:
