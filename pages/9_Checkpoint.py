@@ -11,7 +11,7 @@ import streamlit as st
 from pages.ui import knobs, progress, tables as ui_tables, widget_sources as src
 from pages.ui.widget_panels import count_cell, headline_metrics
 from runtime_core.knobs import Knobs
-from runtime_core.lesson.checkpoint import ORDER, STEP_NEEDS, Run, check_step
+from runtime_core.lesson.checkpoint import MAX_RUNS, ORDER, STEP_NEEDS, Run, check_step
 from runtime_core.lesson.figures import field_text
 
 ctx = setup_page("Checkpoint")
@@ -26,10 +26,18 @@ def knobs_of(run: Run) -> Knobs:
 
 
 def numbers(run: Run) -> dict:
-    """The textbook model and the measured column (live, recorded or simulated) for one run."""
-    shown = src.shown(ctx.live, rec, knobs_of(run))
-    return {"model": src.textbook(knobs_of(run)), "measured": shown.numbers, "label": shown.label,
-            "note": shown.note}
+    """The textbook model and the measured column (live, recorded or simulated) for one run,
+    fetched once per session and source: a rerun (a typed prediction) must not measure the
+    notebook's runs again, nor change the numbers a step was checked on."""
+    memo = st.session_state.setdefault("ck_numbers", {})
+    key = (run, ctx.live, rec.meta.file if rec else None)
+    if key not in memo:
+        while len(memo) >= 2 * MAX_RUNS:  # bounded: the oldest settings go first
+            memo.pop(next(iter(memo)))
+        shown = src.shown(ctx.live, rec, knobs_of(run))
+        memo[key] = {"model": src.textbook(knobs_of(run)), "measured": shown.numbers, "label": shown.label,
+                     "note": shown.note}
+    return memo[key]
 
 
 st.title("Checkpoint: try it")
@@ -53,7 +61,7 @@ with now_col:
         progress.record(cur)
     mine = progress.runs()
     st.caption(f"Your notebook: {len(mine)} result{'s' if len(mine) != 1 else ''} recorded"
-               + (f" (the latest {len(mine)} are kept)" if len(mine) >= 40 else "") + ".")
+               + (f" (the latest {len(mine)} are kept)" if len(mine) >= MAX_RUNS else "") + ".")
     if mine:
         with st.expander("Your recorded results", expanded=False):
             rows = []
