@@ -5,7 +5,7 @@ from __future__ import annotations
 import plotly.graph_objects as go
 import streamlit as st
 
-from pages.ui import charts, tables as ui_tables
+from pages.ui import tables as ui_tables
 from runtime_core.knobs import mode_label
 from runtime_core.model.accuracy import accuracy
 from runtime_core.engine.trace_export import spans_to_chrome_trace, spans_to_csv
@@ -164,7 +164,8 @@ def miss_rows(misses: list[dict]) -> list[dict]:
 @st.cache_resource(show_spinner=False, max_entries=8)
 def _accuracy(file: str, recorded_at: str, _rec) -> tuple[dict, go.Figure]:
     """accuracy() and its scatter figure, once per recording (they don't depend on the knobs)."""
-    return accuracy(_rec), _accuracy_figure(_rec, accuracy(_rec)["tolerance"])
+    acc = accuracy(_rec)
+    return acc, _accuracy_figure(_rec, acc["tolerance"])
 
 
 def accuracy_panel(rec) -> None:
@@ -172,7 +173,7 @@ def accuracy_panel(rec) -> None:
     acc, fig = _accuracy(rec.meta.file, rec.meta.recorded_at, rec)
     st.markdown(f"**{acc['within']} of {acc['total']}** recorded points are within ±{acc['tolerance']:.0%} "
                 f"of the calibrated model (target: {acc['target_share']:.0%}).")
-    charts.show(fig, key="w_accuracy")  # with room above it for the toolbar
+    st.plotly_chart(fig, width="stretch", key="w_accuracy")  # shared by every session: drawn as it is
     if acc["misses"]:
         st.markdown(f"**Points outside ±{acc['tolerance']:.0%}, and why**")
         ui_tables.show(miss_rows(acc["misses"]))
@@ -192,7 +193,7 @@ def _accuracy_figure(rec, tol: float) -> go.Figure:
     for f, name in ((1.0, "model = measured"), (1 + tol, f"+{tol:.0%}"), (1 - tol, f"−{tol:.0%}")):
         fig.add_trace(go.Scatter(x=[lo, hi], y=[lo * f, hi * f], mode="lines", name=name,
                                  line=dict(color="#555555", dash="solid" if f == 1.0 else "dot", width=1)))
-    fig.update_layout(height=420, margin=dict(l=10, r=10, t=10, b=10),
+    fig.update_layout(height=420, margin=dict(l=10, r=10, t=32, b=10),  # t: room for Plotly's toolbar
                       legend=dict(orientation="h", yanchor="top", y=-0.18, x=0))
     fig.update_xaxes(type="log", title="measured wall time / step (µs)")
     fig.update_yaxes(type="log", title="calibrated model (µs)")
