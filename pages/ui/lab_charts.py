@@ -8,6 +8,7 @@ from __future__ import annotations
 import plotly.graph_objects as go
 
 from pages.ui import palette as P
+from pages.ui.safe_text import plot_text
 from runtime_core.knobs import mode_label
 
 OVERLAP_STYLE = {  # kind -> (legend label, colour, hatch); kinds on one lane differ by hatch too
@@ -44,7 +45,7 @@ def lanes_figure(spans: list[dict], title: str, style: dict, lanes: list[str],
             marker=dict(color=colour, line=dict(width=0), pattern=dict(shape=hatch, fgcolor=P.BLACK, size=6)),
             y=[s["lane"] for s in mine], base=[s["start_us"] for s in mine],
             x=[max(s["end_us"] - s["start_us"], 0.05) for s in mine],
-            customdata=[[s["name"], s["end_us"] - s["start_us"]] for s in mine],
+            customdata=[[plot_text(s["name"]), s["end_us"] - s["start_us"]] for s in mine],  # names can come from a file
             hovertemplate="%{customdata[0]}<br>start %{base:,.1f} µs<br>%{customdata[1]:,.1f} µs<extra></extra>"))
     # The legend goes under the axis: above the plot it would sit on the title.
     fig.update_layout(title=title, barmode="overlay", height=height + 60, bargap=0.35,
