@@ -48,13 +48,22 @@ def planner_panel(rec: DiagnoseRecording, model: str) -> None:
     per_capture = c6.number_input("requests served per capture", 1, 10_000_000, 100_000, step=1000,
                                   key="dg_plan_requests", help="a capture's time is shared by this many requests")
     try:
-        dist = preset(PRESET_NAMES[name], top, exponent, text)
-        sets = compare(dist, CostModel(curve, budget_mb * MB, float(per_capture)))
+        sets, label = _planned(rec.meta.file, rec.meta.recorded_at, model, kind, PRESET_NAMES[name], top,
+                               exponent, text, budget_mb, per_capture, rec)
     except UsageError as e:
         st.warning(f"{e}")
         return
-    _predicted_table(sets, dist.label)
+    _predicted_table(sets, label)
     _measured_case(rec, model, kind)
+
+
+@st.cache_data(max_entries=128, show_spinner=False)
+def _planned(file: str, recorded_at: str, model: str, kind: str, preset_name: str, top: int, exponent: float,
+             text: str, budget_mb: int, per_capture: int, _rec: DiagnoseRecording) -> tuple[dict, str]:
+    """The three bucket sets for one setting of the knobs (the search takes up to a few tenths of a
+    second: once per setting and recording, not on every rerun of the page)."""
+    dist = preset(preset_name, top, exponent, text)
+    return compare(dist, CostModel(_rec.curve(model, kind), budget_mb * MB, float(per_capture))), dist.label
 
 
 def _predicted_table(sets: dict, label: str) -> None:
