@@ -219,3 +219,22 @@ def test_a_child_result_is_found_below_lines_a_library_printed():
     from runtime_core.aot.child import last_json_object
     assert last_json_object('STAGE: profiler\n{"errors": []}\nW1130 a warning\n') == {"errors": []}
     assert last_json_object("no json here\n[1, 2]\n") is None
+
+
+def test_each_skip_region_result_is_checked_before_the_next_call_overwrites_it(monkeypatch):
+    """A graphed region's output buffer is overwritten by its next replay: the lab checks each
+    call's result at once (its first GPU recording read call 1's output after call 3 and raised)."""
+    import torch
+    from runtime_core.aot import ro_shapes
+    buf = torch.zeros(1)
+
+    def replay_into_one_buffer(fn):
+        def call(x):
+            buf.copy_(fn(x))
+            return buf  # like a CUDA graph's static output: the same tensor every replay
+        return call
+    monkeypatch.setattr(torch, "compile", lambda fn, mode=None: replay_into_one_buffer(fn))
+    calls, seen = iter(range(1, 10)), [1.0, 2.0, 3.0]
+    r = ro_shapes._one_skip(lambda x: x + next(calls), lambda: (torch.zeros(1),),
+                            lambda out: [float(out)] == [seen.pop(0)])
+    assert r["result_correct"] is True

@@ -110,9 +110,9 @@ def _one_skip(fn, make_args, correct) -> dict:
     torch._dynamo.reset()
     skips0 = counters["inductor"]["cudagraph_skips"]
     compiled = torch.compile(fn, mode="reduce-overhead")
-    with capture_torch_logs() as logs:
-        results = [_step(compiled, *make_args()) for _ in range(3)]
+    with capture_torch_logs() as logs:  # each result checked before the next call: a graphed
+        correct_each = [correct(_step(compiled, *make_args())) for _ in range(3)]  # region overwrites it
     reasons = [" ".join(m.split()) for m in logs if "skipping cudagraphs" in m.lower()]
     return {"skips": counters["inductor"]["cudagraph_skips"] - skips0,
             "message": reasons[0].split(". Found from")[0][:300] if reasons else None,
-            "result_correct": all(correct(r) for r in results)}
+            "result_correct": all(correct_each)}
