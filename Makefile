@@ -60,9 +60,10 @@ record:
 	echo "recording this GPU into $$out (budget $(RECORD_BUDGET_S) s; run again to resume)"; \
 	$(PYTHON) -m runtime_core sweep --backend cuda --budget-s $(RECORD_BUDGET_S) --resume --out "$$out"
 
+# REC=PATH checks that recording instead of this GPU's latest one (e.g. the shipped sweep_h200.json).
 check-gpu:
 	$(PYTHON) -m pytest -q -m gpu
-	@rec=$$($(PYTHON) -m runtime_core.recordings.names --latest) || exit $$?; \
+	@rec="$(REC)"; [ -n "$$rec" ] || rec=$$($(PYTHON) -m runtime_core.recordings.names --latest) || exit $$?; \
 	$(PYTHON) -m runtime_core accuracy --bounds --recording "$$rec"
 
 # On a GPU machine with its own python3 (torch there, no .venv): the diagnose recording, under a
