@@ -4,7 +4,7 @@ from pages.ui.common import lesson_columns, metric_row, recordings_of, render_le
 
 import streamlit as st
 
-from pages.ui import alloc_charts, charts, lab_panels, tables
+from pages.ui import alloc_charts, charts, gpu_turn, lab_panels, tables
 from pages.ui.safe_text import esc
 from runtime_core.allocator import AllocatorOOM, BadAllocSize, fmt_bytes
 from runtime_core.allocator import compare, hot_path, labs, plan_report
@@ -203,7 +203,11 @@ def cost_panel() -> None:
     backend = "cuda" if ctx.live else "sim"
     if st.button("measure on this machine (a few seconds)", key="alloc_measure"):
         from runtime_core.engine.device import get_device
-        state["alloc_costs"] = compare.measure_allocators(get_device(backend), 1 << 20)
+        measure = lambda: compare.measure_allocators(get_device(backend), 1 << 20)  # noqa: E731
+        costs = gpu_turn.in_turn(measure, fallback="The recorded table above stands; try again in a moment.") \
+            if ctx.live else measure()
+        if costs is not None:
+            state["alloc_costs"] = costs
     if "alloc_costs" in state:
         if ctx.live:
             source_badge("live", "1 MiB buffers")

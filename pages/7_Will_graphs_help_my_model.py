@@ -35,7 +35,8 @@ view.verdict(p, f"{'Simulated' if src.source == 'simulated' else 'Recorded'}: {s
 if ctx.live and src.source == "recorded" and st.button("diagnose this setting on this GPU now", key="dg_live"):
     with st.spinner("Profiling, predicting and measuring on the GPU (a few seconds)…"):
         live = live_diagnosis(s.model, s.batch, s.seq, s.dtype)
-    view.verdict(live, f"{badge('live')} on this GPU at {live['measured_at']}")
+    if live is not None:
+        view.verdict(live, f"{badge('live')} on this GPU at {live['measured_at']}")
 
 st.divider()
 st.subheader("The evidence")

@@ -8,8 +8,10 @@ from dataclasses import dataclass
 import streamlit as st
 
 from runtime_core.diagnose.records import SIM_FIXTURE, DiagnoseRecording, best_recording, simulated_demo
+from runtime_core.engine.gpu_queue import SharedResults
 from runtime_core.recordings import store
 
+LIVE_DIAGNOSES = SharedResults(max_entries=64, ttl_s=600.0)  # every session's live diagnoses
 RECORD_COMMAND = ("python -m runtime_core diagnose --sweep --record "
                   "lessons/recordings/diagnose_<device>.json --budget-s 420")
 
@@ -48,23 +50,23 @@ def skipped_files() -> list[str]:
     return store.scan("diagnose")[1]
 
 
-def live_diagnosis(model: str, batch: int, seq, dtype: str) -> dict:
+def live_diagnosis(model: str, batch: int, seq, dtype: str) -> dict | None:
     """Diagnose one zoo setting on this machine's GPU now (eager, our graph, make_graphed_callables;
-    no torch.compile, which takes ~12 s a variant). One GPU user at a time; cached 10 minutes."""
-    return _live(model, batch, seq, dtype)
+    no torch.compile, which takes ~12 s a variant), in this session's turn in the GPU's line.
+    Shared by every session for 10 minutes; None past the line's cap (a notice says so)."""
+    from pages.ui.gpu_turn import in_turn
+    return in_turn(lambda: _diagnose_now(model, batch, seq, dtype), shared=LIVE_DIAGNOSES, key=(model, batch, seq, dtype),
+                   fallback="The recorded diagnosis above stands; try again in a moment.")
 
 
-@st.cache_data(max_entries=64, ttl=600, show_spinner=False)
-def _live(model: str, batch: int, seq, dtype: str) -> dict:
+def _diagnose_now(model: str, batch: int, seq, dtype: str) -> dict:
     import time
 
     from runtime_core.diagnose.diagnosis import diagnose, prepare
     from runtime_core.diagnose.spec import Spec
-    from runtime_core.engine.measure import GPU_LOCK
-    with GPU_LOCK:
-        runner = _live_runner()
-        spec = prepare(runner, Spec(model, batch, seq, dtype))
-        out = diagnose(runner, spec, _live_machine(), ("eager", "our_graph", "graphed_callables"))
+    runner = _live_runner()
+    spec = prepare(runner, Spec(model, batch, seq, dtype))
+    out = diagnose(runner, spec, _live_machine(), ("eager", "our_graph", "graphed_callables"))
     out["measured_at"] = time.strftime("%H:%M:%S")
     return out
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from pages.ui import bug_lab_panels, charts, ro_lab_panel, tables
+from pages.ui import bug_lab_panels, charts, gpu_turn, ro_lab_panel, tables
 from pages.ui.common import metric_row, recordings_of, source_badge
 from pages.ui.lab_charts import MALLOC_STYLE, OVERLAP_STYLE, lanes_figure, work_vs_overhead_bars
 from pages.ui.timeline_chart import timeline_figure
@@ -21,13 +21,14 @@ def _simulated(name: str, params: tuple) -> dict:
 
 
 def run(name: str, live: bool, **params) -> dict:
-    """Run lab `name`: on this machine's GPU when `live` (one GPU user at a time), else simulated
-    (or, for a lab in REPLAYS_A_RECORDING, its shipped GPU recording)."""
+    """Run lab `name`: on this machine's GPU when `live` (in this session's turn in the GPU's
+    line; simulated past its cap), else simulated (or, for a lab in REPLAYS_A_RECORDING, its
+    shipped GPU recording)."""
     if not live:
         return _simulated(name, tuple(sorted(params.items())))
-    from runtime_core.engine.measure import GPU_LOCK
-    with GPU_LOCK:
-        return run_lab(name, "cuda", **params)
+    r = gpu_turn.in_turn(lambda: run_lab(name, "cuda", **params),
+                         fallback="Showing the lab on the simulator instead; run it again in a moment.")
+    return r if r is not None else _simulated(name, tuple(sorted(params.items())))
 
 
 def run_button(name: str, live: bool, key: str) -> dict | None:
