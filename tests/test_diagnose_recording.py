@@ -93,3 +93,59 @@ def test_a_shipped_gpu_recording_meets_the_prediction_targets(rec):
         if case["preset"] == "zipf":
             m = case["measured"]
             assert m["planner"]["expected_step_us"] < m["powers_of_two"]["expected_step_us"], case["model"]
+
+
+def _no_planner_no_variants(monkeypatch):
+    monkeypatch.setattr(record, "ESTIMATE_S", {"base": 0.0, "pass": 0.0, "planner": 0.0, "variants": 0.0})
+
+
+def test_each_point_keeps_the_median_of_its_passes(tmp_path, monkeypatch):
+    """The host drifts: passes 2 and 3 ran 1.6x and 1.2x slower (H and eager); the point keeps
+    the median of the three (the 1.2x pass), not the mean and not the first pass."""
+    _no_planner_no_variants(monkeypatch)
+    real = record.measure_pass
+    seen = []
+
+    def slow_second_pass(runner, spec, guess_us):
+        r = real(runner, spec, guess_us)
+        seen.append(r)
+        slower = 1.6 if len(seen) <= 8 else 1.2  # the quick grid's 8 points, pass 2 then pass 3
+        return dict(r, host_dispatch_us=r["host_dispatch_us"] * slower, eager_us=r["eager_us"] * slower)
+    monkeypatch.setattr(record, "measure_pass", slow_second_pass)
+    doc = record.run_record(SimRunner(), tmp_path / "d.json", quick=True, passes=3)
+    assert doc["meta"]["passes"] == 3 and doc["meta"]["complete"]
+    for p in doc["points"]:
+        assert len(p["passes"]) == 3
+        third = p["passes"][2]
+        assert p["host_dispatch_us"] == pytest.approx(third["host_dispatch_us"], rel=1e-4)  # the median
+        assert p["eager_us"] == pytest.approx(third["eager_us"], rel=1e-4)
+        assert p["predicted_eager_us"] > p["passes"][0]["host_dispatch_us"]  # from the median H
+        assert p["measured_graph_speedup"] == pytest.approx(p["eager_us"] / p["graph_us"], rel=1e-3)
+    assert any(p["passes"][1]["host_dispatch_us"] > 1.5 * p["passes"][0]["host_dispatch_us"] for p in doc["points"])
+    assert store.load(tmp_path / "d.json", kind="diagnose").meta.complete
+
+
+def test_a_pass_times_h_before_the_steps_it_predicts(monkeypatch):
+    from runtime_core.diagnose import diagnosis
+    from runtime_core.diagnose.spec import Spec
+    order = []
+    monkeypatch.setattr(diagnosis, "_host_dispatch_us", lambda runner, step: order.append("H") or 100.0)
+    monkeypatch.setattr(diagnosis, "measure_variants", lambda runner, step, names, guess_us: order.append("timed") or
+                        {"eager": {"us": 120.0}, "our_graph": {"us": 60.0}})
+    runner = SimRunner()
+    r = diagnosis.measure_pass(runner, diagnosis.prepare(runner, Spec("fake-cnn", 1)), guess_us=100.0)
+    assert order == ["H", "timed"] and r == {"host_dispatch_us": 100.0, "eager_us": 120.0, "graph_us": 60.0}
+
+
+def test_resuming_a_one_pass_recording_adds_the_missing_passes_only(tmp_path, monkeypatch):
+    _no_planner_no_variants(monkeypatch)
+    out = tmp_path / "d.json"
+    record.run_record(SimRunner(), out, quick=True)  # the simulator's default: one pass
+    assert all(len(p["passes"]) == 1 for p in json.loads(out.read_text())["points"])
+
+    def no_new_base_point(*a, **k):
+        raise AssertionError("a base point was measured again")
+    monkeypatch.setattr(record, "diagnose", no_new_base_point)
+    doc = record.run_record(SimRunner(), out, quick=True, resume=True, passes=3)
+    assert doc["meta"]["complete"] and doc["meta"]["passes"] == 3
+    assert len(doc["points"]) == 8 and all(len(p["passes"]) == 3 for p in doc["points"])

@@ -70,8 +70,10 @@ def verdict(p: dict, source_caption: str) -> None:
     c.metric("GPU busy / step", _us(p["busy_us"]), width="content",
              help=f"mean {p['kernel_mean_us']:.1f} µs per kernel, spread {p['kernel_p10_us']:.1f}–"
                   f"{p['kernel_p90_us']:.1f} µs (p10–p90)")
-    c.metric("host dispatch / step", _us(p["host_dispatch_us"]), help="CPU time to enqueue one step, unprofiled",
-             width="content")
+    passes = len(p.get("passes") or [None])
+    c.metric("host dispatch / step", _us(p["host_dispatch_us"]), width="content",
+             help="CPU time to enqueue one step, unprofiled" + (f"; the median of {passes} passes, each timed "
+                                                                 "before that pass's steps" if passes > 1 else ""))
     c.metric("GPU idle in eager", f"{100 * p['gpu_idle_share']:.0f}%", width="content")
     c.metric("predicted speedup", f"{p['predicted_graph_speedup']:.2f}x", width="content")
     c.metric("measured speedup", f"{p['measured_graph_speedup']:.2f}x",

@@ -44,6 +44,9 @@ def register(sub) -> None:
     p.add_argument("--force", action="store_true", help="replace an existing --record file")
     p.add_argument("--budget-s", type=number(Range(0.1, 86_400), "budget_s"), default=420.0,
                    help="stop a recording before this many seconds (then --resume)")
+    p.add_argument("--passes", type=number(Range(1, 20, integer=True), "passes"), default=None,
+                   help="with --record: timing passes over the base points, minutes apart; each point keeps "
+                        "their median (default: 3 on a GPU, 1 on the simulator; --resume adds missing ones)")
     p.add_argument("--quick", action="store_true", help="a small recording grid (for tests)")
     p.add_argument("--trace-out", metavar="PATH", help="write the profiled eager step as a Chrome/Perfetto trace")
     p.add_argument("--timeline", action="store_true", help="include the two-lane timelines in the JSON")
@@ -63,6 +66,8 @@ def register(sub) -> None:
 def run(a) -> dict:
     if a.resume and not a.record:
         raise UsageError("--resume continues a recording: give --record PATH")
+    if a.passes and not a.record:
+        raise UsageError("--passes is for a recording: give --sweep --record PATH")
     if a.record and not a.sweep:
         raise UsageError("--record writes the sweep's recording: add --sweep")
     if a.plan:
@@ -74,7 +79,8 @@ def run(a) -> dict:
         runner = get_runner(a.backend)
         try:
             doc = run_record(runner, Path(a.record), a.budget_s, a.resume, a.force, a.quick,
-                             [a.model] if a.model else None, variants=not a.no_compile, constants=a.constants)
+                             [a.model] if a.model else None, variants=not a.no_compile, constants=a.constants,
+                             passes=a.passes)
         finally:
             runner.close()
         return {"out": a.record, "points": len(doc["points"]), "planner_cases": len(doc["planner"]),

@@ -11,8 +11,15 @@ The order is the point:
 3. Predict the eager and graph step times from K, B, H and the machine's constants alone.
 4. Only then measure every variant, interleaved in this process.
 The result is one flat dict: a diagnose recording stores it as a point.
+
+The host drifts between a fast and a slow state for seconds at a time, so one H and one timed
+eager step can land in different states. A recording therefore measures each point in several
+passes, minutes apart (`measure_pass`): each pass times H first and then the steps, so H still
+comes before whatever it predicts, and the point keeps the median of its passes (`fold_passes`).
 """
 from __future__ import annotations
+
+import statistics
 
 from ..engine.device import resolve_backend
 from ..knobs import Backend
@@ -73,10 +80,41 @@ def diagnose(runner, spec: Spec, machine: Machine, variants=("eager", "our_graph
     point.update(predicted_fields(point, machine))  # before anything is timed
     measured = measure_variants(runner, step, variants, guess_us=point["predicted_eager_us"])
     point.update(measured_fields(measured))
+    point["passes"] = [pass_fields(point)]
     point["gpu_idle_share"] = gpu_idle_share(point)
     point["timelines"] = {"eager": _rows(eager_prof), "our_graph": _rows(graph_prof)}
     step = None  # drop the model before cleanup() empties the allocator's cache
     runner.cleanup()
+    return point
+
+
+PASS_KEYS = ("host_dispatch_us", "eager_us", "graph_us")
+
+
+def pass_fields(point: dict) -> dict:
+    """What one pass measured of a point: H, then the eager and graph step times."""
+    return {k: point[k] for k in PASS_KEYS}
+
+
+def measure_pass(runner, spec: Spec, guess_us: float) -> dict:
+    """One more pass over a point (K and B are the first pass's profile): H first, before
+    anything is timed, then eager and our graph timed, interleaved. Returns pass_fields."""
+    step = runner.build(spec)
+    host_us = _host_dispatch_us(runner, step)
+    measured = measure_variants(runner, step, ("eager", "our_graph"), guess_us=guess_us)
+    step = None  # drop the model before cleanup() empties the allocator's cache
+    runner.cleanup()
+    return {"host_dispatch_us": round(host_us, 3), "eager_us": measured["eager"]["us"],
+            "graph_us": measured["our_graph"]["us"]}
+
+
+def fold_passes(point: dict) -> dict:
+    """The point's H and step times set to the median of its passes (a point recorded before
+    passes existed counts as one pass); the measured speedup is their ratio. Returns the point."""
+    passes = point.setdefault("passes", [pass_fields(point)])
+    for k in PASS_KEYS:
+        point[k] = round(statistics.median(p[k] for p in passes), 3)
+    point["measured_graph_speedup"] = round(point["eager_us"] / point["graph_us"], 4)
     return point
 
 

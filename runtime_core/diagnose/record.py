@@ -2,7 +2,9 @@
 
 It runs the items of record_grid.py in order, writing the file (atomically) after each, under a
 time budget: when the next item would not fit, it stops with meta.complete = false, and a later
-run with --resume continues where it stopped (on the same device only). Each run adds one
+run with --resume continues where it stopped (on the same device only). The base points are
+measured in several passes, minutes apart (record_grid.PASSES: the host drifts), and each point
+keeps the median of its passes; resuming a recording of fewer passes adds the missing ones. Each run adds one
 calibration of the machine; predictions are recomputed from the mean of all of them, because
 the constants describe the machine, not a point, and the host drifts over a run. The
 prediction of a point still uses only that point's own K, B and H.
@@ -18,12 +20,12 @@ from ..errors import UsageError
 from ..recordings import store
 from .accuracy import accuracy
 from .bucket_serving import measure_sets
-from .diagnosis import diagnose, gpu_idle_share, predicted_fields, prepare
+from .diagnosis import diagnose, fold_passes, gpu_idle_share, measure_pass, predicted_fields, prepare
 from .machine import mean_machine, sample_of
 from .measure_variants import VARIANTS, measure_variants
 from .planner import CostModel, compare, default_budget_bytes, preset
-from .record_grid import (ESTIMATE_S, PLANNER_MAX_SIZE, QUICK, TIMELINE_BATCHES, TORCH_VARIANTS, default_models,
-                          items, point_key, timeline_key)
+from .record_grid import (ESTIMATE_S, PASSES, PLANNER_MAX_SIZE, QUICK, TIMELINE_BATCHES, TORCH_VARIANTS,
+                          default_models, items, point_key, timeline_key)
 from .spec import Spec
 from .step_curve import StepCurve
 from .sweep import crossovers
@@ -50,8 +52,10 @@ def open_target(runner, path: Path, resume: bool, force: bool) -> dict:
 
 
 def run_record(runner, path: Path, budget_s: float = 420.0, resume: bool = False, force: bool = False,
-               quick: bool = False, models=None, variants: bool = True, constants: str = "live") -> dict:
-    """Record (or continue) the diagnose recording at `path`; returns the document."""
+               quick: bool = False, models=None, variants: bool = True, constants: str = "live",
+               passes: int | None = None) -> dict:
+    """Record (or continue) the diagnose recording at `path`; returns the document. `passes`
+    over the base points: default PASSES of the backend (or what a resumed recording asked for)."""
     t0 = time.monotonic()
     path = Path(path)
     doc = open_target(runner, path, resume, force)
@@ -63,7 +67,9 @@ def run_record(runner, path: Path, budget_s: float = 420.0, resume: bool = False
     for m in models:
         e = runner.catalog[m]
         doc["meta"]["models"][m] = {"about": e.about, "shape_name": e.shape_name, "default_shape": e.default_shape}
-    todo = [it for it in items(runner, models, quick, variants) if not _done(doc, it)]
+    passes = passes or doc["meta"].get("passes") or PASSES.get(runner.backend, 1)
+    doc["meta"]["passes"] = max(passes, doc["meta"].get("passes") or 1)
+    todo = [it for it in items(runner, models, quick, variants, doc["meta"]["passes"]) if not _done(doc, it)]
     if not todo and doc["points"]:
         return _finish(doc, path, complete=True)  # nothing left: no need to calibrate again
     calibrations = doc["meta"]["calibration_passes"]
@@ -74,8 +80,9 @@ def run_record(runner, path: Path, budget_s: float = 420.0, resume: bool = False
             print(f"diagnose record: budget of {budget_s:.0f} s reached after {spent:.0f} s; {len(todo) - i + 1} "
                   f"items left: run again with --resume", file=sys.stderr)
             return _finish(doc, path, complete=False)
-        if i > 1 and it.phase != "base" and todo[i - 2].phase == "base":
-            calibrations.append(sample_of(runner.machine(constants)))  # a second sample, minutes later
+        prev = todo[i - 2] if i > 1 else None
+        if prev and (it.phase, it.pass_no) != (prev.phase, prev.pass_no) and it.phase in ("pass", "planner"):
+            calibrations.append(sample_of(runner.machine(constants)))  # another sample, minutes later
         t_item = time.monotonic()
         _run_item(runner, doc, it, quick)
         _write(path, doc)
@@ -90,6 +97,8 @@ def _done(doc: dict, it) -> bool:
     p = _point(doc, it.key)
     if it.phase == "base":
         return p is not None
+    if it.phase == "pass":
+        return p is not None and len(p.get("passes") or [None]) >= it.pass_no
     return p is not None and set(TORCH_VARIANTS) <= set(p.get("variants", {}))
 
 
@@ -106,6 +115,11 @@ def _run_item(runner, doc: dict, it, quick: bool) -> None:
             for variant, spans in lines.items():
                 doc["timelines"][timeline_key(it.model, it.dtype, it.batch, it.seq, variant)] = spans
         doc["points"].append(p)
+    elif it.phase == "pass":
+        p = fold_passes(_point(doc, it.key))
+        spec = prepare(runner, Spec(it.model, it.batch, it.seq, it.dtype))
+        p["passes"].append(measure_pass(runner, spec, guess_us=p["predicted_eager_us"]))
+        fold_passes(p)
     elif it.phase == "planner":
         doc["planner"].append(_planner_case(runner, doc, it, quick))
     else:
@@ -138,6 +152,7 @@ def snapshot(doc: dict) -> dict:
     doc["meta"]["calibration"] = machine.consts.as_dict()
     doc["meta"]["intrinsic_tax_us"] = round(machine.tax_us, 3)
     for p in doc["points"]:
+        fold_passes(p)
         p.update(predicted_fields(p, machine))
         p["gpu_idle_share"] = gpu_idle_share(p)
     cross = {}

@@ -2,6 +2,8 @@
 
     base      every model at batches 1..512 (fp32): eager and our graph, profiled and predicted;
               bf16 at batch 1; the encoder's token sweep (batch 1, 16..1024 tokens)
+    pass      passes 2..P over the base points, minutes apart: H, then eager and our graph timed
+              again (diagnosis.measure_pass); a point keeps the median of its passes
     planner   per model, the bucket planner's set for the Zipf preset beside powers of two and a
               serving engine's defaults, measured (other presets are priced on the page)
     variants  make_graphed_callables, torch.compile and reduce-overhead, at batches 1 and 64
@@ -23,7 +25,8 @@ TOKEN_SWEEP = {"encoder": (16, 32, 64, 128, 256, 512, 1024), "fake-encoder": (16
 PLANNER_PRESETS = ("zipf",)
 PLANNER_MAX_SIZE = 256
 QUICK = dict(models=2, batches=(1, 8, 64), presets=("zipf",), planner_max_size=64)
-ESTIMATE_S = {"base": 3.0, "planner": 10.0, "variants": 25.0}
+ESTIMATE_S = {"base": 3.0, "pass": 2.0, "planner": 10.0, "variants": 25.0}
+PASSES = {"cuda": 3, "sim": 1}  # passes over the base points, per backend (the simulator does not drift)
 TORCH_VARIANTS = ("graphed_callables", "compile", "reduce_overhead")
 
 
@@ -37,6 +40,7 @@ class Item:
     batch: int = 1
     seq: int | None = None
     preset: str = ""
+    pass_no: int = 1
 
     @property
     def key(self) -> tuple:
@@ -46,7 +50,8 @@ class Item:
         if self.phase == "planner":
             return f"{self.model} bucket planner, {self.preset} requests"
         shape = f", shape {self.seq}" if self.seq is not None else ""
-        return f"{self.model} {self.dtype} batch {self.batch}{shape} ({self.phase})"
+        phase = f"pass {self.pass_no}" if self.phase == "pass" else self.phase
+        return f"{self.model} {self.dtype} batch {self.batch}{shape} ({phase})"
 
 
 def point_key(p: dict) -> tuple:
@@ -57,7 +62,7 @@ def timeline_key(model: str, dtype: str, batch: int, seq, variant: str) -> str:
     return f"{model}|{dtype}|b={batch}|seq={seq}|{variant}"
 
 
-def items(runner, models, quick: bool = False, variants: bool = True) -> list[Item]:
+def items(runner, models, quick: bool = False, variants: bool = True, passes: int = 1) -> list[Item]:
     """The recording's items for `models` (names of runner.catalog), in run order."""
     batches = QUICK["batches"] if quick else BATCHES
     presets = QUICK["presets"] if quick else PLANNER_PRESETS
@@ -68,6 +73,9 @@ def items(runner, models, quick: bool = False, variants: bool = True) -> list[It
         out += [Item("base", m, "bf16", b, seq) for b in BF16_BATCHES]
         if not quick:
             out += [Item("base", m, "fp32", 1, s) for s in TOKEN_SWEEP.get(m, ()) if s != seq]
+    base = list(out)
+    for n in range(2, passes + 1):
+        out += [Item("pass", it.model, it.dtype, it.batch, it.seq, pass_no=n) for it in base]
     for m in models:
         out += [Item("planner", m, "fp32", 1, runner.catalog[m].default_shape, p) for p in presets]
     if variants and set(TORCH_VARIANTS) <= set(runner.variants):
