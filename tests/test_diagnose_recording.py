@@ -149,3 +149,12 @@ def test_resuming_a_one_pass_recording_adds_the_missing_passes_only(tmp_path, mo
     doc = record.run_record(SimRunner(), out, quick=True, resume=True, passes=3)
     assert doc["meta"]["complete"] and doc["meta"]["passes"] == 3
     assert len(doc["points"]) == 8 and all(len(p["passes"]) == 3 for p in doc["points"])
+
+
+def test_a_recording_calibrates_between_its_points_not_only_at_the_start(tmp_path, monkeypatch):
+    _no_planner_no_variants(monkeypatch)
+    monkeypatch.setattr(record, "CALIBRATE_EVERY", 3)
+    doc = record.run_record(SimRunner(), tmp_path / "d.json", quick=True, variants=False, passes=2)
+    # 8 base points, then 8 of pass 2, then the planner: calibrated at the start, before base points
+    # 4 and 7, at pass 2, before its points 4 and 7, and at the planner
+    assert len(doc["meta"]["calibration_passes"]) == 7

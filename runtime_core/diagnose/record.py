@@ -4,8 +4,9 @@ It runs the items of record_grid.py in order, writing the file (atomically) afte
 time budget: when the next item would not fit, it stops with meta.complete = false, and a later
 run with --resume continues where it stopped (on the same device only). The base points are
 measured in several passes, minutes apart (record_grid.PASSES: the host drifts), and each point
-keeps the median of its passes; resuming a recording of fewer passes adds the missing ones. Each run adds one
-calibration of the machine; predictions are recomputed from the mean of all of them, because
+keeps the median of its passes; resuming a recording of fewer passes adds the missing ones. A run
+calibrates the machine at its start, at each new pass, and every CALIBRATE_EVERY points (as the
+widget's sweep interleaves its calibrations); predictions are recomputed from the mean of all of them, because
 the constants describe the machine, not a point, and the host drifts over a run. The
 prediction of a point still uses only that point's own K, B and H.
 """
@@ -51,6 +52,9 @@ def open_target(runner, path: Path, resume: bool, force: bool) -> dict:
     return {"meta": meta, "points": [], "timelines": {}, "planner": []}
 
 
+CALIBRATE_EVERY = 16  # base or pass items between two calibrations: the constants drift with the host too
+
+
 def run_record(runner, path: Path, budget_s: float = 420.0, resume: bool = False, force: bool = False,
                quick: bool = False, models=None, variants: bool = True, constants: str = "live",
                passes: int | None = None) -> dict:
@@ -74,6 +78,7 @@ def run_record(runner, path: Path, budget_s: float = 420.0, resume: bool = False
         return _finish(doc, path, complete=True)  # nothing left: no need to calibrate again
     calibrations = doc["meta"]["calibration_passes"]
     calibrations.append(sample_of(runner.machine(constants)))
+    since_calibration = 0
     for i, it in enumerate(todo, start=1):
         spent = time.monotonic() - t0
         if spent + ESTIMATE_S[it.phase] * runner.cost_scale > budget_s:
@@ -81,8 +86,11 @@ def run_record(runner, path: Path, budget_s: float = 420.0, resume: bool = False
                   f"items left: run again with --resume", file=sys.stderr)
             return _finish(doc, path, complete=False)
         prev = todo[i - 2] if i > 1 else None
-        if prev and (it.phase, it.pass_no) != (prev.phase, prev.pass_no) and it.phase in ("pass", "planner"):
+        new_pass = prev and (it.phase, it.pass_no) != (prev.phase, prev.pass_no) and it.phase in ("pass", "planner")
+        if new_pass or (it.phase in ("base", "pass") and since_calibration >= CALIBRATE_EVERY):
             calibrations.append(sample_of(runner.machine(constants)))  # another sample, minutes later
+            since_calibration = 0
+        since_calibration += 1
         t_item = time.monotonic()
         _run_item(runner, doc, it, quick)
         _write(path, doc)
