@@ -212,7 +212,7 @@ def test_a_region_that_could_not_run_is_said_so_not_counted_as_zero_skips():
     points = gpu_like_points()
     points["skips"]["data_branch"] = {"error": "Unsupported: torch.cond"}
     v = finish(points, backend="cuda", source="live", device_name="a GPU")["verdict"]
-    assert "a branch on data (torch.cond) could not be run (Unsupported: torch.cond)" in v
+    assert "a branch on data (torch.cond) was not measured: its run raised (Unsupported: torch.cond)" in v
 
 
 def test_a_child_result_is_found_below_lines_a_library_printed():

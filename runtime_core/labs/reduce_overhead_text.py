@@ -72,7 +72,7 @@ def _skips(p: dict) -> str:
                         ("data_branch", "a branch on data (torch.cond)")):
         s = p.get(name) or {}
         if s.get("error"):
-            parts.append(f"{label} could not be run ({_short(s['error'], 120)})")
+            parts.append(f"{label} was not measured: its run raised ({_short(s['error'], 120)})")
         elif s:
             why = f": \"{_short(s['message'], 120)}\"" if s.get("message") else " (no reason logged on this device)"
             parts.append(f"{label} was skipped {s.get('skips', 0)} time(s){why}")
