@@ -25,7 +25,7 @@ def _stream_reuse(r: dict) -> None:
                "its own stream is reusable at once (the stream runs in order); only streams named with "
                "record_stream get an event.")
     if bad["races"]:
-        st.code(bad["races"][0], language=None)
+        st.code(bad["races"][0], language=None, wrap_lines=True)
 
 
 def _output_overwrite(r: dict) -> None:
@@ -58,7 +58,7 @@ def _broadcast_copy(r: dict) -> None:
     st.caption(f"A {r['mismatch_numel']}-element request into the {r['captured_numel']}-element static input "
                + ("raised:" if r["mismatch_raises"] else "did not raise."))
     if r["mismatch_raises"]:
-        st.code(r["mismatch_error"], language=None)
+        st.code(r["mismatch_error"], language=None, wrap_lines=True)
 
 
 def _unmasked_padding(r: dict) -> None:

@@ -51,7 +51,7 @@ def _outputs(r: dict) -> None:
     ui_tables.show([{"what": w, "the kept output": _read(v)} for w, v in rows if v])
     error = next((v.get("error") for _, v in rows if v and v.get("error")), None)
     if error:
-        st.code(error, language=None)
+        st.code(error, language=None, wrap_lines=True)
 
 
 def _shapes(r: dict) -> None:
@@ -63,7 +63,7 @@ def _shapes(r: dict) -> None:
         if p.get("warning"):
             st.caption(f"With cudagraph_dynamic_shape_warn_limit = {p['warn_limit']} (torch's default: "
                        f"{p.get('torch_default_warn_limit')}), torch logged:")
-            st.code(p["warning"], language=None)
+            st.code(p["warning"], language=None, wrap_lines=True)
     elif p.get("recordings_for_new_batches") is not None:
         st.caption(f"Batch 1 at every position: {p['recordings_batch1_all_positions']} graph. Batches "
                    f"{', '.join(map(str, (p.get('batches') or [])[1:]))}: {p['recordings_for_new_batches']} more.")
@@ -100,7 +100,7 @@ def show(r: dict) -> None:
         st.error(esc(line, max_chars=500))
     if r.get("owed") and r["source"] == "recorded":
         st.caption(f"Not recorded yet: {', '.join(r['owed'])}. A GPU run records them:")
-        st.code(RECORD_COMMAND, language=None)
+        st.code(RECORD_COMMAND, language=None, wrap_lines=True)
 
 
 SHOW = {"reduce_overhead": show}
