@@ -6,6 +6,7 @@
 #   diagnose_h200.json   copy it to lessons/recordings/ and commit it
 #   diagnose.log         the recording's progress lines
 #   pytest_diagnose.log  the diagnose gpu tests (the prediction targets on the new recording)
+#   node_gap.json        the node gap against kernel width (node_gap_probe.py), for the next model step
 export PYTHONUNBUFFERED=1
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"; BUDGET=${BUDGET:-420}
 REC=lessons/recordings/diagnose_h200.json
@@ -20,3 +21,6 @@ echo "rc=$?"; cat "$OUT/diagnose.json"; cp "$REC" "$OUT/"
 echo "=== 2. the diagnose gpu tests"
 timeout 120 python3 -m pytest -q -m gpu -rf tests/test_diagnose_recording.py tests/test_diagnose_gpu.py > "$OUT/pytest_diagnose.log" 2>&1
 echo "rc=$?"; tail -5 "$OUT/pytest_diagnose.log"
+echo "=== 3. the node gap against kernel width (~30 s)"
+timeout 120 python3 tests/gpu_runs/node_gap_probe.py > "$OUT/node_gap.json" 2> "$OUT/node_gap.log"; echo "rc=$?"
+cat "$OUT/node_gap.log"
