@@ -34,7 +34,9 @@ for kind, rec in recs.items():
 
 if ctx.live and st.button("run the overlap lab on this GPU", key="cl_overlap_gpu"):
     with st.spinner("copying 64 MiB beside ten matmuls…"):
-        st.session_state["cl_overlap"] = lab_panels.run("overlap", True)
+        live_overlap = lab_panels.run("overlap", True)
+    if live_overlap is not None:
+        st.session_state["cl_overlap"] = live_overlap
 overlap = (st.session_state.get("cl_overlap") or lab_panels.recorded("overlap")
            or lab_panels.run("overlap", False))
 rows = evaluate_claims(recs["sweep"], recs["alloc"], recs["decoder"], overlap_lab=overlap)

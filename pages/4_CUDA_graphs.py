@@ -44,7 +44,9 @@ def storm_panel() -> None:
     lab_panels.show(r)
     if ctx.live and st.button("run the storm lab on this GPU", key="s4_storm_live"):
         with st.spinner("capturing graphs on the GPU…"):
-            st.session_state["s4_storm_gpu"] = lab_panels.run("storm", True, cache_size=cache)
+            live_storm = lab_panels.run("storm", True, cache_size=cache)
+        if live_storm is not None:
+            st.session_state["s4_storm_gpu"] = live_storm
     if "s4_storm_gpu" in st.session_state:
         lab_panels.show(st.session_state["s4_storm_gpu"])
 

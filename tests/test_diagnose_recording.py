@@ -45,13 +45,15 @@ def test_a_damaged_diagnose_recording_is_one_line_naming_the_file(tmp_path, dama
 
 def test_a_recording_stops_at_its_budget_and_resumes_where_it_stopped(tmp_path, monkeypatch):
     out = tmp_path / "diagnose_sim.json"
-    monkeypatch.setattr(record, "ESTIMATE_S", {"base": 0.0, "planner": 1e9, "variants": 1e9})
+    monkeypatch.setattr(record, "ESTIMATE_S", {"base": 0.0, "pass": 0.0, "calibrate": 0.0, "planner": 1e9,
+                                                  "variants": 1e9})
     doc = record.run_record(SimRunner(), out, budget_s=60, quick=True)
     assert not doc["meta"]["complete"] and len(doc["points"]) == 8 and not doc["planner"]
     assert not store.load(out, kind="diagnose").meta.complete
     with pytest.raises(UsageError, match="exists"):
         record.run_record(SimRunner(), out, budget_s=60, quick=True)
-    monkeypatch.setattr(record, "ESTIMATE_S", {"base": 0.0, "planner": 0.0, "variants": 0.0})
+    monkeypatch.setattr(record, "ESTIMATE_S", {"base": 0.0, "pass": 0.0, "calibrate": 0.0, "planner": 0.0,
+                                               "variants": 0.0})
     doc = record.run_record(SimRunner(), out, budget_s=60, quick=True, resume=True)
     assert doc["meta"]["complete"] and len(doc["points"]) == 8 and len(doc["planner"]) == 2
     assert len(doc["meta"]["calibration_passes"]) == 2  # one per run; a run that goes on from
@@ -95,14 +97,16 @@ def test_a_shipped_gpu_recording_meets_the_prediction_targets(rec):
             assert m["planner"]["expected_step_us"] < m["powers_of_two"]["expected_step_us"], case["model"]
 
 
-def _no_planner_no_variants(monkeypatch):
-    monkeypatch.setattr(record, "ESTIMATE_S", {"base": 0.0, "pass": 0.0, "planner": 0.0, "variants": 0.0})
+def _no_time_estimates(monkeypatch):
+    """Every item fits any budget (the simulator's items take no real time to speak of)."""
+    monkeypatch.setattr(record, "ESTIMATE_S", {"base": 0.0, "pass": 0.0, "calibrate": 0.0, "planner": 0.0,
+                                               "variants": 0.0})
 
 
 def test_each_point_keeps_the_median_of_its_passes(tmp_path, monkeypatch):
     """The host drifts: passes 2 and 3 ran 1.6x and 1.2x slower (H and eager); the point keeps
     the median of the three (the 1.2x pass), not the mean and not the first pass."""
-    _no_planner_no_variants(monkeypatch)
+    _no_time_estimates(monkeypatch)
     real = record.measure_pass
     seen = []
 
@@ -119,7 +123,13 @@ def test_each_point_keeps_the_median_of_its_passes(tmp_path, monkeypatch):
         third = p["passes"][2]
         assert p["host_dispatch_us"] == pytest.approx(third["host_dispatch_us"], rel=1e-4)  # the median
         assert p["eager_us"] == pytest.approx(third["eager_us"], rel=1e-4)
-        assert p["predicted_eager_us"] > p["passes"][0]["host_dispatch_us"]  # from the median H
+    from runtime_core.diagnose.diagnosis import predicted_fields
+    from runtime_core.diagnose.machine import mean_machine
+    machine = mean_machine(doc["meta"]["calibration_passes"])
+    for p in doc["points"]:  # the prediction is made from the median H (the third pass's), not pass 1's
+        assert p["predicted_eager_us"] == predicted_fields(p, machine)["predicted_eager_us"]
+        first = predicted_fields(dict(p, host_dispatch_us=p["passes"][0]["host_dispatch_us"]), machine)
+        assert p["predicted_eager_us"] > first["predicted_eager_us"]
         assert p["measured_graph_speedup"] == pytest.approx(p["eager_us"] / p["graph_us"], rel=1e-3)
     assert any(p["passes"][1]["host_dispatch_us"] > 1.5 * p["passes"][0]["host_dispatch_us"] for p in doc["points"])
     assert store.load(tmp_path / "d.json", kind="diagnose").meta.complete
@@ -138,10 +148,15 @@ def test_a_pass_times_h_before_the_steps_it_predicts(monkeypatch):
 
 
 def test_resuming_a_one_pass_recording_adds_the_missing_passes_only(tmp_path, monkeypatch):
-    _no_planner_no_variants(monkeypatch)
+    _no_time_estimates(monkeypatch)
     out = tmp_path / "d.json"
     record.run_record(SimRunner(), out, quick=True)  # the simulator's default: one pass
-    assert all(len(p["passes"]) == 1 for p in json.loads(out.read_text())["points"])
+    doc = json.loads(out.read_text())
+    assert all(len(p["passes"]) == 1 for p in doc["points"])
+    for p in doc["points"]:  # as a recording made before passes existed
+        del p["passes"]
+    doc["meta"].pop("passes")
+    out.write_text(json.dumps(doc))
 
     def no_new_base_point(*a, **k):
         raise AssertionError("a base point was measured again")
@@ -149,10 +164,32 @@ def test_resuming_a_one_pass_recording_adds_the_missing_passes_only(tmp_path, mo
     doc = record.run_record(SimRunner(), out, quick=True, resume=True, passes=3)
     assert doc["meta"]["complete"] and doc["meta"]["passes"] == 3
     assert len(doc["points"]) == 8 and all(len(p["passes"]) == 3 for p in doc["points"])
+    with pytest.raises(UsageError, match="already has 3 passes"):
+        record.run_record(SimRunner(), out, quick=True, resume=True, passes=2)
+
+
+def test_a_run_killed_while_adding_passes_leaves_a_file_marked_partial(tmp_path, monkeypatch):
+    _no_time_estimates(monkeypatch)
+    out = tmp_path / "d.json"
+    record.run_record(SimRunner(), out, quick=True, variants=False)
+    assert json.loads(out.read_text())["meta"]["complete"]
+    calls = []
+
+    def killed_after_two(*a, **k):
+        if len(calls) == 2:
+            raise KeyboardInterrupt  # the device's time limit, as far as the file can tell
+        calls.append(1)
+        return real(*a, **k)
+    real = record.measure_pass
+    monkeypatch.setattr(record, "measure_pass", killed_after_two)
+    with pytest.raises(KeyboardInterrupt):
+        record.run_record(SimRunner(), out, quick=True, variants=False, resume=True, passes=2)
+    doc = json.loads(out.read_text())
+    assert not doc["meta"]["complete"] and sorted(len(p["passes"]) for p in doc["points"]) == [1] * 6 + [2] * 2
 
 
 def test_a_recording_calibrates_between_its_points_not_only_at_the_start(tmp_path, monkeypatch):
-    _no_planner_no_variants(monkeypatch)
+    _no_time_estimates(monkeypatch)
     monkeypatch.setattr(record, "CALIBRATE_EVERY", 3)
     doc = record.run_record(SimRunner(), tmp_path / "d.json", quick=True, variants=False, passes=2)
     # 8 base points, then 8 of pass 2, then the planner: calibrated at the start, before base points

@@ -31,7 +31,7 @@ def test_past_the_cap_the_page_gets_a_notice_and_no_result(monkeypatch):
 
     def hold():
         started.set()
-        release.wait(10)
+        release.wait()  # until the page has been checked (the finally below)
     t = threading.Thread(target=measure_in_turn, args=(hold,))
     t.start()
     try:

@@ -20,15 +20,14 @@ def _simulated(name: str, params: tuple) -> dict:
     return run_lab(name, "sim", **dict(params))  # deterministic: the same knobs give the same dict
 
 
-def run(name: str, live: bool, **params) -> dict:
-    """Run lab `name`: on this machine's GPU when `live` (in this session's turn in the GPU's
-    line; simulated past its cap), else simulated (or, for a lab in REPLAYS_A_RECORDING, its
-    shipped GPU recording)."""
+def run(name: str, live: bool, **params) -> dict | None:
+    """Run lab `name`: on this machine's GPU when `live`, in this session's turn in the GPU's
+    line (None past its cap, after a notice: the caller keeps what it showed), else simulated
+    (or, for a lab in REPLAYS_A_RECORDING, its shipped GPU recording)."""
     if not live:
         return _simulated(name, tuple(sorted(params.items())))
-    r = gpu_turn.in_turn(lambda: run_lab(name, "cuda", **params),
-                         fallback="Showing the lab on the simulator instead; run it again in a moment.")
-    return r if r is not None else _simulated(name, tuple(sorted(params.items())))
+    return gpu_turn.in_turn(lambda: run_lab(name, "cuda", **params),
+                            fallback="Nothing was run; press the button again in a moment.")
 
 
 def run_button(name: str, live: bool, key: str) -> dict | None:
@@ -37,7 +36,9 @@ def run_button(name: str, live: bool, key: str) -> dict | None:
     if st.button(f"run the {name} lab {where}", key=f"lab_run_{name}_{key}", help=LABS[name],
                  icon=":material/play_arrow:", wrap=True):
         with st.spinner(f"running the {name} lab {where}…"):
-            state[f"lab_result_{name}"] = run(name, live)
+            r = run(name, live)
+        if r is not None:
+            state[f"lab_result_{name}"] = r
     return state.get(f"lab_result_{name}")
 
 

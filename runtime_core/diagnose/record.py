@@ -71,23 +71,28 @@ def run_record(runner, path: Path, budget_s: float = 420.0, resume: bool = False
     for m in models:
         e = runner.catalog[m]
         doc["meta"]["models"][m] = {"about": e.about, "shape_name": e.shape_name, "default_shape": e.default_shape}
-    passes = passes or doc["meta"].get("passes") or PASSES.get(runner.backend, 1)
-    doc["meta"]["passes"] = max(passes, doc["meta"].get("passes") or 1)
+    had = doc["meta"].get("passes") or 1
+    if passes is not None and passes < had:
+        raise UsageError(f"{path.name} already has {had} passes per point; --passes can add passes, "
+                         f"not remove them (record to a new file for fewer)")
+    doc["meta"]["passes"] = max(passes or PASSES.get(runner.backend, 1), had)
     todo = [it for it in items(runner, models, quick, variants, doc["meta"]["passes"]) if not _done(doc, it)]
     if not todo and doc["points"]:
         return _finish(doc, path, complete=True)  # nothing left: no need to calibrate again
+    doc["meta"]["complete"] = False  # until the last item: a run killed midway leaves a partial file
     calibrations = doc["meta"]["calibration_passes"]
     calibrations.append(sample_of(runner.machine(constants)))
     since_calibration = 0
     for i, it in enumerate(todo, start=1):
         spent = time.monotonic() - t0
-        if spent + ESTIMATE_S[it.phase] * runner.cost_scale > budget_s:
+        prev = todo[i - 2] if i > 1 else None
+        new_pass = prev and (it.phase, it.pass_no) != (prev.phase, prev.pass_no) and it.phase in ("pass", "planner")
+        calibrate = new_pass or (it.phase in ("base", "pass") and since_calibration >= CALIBRATE_EVERY)
+        if spent + (ESTIMATE_S[it.phase] + calibrate * ESTIMATE_S["calibrate"]) * runner.cost_scale > budget_s:
             print(f"diagnose record: budget of {budget_s:.0f} s reached after {spent:.0f} s; {len(todo) - i + 1} "
                   f"items left: run again with --resume", file=sys.stderr)
             return _finish(doc, path, complete=False)
-        prev = todo[i - 2] if i > 1 else None
-        new_pass = prev and (it.phase, it.pass_no) != (prev.phase, prev.pass_no) and it.phase in ("pass", "planner")
-        if new_pass or (it.phase in ("base", "pass") and since_calibration >= CALIBRATE_EVERY):
+        if calibrate:
             calibrations.append(sample_of(runner.machine(constants)))  # another sample, minutes later
             since_calibration = 0
         since_calibration += 1

@@ -71,11 +71,11 @@ def capture(step, n):
 def probe(label, step) -> dict:
     g_long, g_one = capture(step, N), capture(step, 1)
     wall_long, wall_one = replay_wall_us(g_long), replay_wall_us(g_one)
-    ks = kernels_of(g_long.replay)
+    ks, ks_one = kernels_of(g_long.replay), kernels_of(g_one.replay)
     eager = kernels_of(lambda: step(N))
     gaps = [b["ts"] - (a["ts"] + a["dur"]) for a, b in zip(ks, ks[1:])]
     kernel_us = statistics.mean(k["dur"] for k in ks) if ks else None
-    per_node = (wall_long - wall_one) / (N - 1)
+    per_node = (wall_long - wall_one) / max(1, len(ks) - len(ks_one))  # per kernel (an op may launch several)
     return {"kernel": label, "grid": ks[0]["grid"] if ks else None, "nodes": len(ks),
             "kernel_us": round(kernel_us, 3) if ks else None,
             "eager_kernel_us": round(statistics.mean(k["dur"] for k in eager), 3) if eager else None,

@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # GPU session 6 (device tool, one H200, torch 2.11): passes 2 and 3 of the diagnose recording
 # (issue 14: the host drifts, so each point now keeps the median of three passes, each timing H
-# before its steps), then its accuracy and the diagnose gpu tests. One call (~6-8 min); if it
+# before its steps), then its accuracy and the diagnose gpu tests. One call (~7-9 min); if it
 # prints "complete": false, run it again (it resumes). Files back under $OUT:
 #   diagnose_h200.json   copy it to lessons/recordings/ and commit it
 #   diagnose.log         the recording's progress lines
 #   pytest_diagnose.log  the diagnose gpu tests (the prediction targets on the new recording)
 #   node_gap.json        the node gap against kernel width (node_gap_probe.py), for the next model step
 export PYTHONUNBUFFERED=1
-OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"; BUDGET=${BUDGET:-420}
+OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"; BUDGET=${BUDGET:-300}
 REC=lessons/recordings/diagnose_h200.json
 if [ -d .whl ]; then  # jsonschema (store.write validates with it) and streamlit for AppTest
   python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl \
