@@ -100,3 +100,51 @@ def test_cold_and_warm_stages_and_cache_counters_are_shown(page, tmp_path, monke
     counters = next(f for f in frames if "counter" in f.columns)
     hits = counters[counters["counter"] == "FX-graph cache hits"].iloc[0]
     assert (hits["cold"], hits["warm"]) == ("0", "1")
+
+
+def _gpu_serving_result():
+    return {"device": "cuda", "device_name": "NVIDIA Test GPU", "torch_version": "2.11.0+cu130",
+            "measured_at": "2026-11-30T09:00:00Z", "errors": [], "builds": [], "unchecked": None,
+            "rows": [{"batch": 37, "path": "hit", "verdict": "hit: ranged package, batch 2..64",
+                      "served_ms": 0.081, "ranged_ms": 0.07, "exact_ms": None, "matches_reference": True}],
+            "cpp": [{"package": "ranged package, batch 2..64", "batch": 37, "input_check": "off", "load_s": 0.2,
+                     "run_ms": 0.05, "matches_reference": True, "error": None}]}
+
+
+def test_without_a_gpu_the_recorded_gpu_serving_and_cold_warm_are_shown(tmp_path, monkeypatch):
+    """Items 4 and 5 of the expert's corrections, recorded on a GPU, for a student without one:
+    the shipped serving and cold/warm recordings are drawn under their own "recorded" badge, and
+    without them the panel names the command that records them."""
+    import json
+
+    from runtime_core.recordings import store
+    monkeypatch.setenv(store.DIR_ENV, str(tmp_path))
+    monkeypatch.setenv("RUNTIME_CORE_AOT_CACHE", str(tmp_path / "cache"))
+    at = open_page(PAGE)
+    text = " ".join(c.value for c in at.caption)
+    assert "aot serving --device cuda --json --record lessons/recordings/serving_h200.json" in text
+    assert "aot --device cuda --json --record lessons/recordings/aot_h200.json" in text
+    meta = store.new_meta("serving", "NVIDIA Test GPU", "2.11.0+cu130", "cuda")
+    store.write(tmp_path / "serving_test.json", {"meta": meta, "points": [], "serving": _gpu_serving_result()})
+    at = open_page(PAGE)
+    assert not at.exception
+    served = next(f for f in tables_of(at) if "guard's verdict" in f.columns)
+    assert [str(b) for b in served["batch"]] == ["37"]
+    captions = " ".join(c.value for c in at.caption)
+    assert ":orange-badge[RECORDED]" in captions and "NVIDIA Test GPU" in captions
+    assert "serving_h200.json" not in captions  # the recording is shown, not the command
+
+
+def test_aot_serving_record_writes_a_serving_recording_and_refuses_to_overwrite(tmp_path, monkeypatch, capsys):
+    from runtime_core.aot import serving_measure
+    from runtime_core.cli import main
+    from runtime_core.recordings import store
+    calls = []
+    monkeypatch.setattr(serving_measure, "measure_serving", lambda device: calls.append(device) or _gpu_serving_result())
+    out = tmp_path / "serving_h200.json"
+    assert main(["aot", "serving", "--json", "--record", str(out)]) == 0
+    rec = store.load(out, kind="serving")
+    assert rec.meta.backend == "cuda" and rec.meta.complete and rec.data["serving"]["rows"][0]["batch"] == 37
+    capsys.readouterr()
+    assert main(["aot", "serving", "--json", "--record", str(out)]) == 2 and len(calls) == 1  # refused first
+    assert "exists" in capsys.readouterr().err

@@ -12,6 +12,7 @@ from runtime_core.aot.paths import clear_cache
 from runtime_core.aot.serving import MISS_POLICIES, RequestRejected, ServingLoop, jit_compile_fn
 from runtime_core.engine.fair_lock import ordinal
 from runtime_core.errors import UsageError
+from runtime_core.recordings import store
 
 
 def coldwarm_panel(device: str) -> None:
@@ -33,12 +34,36 @@ def coldwarm_panel(device: str) -> None:
         st.info("Not measured on this machine yet. Press **measure**: every step runs in its own "
                 "child process. The first run compiles everything: 279 s on 2 CPU cores with an empty cache, "
                 "66 s with a warm one. The box below shows each step as it starts.")
-        return
-    where = f"{res['device_name']} · torch {res['torch_version']} · {res['measured_at'][:16]}"
-    if device == "cuda":
-        source_badge("live", where)
-    else:  # these are CPU numbers: real measurements, but not the GPU that "live" promises
-        source_badge("cpu", where)
+    else:
+        where = f"{res['device_name']} · torch {res['torch_version']} · {res['measured_at'][:16]}"
+        # CPU numbers are real measurements, but not the GPU that "live" promises
+        source_badge("live" if device == "cuda" else "cpu", where)
+        _coldwarm_tables(res)
+    if device != "cuda":
+        recorded_gpu_panel("aot", "aot", "The same steps, recorded on a GPU", _coldwarm_tables, AOT_RECORD_COMMAND)
+
+
+AOT_RECORD_COMMAND = "python -m runtime_core aot --device cuda --json --record lessons/recordings/aot_h200.json"
+SERVING_RECORD_COMMAND = ("python -m runtime_core aot serving --device cuda --json "
+                          "--record lessons/recordings/serving_h200.json")
+
+
+def recorded_gpu_panel(kind: str, key: str, title: str, draw, command: str) -> None:
+    """On a machine without a GPU: the shipped GPU recording of this panel (`kind` recording,
+    its `key` dict) drawn by `draw`, or the command that records one."""
+    found, _ = store.scan(kind)
+    rec = max((r for r in found if r.meta.backend == "cuda" and isinstance(r.data.get(key), dict)),
+              key=store.rank, default=None)
+    res = rec.data[key] if rec is not None else None
+    with st.expander(title, expanded=False):
+        if not isinstance(res, dict):
+            st.caption("No GPU recording of this panel ships yet. On a machine with CUDA: `" + command + "`.")
+            return
+        source_badge("recorded", rec.label())
+        draw(res)
+
+
+def _coldwarm_tables(res: dict) -> None:
     ui_tables.show(tables.coldwarm_rows(res))
     verdict = "match" if res["outputs_match"] else "do NOT match"
     st.markdown(md(f"Python and C++ outputs **{verdict}** eager (max abs error: Python {{py}}, C++ {{cpp}}).",
@@ -167,9 +192,16 @@ def packages_panel(device: str) -> None:
     res = serving_measure.cached_serving(device)
     if res is None:
         st.info("Not measured on this machine yet. Press **serve through the packages**.")
-        return
-    where = f"{res['device_name']} · torch {res['torch_version']} · {res['measured_at'][:16]}"
-    source_badge("live" if device == "cuda" else "cpu", where)
+    else:
+        where = f"{res['device_name']} · torch {res['torch_version']} · {res['measured_at'][:16]}"
+        source_badge("live" if device == "cuda" else "cpu", where)
+        _serving_tables(res)
+    if device != "cuda":
+        recorded_gpu_panel("serving", "serving", "The same loop, recorded on a GPU", _serving_tables,
+                           SERVING_RECORD_COMMAND)
+
+
+def _serving_tables(res: dict) -> None:
     ui_tables.show(tables.serving_rows(res))
     st.caption("ms: median of repeated calls. The ranged package's own check is AOTInductor's input check "
                "(AOTI_RUNTIME_CHECK_INPUTS=1 in the serving child): outside its range the package refuses with "

@@ -11,11 +11,12 @@
         outputs overwritten, a graph per shape and the warning past its limit, skips, kernels per
         graph; in a child process) and the cudagraph-trees experiments. --record writes
         lessons/recordings/reduce_overhead_*.json: a student without a GPU sees it
-    aot serving [--device cpu|cuda] [--json]
+    aot serving [--device cpu|cuda] [--json] [--record PATH [--force]]
         one ranged package (batch 2..64) against exact-shape packages: each request's guard verdict
         (runs as it is, pads, or is rejected with the guard's message), the package's own input
         check, median ms per size, an exact package run unchecked at another size, and the ranged
         package in the C++ runner. Builds the packages the first time (20-40 s each on 2 CPU cores).
+        --record writes lessons/recordings/serving_*.json: a student without a GPU sees it
     aot clear-cache
         delete .cache/aot/ (packages, the C++ runner, Inductor caches, measured results); it waits
         for a measurement in progress (in this process or another) to finish first
@@ -106,17 +107,21 @@ def _need_cuda(what: str) -> None:
 
 def _run(a) -> dict:
     from ..recordings import store
-    if a.what in ("clear-cache", "serving") and a.record:
-        raise UsageError(f"{a.what} writes no recording: drop --record"
-                         + (" (its results are saved under .cache/aot/)" if a.what == "serving" else ""))
+    if a.what == "clear-cache" and a.record:
+        raise UsageError("clear-cache writes no recording: drop --record")
+    if a.record:  # before the run: a bad path must not cost minutes of compiling
+        store.check_target(a.record, a.force)
     if a.what == "serving":
         from .serving_measure import measure_serving
-        return measure_serving(a.device)
+        res = measure_serving(a.device)
+        if a.record:
+            meta = _meta("serving", res["device_name"], res["torch_version"], res["device"])
+            meta["complete"] = not res["errors"] and bool(res["rows"])
+            store.write(a.record, {"meta": meta, "points": [], "serving": res}, overwrite=a.force)
+        return res
     if a.what == "clear-cache":
         from .paths import clear_cache
         return {"freed_bytes": clear_cache()}
-    if a.record:  # before the run: a bad path must not cost minutes of compiling
-        store.check_target(a.record, a.force)
     cmd = {"measure": _cmd_measure, "decoder": _cmd_decoder, "reduce-overhead": _cmd_reduce_overhead}[a.what]
     out, rec = cmd(a)
     if a.record:
