@@ -126,8 +126,11 @@ def test_a_crashed_python_loader_leaves_the_cpp_runner_timing_every_package(fake
     assert serving_measure.cached_serving("cpu") is None  # save=False wrote nothing
 
 
-def test_serving_cli_refuses_record_and_a_bad_device_in_one_line():
-    for args in (["serving", "--record", "x.json"], ["serving", "--device", "tpu"]):
+def test_serving_cli_refuses_a_bad_record_path_and_a_bad_device_in_one_line(tmp_path):
+    existing = tmp_path / "serving.json"
+    existing.write_text("{}")
+    for args in (["serving", "--record", str(existing)], ["serving", "--record", str(tmp_path / "no" / "x.json")],
+                 ["serving", "--device", "tpu"]):
         p = subprocess.run([sys.executable, "-m", "runtime_core", "aot", *args], cwd=ROOT, capture_output=True,
                            text=True, timeout=120)
         assert p.returncode == 2 and p.stdout == "" and len(p.stderr.strip().splitlines()) == 1, p.stderr

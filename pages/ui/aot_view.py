@@ -52,8 +52,8 @@ def recorded_gpu_panel(kind: str, key: str, title: str, draw, command: str) -> N
     """On a machine without a GPU: the shipped GPU recording of this panel (`kind` recording,
     its `key` dict) drawn by `draw`, or the command that records one."""
     found, _ = store.scan(kind)
-    rec = max((r for r in found if r.meta.backend == "cuda" and isinstance(r.data.get(key), dict)),
-              key=store.rank, default=None)
+    measured_on_gpu = [r for r in found if isinstance(r.data.get(key), dict) and r.data[key].get("device") == "cuda"]
+    rec = max(measured_on_gpu, key=store.rank, default=None)
     res = rec.data[key] if rec is not None else None
     with st.expander(title, expanded=False):
         if not isinstance(res, dict):
