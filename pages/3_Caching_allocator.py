@@ -203,9 +203,10 @@ def cost_panel() -> None:
     backend = "cuda" if ctx.live else "sim"
     if st.button("measure on this machine (a few seconds)", key="alloc_measure"):
         from runtime_core.engine.device import get_device
-        measure = lambda: compare.measure_allocators(get_device(backend), 1 << 20)  # noqa: E731
-        costs = gpu_turn.in_turn(measure, fallback="The recorded table above stands; try again in a moment.") \
-            if ctx.live else measure()
+        def measure():
+            return compare.measure_allocators(get_device(backend), 1 << 20)
+        costs = (gpu_turn.in_turn(measure, fallback="The recorded table above stands; try again in a moment.")
+                 if ctx.live else measure())
         if costs is not None:
             state["alloc_costs"] = costs
     if "alloc_costs" in state:

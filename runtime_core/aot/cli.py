@@ -62,6 +62,14 @@ def _cmd_measure(a) -> tuple[dict, dict]:
     return res, rec
 
 
+def _cmd_serving(a) -> tuple[dict, dict]:
+    from .serving_measure import measure_serving
+    res = measure_serving(a.device)
+    meta = _meta("serving", res["device_name"], res["torch_version"], res["device"])
+    meta["complete"] = not res["errors"] and bool(res["rows"])
+    return res, {"meta": meta, "points": [], "serving": res}
+
+
 def _cmd_decoder(a) -> tuple[dict, dict]:
     from ..engine.cost import check_decoder
     from .decoder_bench import recording, run_decoder_bench
@@ -111,18 +119,11 @@ def _run(a) -> dict:
         raise UsageError("clear-cache writes no recording: drop --record")
     if a.record:  # before the run: a bad path must not cost minutes of compiling
         store.check_target(a.record, a.force)
-    if a.what == "serving":
-        from .serving_measure import measure_serving
-        res = measure_serving(a.device)
-        if a.record:
-            meta = _meta("serving", res["device_name"], res["torch_version"], res["device"])
-            meta["complete"] = not res["errors"] and bool(res["rows"])
-            store.write(a.record, {"meta": meta, "points": [], "serving": res}, overwrite=a.force)
-        return res
     if a.what == "clear-cache":
         from .paths import clear_cache
         return {"freed_bytes": clear_cache()}
-    cmd = {"measure": _cmd_measure, "decoder": _cmd_decoder, "reduce-overhead": _cmd_reduce_overhead}[a.what]
+    cmd = {"measure": _cmd_measure, "decoder": _cmd_decoder, "reduce-overhead": _cmd_reduce_overhead,
+           "serving": _cmd_serving}[a.what]
     out, rec = cmd(a)
     if a.record:
         store.write(a.record, rec, overwrite=a.force)

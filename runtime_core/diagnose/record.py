@@ -129,10 +129,9 @@ def _run_item(runner, doc: dict, it, quick: bool) -> None:
                 doc["timelines"][timeline_key(it.model, it.dtype, it.batch, it.seq, variant)] = spans
         doc["points"].append(p)
     elif it.phase == "pass":
-        p = fold_passes(_point(doc, it.key))
+        p = fold_passes(_point(doc, it.key))  # gives a point recorded before passes its first one
         spec = prepare(runner, Spec(it.model, it.batch, it.seq, it.dtype))
-        p["passes"].append(measure_pass(runner, spec, guess_us=p["predicted_eager_us"]))
-        fold_passes(p)
+        p["passes"].append(measure_pass(runner, spec, guess_us=p["predicted_eager_us"]))  # folded by _write
     elif it.phase == "planner":
         doc["planner"].append(_planner_case(runner, doc, it, quick))
     else:
