@@ -10,7 +10,7 @@
 export PYTHONUNBUFFERED=1
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"; BUDGET=${BUDGET:-300}
 REC=lessons/recordings/diagnose_h200.json
-if [ -d .whl ]; then  # jsonschema (store.write validates with it) and streamlit for AppTest
+if [ -d .whl ] && [ -z "$SITE_READY" ]; then  # jsonschema (store.write validates with it) and streamlit for AppTest
   python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl \
     && export PYTHONPATH=/tmp/site
 fi

@@ -9,14 +9,14 @@
 # Copy each JSON to lessons/recordings/ and commit it; the AOT page shows them without a GPU.
 export PYTHONUNBUFFERED=1
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"; START=$(date +%s)
-if [ -d .whl ]; then  # jsonschema (store.write validates with it)
+if [ -d .whl ] && [ -z "$SITE_READY" ]; then  # jsonschema (store.write validates with it)
   python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl \
     && export PYTHONPATH=/tmp/site
 fi
 python3 -c "import torch; print(torch.__version__, torch.cuda.get_device_name(0))"
 case "${STEP:-serving}" in
 serving)
-  timeout 560 python3 -m runtime_core aot serving --device cuda --json --force \
+  timeout 545 python3 -m runtime_core aot serving --device cuda --json --force \
     --record "$OUT/serving_h200.json" > "$OUT/serving.json" 2> "$OUT/serving.log"; echo "rc=$?"
   tail -5 "$OUT/serving.log"
   python3 - "$OUT/serving_h200.json" <<'PY'
