@@ -90,10 +90,15 @@ def test_fit_budget_keeps_the_smallest_buckets_that_fit():
     assert fit_budget((1, 2, 4, 8), CostModel(curve, None)) == (1, 2, 4, 8)
 
 
-def test_step_curve_interpolates_between_measured_sizes_and_fits_a_line_to_pools():
+def test_step_curve_interpolates_times_and_counts_pools_high():
     curve = StepCurve(GRID, (10, 20, 40, 80), (5, 10, 20, 40), (1, 2, 3, 4), (3.0, 5.0, 9.0, 17.0))
     assert curve.graph(6) == pytest.approx(30.0) and curve.eager(0.5) == 10
-    assert curve.pool(16) == pytest.approx(33.0) and curve.pool(1) == pytest.approx(3.0)
+    assert curve.pool(1) == 3.0 and curve.pool(4) == 9.0
+    assert curve.pool(3) == 9.0 and curve.pool(5) == 17.0  # between two measured sizes: the larger pool
+    assert curve.pool(16) == pytest.approx(33.0)  # past the last: the last step's slope, 2 bytes per size
+    # a capture that came out small (batch 4 here) does not price its neighbours below batch 2's pool
+    dip = StepCurve(GRID, (10, 20, 40, 80), (5, 10, 20, 40), (1, 2, 3, 4), (3.0, 24.0, 4.0, 26.0))
+    assert [dip.pool(s) for s in (2, 3, 4, 5)] == [24.0, 24.0, 24.0, 26.0]
 
 
 @pytest.mark.parametrize("text", ["", "1, two", "0", "600", "1.5", "-3", "1e3"])

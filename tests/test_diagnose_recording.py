@@ -82,8 +82,9 @@ def _gpu_recordings():
 @pytest.mark.gpu  # a target only a GPU recording can meet: it runs in `make check-gpu`, not in CI
 @pytest.mark.parametrize("rec", _gpu_recordings() or [None], ids=lambda r: r.meta.file if r else "none-shipped")
 def test_a_shipped_gpu_recording_meets_the_prediction_targets(rec):
-    """±15% at ≥ 90% of the points measuring ≥ 1.2x, crossovers within one grid step, and the
-    planner beating powers of two for Zipf. Marked gpu so that `make check-gpu` (which runs
+    """±15% at ≥ 90% of the points measuring ≥ 1.2x, crossovers within one grid step, the
+    planner beating powers of two for Zipf, and every measured bucket set inside the memory
+    budget it was planned under. Marked gpu so that `make check-gpu` (which runs
     `pytest -m gpu` on the GPU machine) fails when the recording misses; CI skips it."""
     if rec is None:
         pytest.skip("no complete GPU diagnose recording ships in lessons/recordings/ yet")
@@ -92,8 +93,10 @@ def test_a_shipped_gpu_recording_meets_the_prediction_targets(rec):
     assert acc["share"] >= 0.90, acc["misses"]
     assert acc["meets_crossover_target"], acc["crossovers"]
     for case in rec.doc["planner"]:
+        m = case["measured"]
+        for name, got in m.items():
+            assert got["pool_bytes"] <= case["budget_bytes"], (case["model"], name)
         if case["preset"] == "zipf":
-            m = case["measured"]
             assert m["planner"]["expected_step_us"] < m["powers_of_two"]["expected_step_us"], case["model"]
 
 

@@ -238,3 +238,11 @@ def test_each_skip_region_result_is_checked_before_the_next_call_overwrites_it(m
     r = ro_shapes._one_skip(lambda x: x + next(calls), lambda: (torch.zeros(1),),
                             lambda out: [float(out)] == [seen.pop(0)])
     assert r["result_correct"] is True
+
+
+def test_a_region_graphed_anyway_reads_as_not_skipped_not_as_skipped_zero_times():
+    points = gpu_like_points()
+    points["skips"]["cpu_tensor"] = {"skips": 0, "message": None, "result_correct": True}
+    v = finish(points, backend="cuda", source="live", device_name="a GPU")["verdict"]
+    assert "a region with a CPU tensor was not skipped on this torch (0 skips, result correct)" in v
+    assert "skipped 0 time" not in v

@@ -3,12 +3,15 @@
 Built from a batch sweep (or the encoder's token sweep): at every measured size, the eager and
 graph step times, the graph's capture time and the bytes its pool keeps. Between measured sizes
 times are interpolated linearly (a step's time is close to linear in its batch between two
-powers of two); pool bytes follow a straight line fitted to all the measured pools, because one
-capture's pool is noisy (the allocator rounds to whole segments) while the trend is not.
+powers of two). Pool bytes are counted high, so that a plan under a memory budget stays under it
+when it is measured: the allocator rounds a pool up to whole segments, so a pool jumps between
+two measured sizes (the encoder's went from 4 MB at batch 4 to 24 MB at batch 8 on the H200), and
+a size between them is priced at the larger one.
 """
 from __future__ import annotations
 
 import bisect
+import itertools
 from dataclasses import dataclass
 
 from ..errors import UsageError
@@ -59,14 +62,17 @@ class StepCurve:
         return _interp(self.sizes, self.capture_us, size)
 
     def pool(self, size: float) -> float:
-        """Pool bytes of a capture at `size`: the least-squares line through the measured pools,
-        never below the smallest measured pool."""
-        n = len(self.sizes)
-        mx, my = sum(self.sizes) / n, sum(self.pool_bytes) / n
-        var = sum((x - mx) ** 2 for x in self.sizes)
-        slope = sum((x - mx) * (y - my) for x, y in zip(self.sizes, self.pool_bytes)) / var if var else 0.0
-        slope = max(slope, 0.0)
-        return max(my + slope * (size - mx), min(self.pool_bytes))
+        """Pool bytes of a capture at `size`, counted high: the pool of the nearest measured size
+        at or above it, after a running maximum (a pool never shrinks as the size grows, so one
+        capture that came out small does not price its neighbours low); past the largest measured
+        size, the last step's slope carries on."""
+        env = list(itertools.accumulate(self.pool_bytes, max))
+        if size > self.sizes[-1]:
+            if len(self.sizes) < 2:
+                return env[-1]
+            slope = (env[-1] - env[-2]) / (self.sizes[-1] - self.sizes[-2])
+            return env[-1] + slope * (size - self.sizes[-1])
+        return env[bisect.bisect_left(self.sizes, size)]
 
 
 def _interp(xs: tuple, ys: tuple, x: float) -> float:

@@ -73,6 +73,10 @@ def _skips(p: dict) -> str:
         s = p.get(name) or {}
         if s.get("error"):
             parts.append(f"{label} was not measured: its run raised ({_short(s['error'], 120)})")
+        elif s and not s.get("skips"):
+            right = "" if s.get("result_correct") is None else (
+                ", result correct" if s["result_correct"] else ", RESULT WRONG")
+            parts.append(f"{label} was not skipped on this torch (0 skips{right})")
         elif s:
             why = f": \"{_short(s['message'], 120)}\"" if s.get("message") else " (no reason logged on this device)"
             parts.append(f"{label} was skipped {s.get('skips', 0)} time(s){why}")
