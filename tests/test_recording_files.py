@@ -83,6 +83,9 @@ DAMAGE = {
     # ready for lessons/recordings/reduce_overhead_h200.json (aot reduce-overhead --record on a GPU)
     "reduce_overhead": [_meta_as_string, _drop("labs", "reduce_overhead"), _drop("labs.reduce_overhead", "verdict"),
                         _drop("labs.reduce_overhead", "errors"), _foreign],
+    "aot": [_meta_as_string, _drop("aot", "device"), _drop("aot", "measured_at"), _foreign],
+    "serving": [_meta_as_string, _drop("serving", "rows"), _drop("serving", "cpp"), _drop("serving.cpp", "batch"),
+                _foreign],
 }
 CASES = [(p, d) for p in SHIPPED for d in [None, *DAMAGE[_kind(p)]]]
 
