@@ -148,3 +148,24 @@ def test_aot_serving_record_writes_a_serving_recording_and_refuses_to_overwrite(
     capsys.readouterr()
     assert main(["aot", "serving", "--json", "--record", str(out)]) == 2 and len(calls) == 1  # refused first
     assert "exists" in capsys.readouterr().err
+
+
+def test_the_shipped_h200_recordings_explain_the_crashed_python_loader_and_show_the_cpp_rows(monkeypatch, tmp_path):
+    """torch 2.11's Python loader segfaulted on the H200: the page says so, and shows the C++ runner's
+    rows (every package, the out-of-range request refused) instead of an empty table and a bare error."""
+    from runtime_core.recordings import store
+    shipped = ROOT / "lessons" / "recordings"
+    for name in ("serving_h200.json", "aot_h200.json"):
+        if not (shipped / name).exists():
+            pytest.skip(f"{name} is not shipped")
+    monkeypatch.setenv(store.DIR_ENV, str(shipped))
+    monkeypatch.setenv("RUNTIME_CORE_AOT_CACHE", str(tmp_path / "cache"))
+    at = open_page(PAGE)
+    assert not at.exception
+    infos = " ".join(i.value for i in at.info)
+    assert unescape(infos).count("torch._inductor.aoti_load_package, crashed") == 2  # cold/warm and serving
+    cpp = next(f for f in tables_of(at) if "result" in f.columns and "input check" in f.columns)
+    assert "refused: outside batch 2..64" in set(cpp["result"]) and (cpp["result"] == "ran").sum() >= 5
+    outputs = " ".join(unescape(m.value) for m in at.markdown if "Outputs against eager" in m.value)
+    assert "Python: not run" in outputs and "C++: matches eager" in outputs
+    assert "batch None" not in " ".join(w.value for w in at.warning)

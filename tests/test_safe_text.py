@@ -190,7 +190,7 @@ def test_crafted_aot_results_render_as_text(tmp_path, monkeypatch):
     monkeypatch.setenv("RUNTIME_CORE_AOT_CACHE", str(tmp_path))
     from runtime_core.aot.coldwarm import results_path
     res = {"device": "cpu", "device_name": PAYLOADS["image"], "torch_version": PAYLOADS["link"],
-           "measured_at": "2026-11-30T00:00:00Z", "outputs_match": False,
+           "measured_at": "2026-11-30T00:00:00Z", "outputs_match": False, "aot_load_python_s": 0.1,
            "python_max_abs_err": PAYLOADS["html_img"], "cpp_max_abs_err": None,
            "cpp_error": "C++ runner exited: " + PAYLOADS["script"] + " see " + PAYLOADS["autolinks"]}
     results_path("cpu").parent.mkdir(parents=True, exist_ok=True)

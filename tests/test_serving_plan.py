@@ -134,3 +134,39 @@ def test_serving_cli_refuses_a_bad_record_path_and_a_bad_device_in_one_line(tmp_
         p = subprocess.run([sys.executable, "-m", "runtime_core", "aot", *args], cwd=ROOT, capture_output=True,
                            text=True, timeout=120)
         assert p.returncode == 2 and p.stdout == "" and len(p.stderr.strip().splitlines()) == 1, p.stderr
+
+
+def test_the_cpp_rows_say_which_request_the_package_refused_and_which_ran():
+    res = {"cpp": [{"package": "ranged package, batch 2..64", "batch": 37, "input_check": "off", "load_s": 0.003,
+                    "run_ms": 0.07, "matches_reference": True, "error": None},
+                   {"package": "ranged package, batch 2..64", "batch": 100, "input_check": "on",
+                    "error": "C++ runner exited with status 1: aot_runner: run_func_( ... API call failed"},
+                   {"package": "exact package, batch 8", "batch": 8, "input_check": "off", "error": "boom"}]}
+    assert [r["result"] for r in serving_cpp_rows(res)] == ["ran", "refused: outside batch 2..64", "failed"]
+
+
+def test_a_crashed_unchecked_child_still_names_the_batch_it_was_called_at():
+    res = {"plan": SERVING_PLAN.as_dict(),
+           "unchecked": {"package_batch": 8, "error": "child step 'unchecked' crashed: SIGSEGV", "crashed": True}}
+    assert unchecked_line(res).startswith(f"The exact batch-8 package, called at batch {SERVING_PLAN.unchecked[1]} ")
+
+
+def test_a_crashed_python_loader_is_explained_and_the_outputs_line_says_what_ran():
+    from runtime_core.aot.tables import outputs_line, python_loader_note
+    res = {"python_loader_crashed": True, "aot_load_python_s": None, "aot_load_cpp_s": 0.004,
+           "cpp_output_matches": True, "cpp_max_abs_err": 2.98e-08, "device_name": "NVIDIA H200",
+           "torch_version": "2.11.0+cu130", "outputs_match": False}
+    assert "NVIDIA H200, torch 2.11.0+cu130" in python_loader_note(res) and "SIGSEGV" in python_loader_note(res)
+    assert outputs_line(res) == "Python: not run; C++: matches eager (max abs error 2.98e-08)."
+    assert python_loader_note({"errors": [], "python_loader_crashed": False}) is None
+    assert "crashed" in python_loader_note({"errors": ["serving child: child step 'serve' crashed: SIGSEGV"]})
+
+
+def test_the_cpp_runner_error_is_the_input_checks_line_not_the_generic_last_one():
+    import subprocess
+    from runtime_core.aot.cpp_runner import _failure_line
+    proc = subprocess.CompletedProcess([], 1, "", "Error: input_handles[0]: dim value is too large at 0, expected to "
+                                       "be <= 64, but got: 100\naot_runner: run_func_( ... ) API call failed at x.cpp\n")
+    assert _failure_line(proc).endswith("input_handles[0]: dim value is too large at 0, expected to be <= 64, but got: 100")
+    plain = subprocess.CompletedProcess([], 1, "", "first\nlast line\n")
+    assert _failure_line(plain).endswith(": last line")

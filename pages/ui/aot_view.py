@@ -65,9 +65,10 @@ def recorded_gpu_panel(kind: str, key: str, title: str, draw, command: str) -> N
 
 def _coldwarm_tables(res: dict) -> None:
     ui_tables.show(tables.coldwarm_rows(res))
-    verdict = "match" if res["outputs_match"] else "do NOT match"
-    st.markdown(md(f"Python and C++ outputs **{verdict}** eager (max abs error: Python {{py}}, C++ {{cpp}}).",
-                   py=res.get("python_max_abs_err"), cpp=res.get("cpp_max_abs_err")))
+    st.markdown(md("**Outputs against eager.** {line}", line=tables.outputs_line(res)))
+    note = tables.python_loader_note(res)
+    if note:
+        st.info(esc(note, max_chars=600))
     for problem in tables.coldwarm_problems(res):  # a child's error line: paths, compiler output
         st.error(esc(problem, max_chars=600))
     compile_stages_panel(res)
@@ -202,7 +203,11 @@ def packages_panel(device: str) -> None:
 
 
 def _serving_tables(res: dict) -> None:
-    ui_tables.show(tables.serving_rows(res))
+    note = tables.python_loader_note(res)
+    if note:
+        st.info(esc(note, max_chars=600))
+    if res.get("rows"):
+        ui_tables.show(tables.serving_rows(res))
     st.caption("ms: median of repeated calls. The ranged package's own check is AOTInductor's input check "
                "(AOTI_RUNTIME_CHECK_INPUTS=1 in the serving child): outside its range the package refuses with "
                "the message shown.")
@@ -211,7 +216,10 @@ def _serving_tables(res: dict) -> None:
         st.warning(esc(line, max_chars=600))
     cpp = tables.serving_cpp_rows(res)
     if cpp:
-        st.markdown("**The C++ runner serves the ranged package** (no Python in the process)")
+        every = len({r["package"] for r in res.get("cpp", [])}) > 1
+        st.markdown("**The C++ runner serves " + ("every package" if every else "the ranged package") +
+                    "** (no Python in the process). With the input check on, a size outside the ranged "
+                    "package's range is refused by the package itself.")
         ui_tables.show(cpp)
     for problem in res.get("errors", []):
         st.error(esc(problem, max_chars=600))

@@ -156,5 +156,7 @@ def run_cpp(package: Path, x: np.ndarray, device: str, work_dir: Path, timeout_s
 
 def _failure_line(proc: subprocess.CompletedProcess) -> str:
     from .child import describe_exit
-    tail = (proc.stderr.strip().splitlines() or [""])[-1][:400]
+    lines = [ln.strip() for ln in proc.stderr.strip().splitlines() if ln.strip()]
+    check = [ln for ln in lines if "input_handles" in ln and "expected" in ln]  # the package's input check
+    tail = (check or lines or [""])[-1][:400]  # says why; on CUDA a generic "API call failed" line comes last
     return f"C++ runner {describe_exit(proc.returncode)}" + (f": {tail}" if tail else "")

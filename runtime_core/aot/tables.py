@@ -127,12 +127,65 @@ def serving_rows(res: dict) -> list[dict]:
 
 
 def serving_cpp_rows(res: dict) -> list[dict]:
-    """The C++ runner's runs: package, batch, whether the package checked its input, load s,
-    run ms (median of 5), matches eager, and the runner's error line if it refused."""
+    """The C++ runner's runs: package, batch, whether the package checked its input, what became
+    of the request, load s, run ms (median of 5), matches eager, and the runner's error line."""
     return [{"package": r["package"], "batch": r["batch"], "input check": r["input_check"],
-             "load s": None if r.get("load_s") is None else round(r["load_s"], 4), "run ms": _ms(r.get("run_ms")),
-             "matches eager": r.get("matches_reference"), "error": r.get("error") or ""}
+             "result": _cpp_result(r), "load s": None if r.get("load_s") is None else round(r["load_s"], 4),
+             "run ms": _ms(r.get("run_ms")), "matches eager": r.get("matches_reference"),
+             "error": r.get("error") or ""}
             for r in res.get("cpp", [])]
+
+
+def _cpp_result(r: dict) -> str:
+    """'ran', or, for a run the package's own input check refused, 'refused: outside batch 2..64'
+    (a package's range is in its name; the C++ runner's message can be a generic one on CUDA)."""
+    from .export import BATCH_MAX, BATCH_MIN
+    if not r.get("error"):
+        return "ran"
+    outside = r["package"].startswith("ranged") and not BATCH_MIN <= r["batch"] <= BATCH_MAX
+    if r.get("input_check") == "on" and outside:
+        return f"refused: outside batch {BATCH_MIN}..{BATCH_MAX}"
+    return "failed"
+
+
+def python_loader_note(res: dict) -> str | None:
+    """A sentence for a results dict (cold/warm or serving) whose Python loader crashed, or None."""
+    serving = "errors" in res
+    crashed = res.get("python_loader_crashed") or any("crashed" in e for e in res.get("errors", []))
+    if not crashed:
+        return None
+    where = ", ".join(x for x in (res.get("device_name"), f"torch {res['torch_version']}"
+                                  if res.get("torch_version") else "") if x)
+    head = (f"On this machine ({where}) the Python loader, torch._inductor.aoti_load_package, crashed "
+            "(SIGSEGV) in its child process. ")
+    if serving:
+        return head + ("No request was served from Python: the C++ runner loaded the same packages with no "
+                       "Python in the process (the serving path the lesson describes), and its rows are the "
+                       "measurement.")
+    return head + ("The package was loaded and checked against eager from C++ only: the row 'AOT load from "
+                   "C++'. The compile rows ran in Python as usual.")
+
+
+def outputs_line(res: dict) -> str:
+    """Whether the Python and the C++ loader's outputs match eager, saying which ran at all."""
+    def one(name: str, ran: bool, ok, err) -> str:
+        if not ran:
+            return f"{name}: not run"
+        return f"{name}: {'matches' if ok else 'does NOT match'} eager (max abs error {_g(err)})"
+    py_ran = res.get("aot_load_python_s") is not None
+    cpp_ran = res.get("aot_load_cpp_s") is not None
+    return "; ".join((one("Python", py_ran, res.get("python_output_matches"), res.get("python_max_abs_err")),
+                      one("C++", cpp_ran, res.get("cpp_output_matches"), res.get("cpp_max_abs_err")))) + "."
+
+
+def _g(v) -> str:
+    """A number to 3 significant digits; anything else as it is (a results file can be damaged)."""
+    if v is None:
+        return "unknown"
+    try:
+        return f"{float(v):.3g}"
+    except (TypeError, ValueError):
+        return str(v)
 
 
 def unchecked_line(res: dict) -> str | None:
@@ -140,7 +193,8 @@ def unchecked_line(res: dict) -> str | None:
     u = res.get("unchecked")
     if not u:
         return None
-    head = f"The exact batch-{u['package_batch']} package, called at batch {u.get('batch')} with its input check off"
+    batch = u.get("batch") or ((res.get("plan") or {}).get("unchecked") or [None, None])[1]
+    head = f"The exact batch-{u['package_batch']} package, called at batch {batch} with its input check off"
     if u.get("error") and not u.get("ran"):
         return f"{head}, failed: {u['error']}"
     if u.get("max_abs_err") is None:
