@@ -8,18 +8,8 @@
 # Each side's files come back under $OUT/gpu0 and $OUT/gpu1, its console in $OUT/gpuN.out.
 export PYTHONUNBUFFERED=1
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT/gpu0" "$OUT/gpu1"; START=$(date +%s)
-if [ -d .whl ]; then
-  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl \
-    && export PYTHONPATH=/tmp/site SITE_READY=1
-fi
+. tests/gpu_runs/two_gpus.sh  # the wheels, and pin
 nproc; python3 -c "import torch; print(torch.__version__, torch.cuda.device_count(), torch.cuda.get_device_name(0))"
-half=$(( $(nproc) / 2 ))
-pin() {  # pin GPU-index CMD...: run CMD on that GPU and its half of the cores
-  local g=$1; shift
-  local cores="$(( g * half ))-$(( g * half + half - 1 ))"
-  if command -v taskset > /dev/null; then CUDA_VISIBLE_DEVICES=$g taskset -c "$cores" "$@"
-  else CUDA_VISIBLE_DEVICES=$g "$@"; fi
-}
 case "${STEP:-1}" in
 1)
   OUT="$OUT/gpu0" pin 0 bash tests/gpu_runs/session6.sh > "$OUT/gpu0.out" 2>&1 &

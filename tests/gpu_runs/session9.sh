@@ -10,17 +10,7 @@
 export PYTHONUNBUFFERED=1
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT/gpu0" "$OUT/gpu1"; START=$(date +%s)
 REC=lessons/recordings/diagnose_h200.json
-if [ -d .whl ]; then
-  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl \
-    && export PYTHONPATH=/tmp/site SITE_READY=1
-fi
-half=$(( $(nproc) / 2 ))
-pin() {  # pin GPU-index CMD...: run CMD on that GPU and its half of the cores
-  local g=$1; shift
-  local cores="$(( g * half ))-$(( g * half + half - 1 ))"
-  if command -v taskset > /dev/null; then CUDA_VISIBLE_DEVICES=$g taskset -c "$cores" "$@"
-  else CUDA_VISIBLE_DEVICES=$g "$@"; fi
-}
+. tests/gpu_runs/two_gpus.sh  # the wheels, and pin
 gpu0() {
   python3 - "$REC" <<'PY'
 import json, sys
