@@ -13,7 +13,7 @@ from runtime_core.aot import serving_measure
 from runtime_core.aot.export import BATCH_MAX, BATCH_MIN
 from runtime_core.aot.serving_plan import RANGED, SERVING_PLAN, ServingPlan, loop_artifacts, serve_requests
 from runtime_core.aot.serving_run import CHECK_ENV
-from runtime_core.aot.tables import serving_cpp_rows, serving_rows, unchecked_line
+from runtime_core.aot.tables import serving_cpp_errors, serving_cpp_rows, serving_rows, unchecked_line
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -112,7 +112,8 @@ def test_measure_builds_every_package_then_serves_with_the_input_check_on(faked)
     assert serve_env == {CHECK_ENV: "1"} and unchecked_env == {CHECK_ENV: None}  # None: removed
     assert [(b, env[CHECK_ENV]) for _, b, env in faked["cpp"]] == [(37, None), (100, "1")]
     cpp = serving_cpp_rows(res)
-    assert cpp[0]["matches eager"] is True and "too large" in cpp[1]["error"]
+    assert cpp[0]["matches eager"] is True and cpp[1]["result"] == "refused by its check: outside batch 2..64"
+    assert "too large" in serving_cpp_errors(res)[0] and serving_cpp_errors(res)[0].startswith("ranged package, batch 2..64 at batch 100: ")
     assert "4 of 12 output rows are wrong" in unchecked_line(res)
     assert serving_measure.cached_serving("cpu")["rows"] == res["rows"]
 
@@ -142,7 +143,8 @@ def test_the_cpp_rows_say_which_request_the_package_refused_and_which_ran():
                    {"package": "ranged package, batch 2..64", "batch": 100, "input_check": "on",
                     "error": "C++ runner exited with status 1: aot_runner: run_func_( ... API call failed"},
                    {"package": "exact package, batch 8", "batch": 8, "input_check": "off", "error": "boom"}]}
-    assert [r["result"] for r in serving_cpp_rows(res)] == ["ran", "refused: outside batch 2..64", "failed"]
+    assert [r["result"] for r in serving_cpp_rows(res)] == ["ran (check off)", "refused by its check: outside batch 2..64",
+                                                            "failed (check off)"]
 
 
 def test_a_crashed_unchecked_child_still_names_the_batch_it_was_called_at():
@@ -170,3 +172,9 @@ def test_the_cpp_runner_error_is_the_input_checks_line_not_the_generic_last_one(
     assert _failure_line(proc).endswith("input_handles[0]: dim value is too large at 0, expected to be <= 64, but got: 100")
     plain = subprocess.CompletedProcess([], 1, "", "first\nlast line\n")
     assert _failure_line(plain).endswith(": last line")
+
+
+def test_crash_reports_are_split_from_other_problems():
+    from runtime_core.aot.tables import split_crashes
+    lines = ["serving child: child step 'serve' crashed: SIGSEGV", "exact package, batch 8: compile failed"]
+    assert split_crashes(lines) == (lines[:1], lines[1:])

@@ -66,10 +66,7 @@ def recorded_gpu_panel(kind: str, key: str, title: str, draw, command: str) -> N
 def _coldwarm_tables(res: dict) -> None:
     ui_tables.show(tables.coldwarm_rows(res))
     st.markdown(md("**Outputs against eager.** {line}", line=tables.outputs_line(res)))
-    note = tables.python_loader_note(res)
-    if note:
-        st.info(esc(note, max_chars=600))
-    for problem in tables.coldwarm_problems(res):  # a child's error line: paths, compiler output
+    for problem in _loader_note_then_problems(res, tables.coldwarm_problems(res)):  # a child's error line
         st.error(esc(problem, max_chars=600))
     compile_stages_panel(res)
 
@@ -202,13 +199,24 @@ def packages_panel(device: str) -> None:
                            SERVING_RECORD_COMMAND)
 
 
-def _serving_tables(res: dict) -> None:
+def _loader_note_then_problems(res: dict, problems: list[str]) -> list[str]:
+    """Show why a crashed Python loader's rows are missing, its crash report inside that note;
+    returns the problems left to show as errors."""
     note = tables.python_loader_note(res)
-    if note:
-        st.info(esc(note, max_chars=600))
+    if not note:
+        return problems
+    crashes, others = tables.split_crashes(problems)
+    st.info(esc(note + (" The child's report: " + "; ".join(crashes) if crashes else ""), max_chars=800))
+    return others
+
+
+def _serving_tables(res: dict) -> None:
+    problems = _loader_note_then_problems(res, list(res.get("errors", [])))
     if res.get("rows"):
         ui_tables.show(tables.serving_rows(res))
-    st.caption("ms: median of repeated calls. The ranged package's own check is AOTInductor's input check "
+        ui_tables.show(tables.serving_time_rows(res))
+    st.caption("ms: median of repeated calls; served ms is the whole loop (guard, pad, run), ranged and exact "
+               "ms the ranged and the exact-shape package alone. The ranged package's own check is AOTInductor's input check "
                "(AOTI_RUNTIME_CHECK_INPUTS=1 in the serving child): outside its range the package refuses with "
                "the message shown.")
     line = tables.unchecked_line(res)
@@ -221,7 +229,9 @@ def _serving_tables(res: dict) -> None:
                     "** (no Python in the process). With the input check on, a size outside the ranged "
                     "package's range is refused by the package itself.")
         ui_tables.show(cpp)
-    for problem in res.get("errors", []):
+        for line in tables.serving_cpp_errors(res):
+            st.caption(esc(line, max_chars=600))
+    for problem in problems:
         st.error(esc(problem, max_chars=600))
 
 

@@ -114,38 +114,45 @@ def reduce_overhead_rows(ro: dict) -> list[dict]:
 
 
 def serving_rows(res: dict) -> list[dict]:
-    """One row per served request: the guard's verdict, what the ranged package's own input
-    check says, and median ms through the loop, of the ranged package and of an exact one."""
-    rows = []
-    for r in res.get("rows", []):
-        rows.append({"batch": r["batch"], "guard's verdict": r["verdict"],
-                     "ranged package's own check": r.get("package_check") or "accepts",
-                     "served ms (guard + pad + run)": _ms(r.get("served_ms")),
-                     "ranged package ms": _ms(r.get("ranged_ms")), "exact-shape package ms": _ms(r.get("exact_ms")),
-                     "matches eager": r.get("matches_reference")})
-    return rows
+    """One row per served request: the guard's verdict and what the ranged package's own input
+    check says (the times are serving_time_rows', a second table: one is too wide for a phone)."""
+    return [{"batch": r["batch"], "guard's verdict": r["verdict"],
+             "ranged package's own check": r.get("package_check") or "accepts"} for r in res.get("rows", [])]
+
+
+def serving_time_rows(res: dict) -> list[dict]:
+    """One row per served request: median ms through the loop (guard, pad, run), of the ranged
+    package alone and of an exact-shape one, and whether the answer matched eager."""
+    return [{"batch": r["batch"], "served ms": _ms(r.get("served_ms")), "ranged ms": _ms(r.get("ranged_ms")),
+             "exact ms": _ms(r.get("exact_ms")), "matches eager": r.get("matches_reference")}
+            for r in res.get("rows", [])]
 
 
 def serving_cpp_rows(res: dict) -> list[dict]:
     """The C++ runner's runs: package, batch, whether the package checked its input, what became
-    of the request, load s, run ms (median of 5), matches eager, and the runner's error line."""
-    return [{"package": r["package"], "batch": r["batch"], "input check": r["input_check"],
-             "result": _cpp_result(r), "load s": None if r.get("load_s") is None else round(r["load_s"], 4),
-             "run ms": _ms(r.get("run_ms")), "matches eager": r.get("matches_reference"),
-             "error": r.get("error") or ""}
+    of the request, load s, run ms (median of 5) and matches eager. The runner's error lines are
+    serving_cpp_errors' (too long for a table column on a projector)."""
+    return [{"package": r["package"], "batch": r["batch"], "result": _cpp_result(r), "load s": None if r.get("load_s") is None else round(r["load_s"], 4),
+             "run ms": _ms(r.get("run_ms")), "matches eager": r.get("matches_reference")}
             for r in res.get("cpp", [])]
 
 
+def serving_cpp_errors(res: dict) -> list[str]:
+    """One line per C++ run that did not run: which package at which batch, and the runner's words."""
+    return [f"{r['package']} at batch {r['batch']}: {r['error']}" for r in res.get("cpp", []) if r.get("error")]
+
+
 def _cpp_result(r: dict) -> str:
-    """'ran', or, for a run the package's own input check refused, 'refused: outside batch 2..64'
-    (a package's range is in its name; the C++ runner's message can be a generic one on CUDA)."""
+    """'ran' or 'failed', with whether the package's own input check was on; a run that check
+    refused says 'refused by its check: outside batch 2..64' (a package's range is in its name;
+    on CUDA the C++ runner's last message can be a generic one)."""
     from .export import BATCH_MAX, BATCH_MIN
+    checked = r.get("input_check") == "on"
     if not r.get("error"):
-        return "ran"
-    outside = r["package"].startswith("ranged") and not BATCH_MIN <= r["batch"] <= BATCH_MAX
-    if r.get("input_check") == "on" and outside:
-        return f"refused: outside batch {BATCH_MIN}..{BATCH_MAX}"
-    return "failed"
+        return "ran (check on)" if checked else "ran (check off)"
+    if checked and r["package"].startswith("ranged") and not BATCH_MIN <= r["batch"] <= BATCH_MAX:
+        return f"refused by its check: outside batch {BATCH_MIN}..{BATCH_MAX}"
+    return "failed (check on)" if checked else "failed (check off)"
 
 
 def python_loader_note(res: dict) -> str | None:
@@ -164,6 +171,13 @@ def python_loader_note(res: dict) -> str | None:
                        "measurement.")
     return head + ("The package was loaded and checked against eager from C++ only: the row 'AOT load from "
                    "C++'. The compile rows ran in Python as usual.")
+
+
+def split_crashes(lines: list[str]) -> tuple[list[str], list[str]]:
+    """(a child's crash reports, every other problem line): a crash that python_loader_note
+    explains is shown with it, not as an unexplained error."""
+    crashes = [ln for ln in lines if "crashed" in ln]
+    return crashes, [ln for ln in lines if ln not in crashes]
 
 
 def outputs_line(res: dict) -> str:
