@@ -113,7 +113,8 @@ def test_measure_builds_every_package_then_serves_with_the_input_check_on(faked)
     assert [(b, env[CHECK_ENV]) for _, b, env in faked["cpp"]] == [(37, None), (100, "1")]
     cpp = serving_cpp_rows(res)
     assert cpp[0]["matches eager"] is True and cpp[1]["result"] == "refused by its check: outside batch 2..64"
-    assert "too large" in serving_cpp_errors(res)[0] and serving_cpp_errors(res)[0].startswith("ranged package, batch 2..64 at batch 100: ")
+    errors = serving_cpp_errors(res)
+    assert "too large" in errors[0] and errors[0].startswith("ranged package, batch 2..64 at batch 100: ")
     assert "4 of 12 output rows are wrong" in unchecked_line(res)
     assert serving_measure.cached_serving("cpu")["rows"] == res["rows"]
 

@@ -35,7 +35,7 @@ def coldwarm_panel(device: str) -> None:
                 "child process. The first run compiles everything: 279 s on 2 CPU cores with an empty cache, "
                 "66 s with a warm one. The box below shows each step as it starts.")
     else:
-        where = f"{res['device_name']} · torch {res['torch_version']} · {res['measured_at'][:16]}"
+        where = _where(res)
         # CPU numbers are real measurements, but not the GPU that "live" promises
         source_badge("live" if device == "cuda" else "cpu", where)
         _coldwarm_tables(res)
@@ -46,6 +46,11 @@ def coldwarm_panel(device: str) -> None:
 AOT_RECORD_COMMAND = "python -m runtime_core aot --device cuda --json --record lessons/recordings/aot_h200.json"
 SERVING_RECORD_COMMAND = ("python -m runtime_core aot serving --device cuda --json "
                           "--record lessons/recordings/serving_h200.json")
+
+
+def _where(res: dict) -> str:
+    """Where and when a saved result was measured, for its source badge."""
+    return f"{res['device_name']} · torch {res['torch_version']} · {res['measured_at'][:16]}"
 
 
 def recorded_gpu_panel(kind: str, key: str, title: str, draw, command: str) -> None:
@@ -191,7 +196,7 @@ def packages_panel(device: str) -> None:
     if res is None:
         st.info("Not measured on this machine yet. Press **serve through the packages**.")
     else:
-        where = f"{res['device_name']} · torch {res['torch_version']} · {res['measured_at'][:16]}"
+        where = _where(res)
         source_badge("live" if device == "cuda" else "cpu", where)
         _serving_tables(res)
     if device != "cuda":
@@ -216,7 +221,8 @@ def _serving_tables(res: dict) -> None:
         ui_tables.show(tables.serving_rows(res))
         ui_tables.show(tables.serving_time_rows(res))
     st.caption("ms: median of repeated calls; served ms is the whole loop (guard, pad, run), ranged and exact "
-               "ms the ranged and the exact-shape package alone. The ranged package's own check is AOTInductor's input check "
+               "ms the ranged and the exact-shape package alone. The ranged package's own check is "
+               "AOTInductor's input check "
                "(AOTI_RUNTIME_CHECK_INPUTS=1 in the serving child): outside its range the package refuses with "
                "the message shown.")
     line = tables.unchecked_line(res)

@@ -132,7 +132,8 @@ def serving_cpp_rows(res: dict) -> list[dict]:
     """The C++ runner's runs: package, batch, whether the package checked its input, what became
     of the request, load s, run ms (median of 5) and matches eager. The runner's error lines are
     serving_cpp_errors' (too long for a table column on a projector)."""
-    return [{"package": r["package"], "batch": r["batch"], "result": _cpp_result(r), "load s": None if r.get("load_s") is None else round(r["load_s"], 4),
+    return [{"package": r["package"], "batch": r["batch"], "result": _cpp_result(r),
+             "load s": None if r.get("load_s") is None else round(r["load_s"], 4),
              "run ms": _ms(r.get("run_ms")), "matches eager": r.get("matches_reference")}
             for r in res.get("cpp", [])]
 
@@ -157,8 +158,8 @@ def _cpp_result(r: dict) -> str:
 
 def python_loader_note(res: dict) -> str | None:
     """A sentence for a results dict (cold/warm or serving) whose Python loader crashed, or None."""
-    serving = "errors" in res
-    crashed = res.get("python_loader_crashed") or any("crashed" in e for e in res.get("errors", []))
+    serving = "errors" in res  # serving results list their problems; cold/warm ones name each step's
+    crashed = res.get("python_loader_crashed") or split_crashes(res.get("errors", []))[0]
     if not crashed:
         return None
     where = ", ".join(x for x in (res.get("device_name"), f"torch {res['torch_version']}"
