@@ -23,8 +23,10 @@ ROOT = Path(__file__).resolve().parents[1]
 @pytest.fixture
 def cache(tmp_path, monkeypatch):
     """A fresh, empty AOT cache root (RUNTIME_CORE_AOT_CACHE) and the fake C++ compiler."""
+    from runtime_core.aot.paths import cache_root
     root = tmp_path / "aot"
     monkeypatch.setenv("RUNTIME_CORE_AOT_CACHE", str(root))
+    assert cache_root() == root  # made by us, with its marker, as a first use makes it
     log = install_fake_cxx(tmp_path, monkeypatch)
     return root, log
 
@@ -276,7 +278,9 @@ def test_clear_cache_keeps_its_lock_files(cache):
         (root / "packages").mkdir(parents=True)
         (root / "packages" / "mlp.pt2").write_bytes(b"x" * 10)
     assert clear_cache() == 10
-    assert sorted(p.name for p in root.iterdir()) == sorted(n for n in LOCK_FILES if (root / n).exists())
+    from runtime_core.aot.paths import MARKER
+    kept = [n for n in (*LOCK_FILES, MARKER) if (root / n).exists()]
+    assert sorted(p.name for p in root.iterdir()) == sorted(kept) and MARKER in kept
 
 
 # ---- the page ---------------------------------------------------------------------------------
@@ -335,7 +339,7 @@ def test_clearing_from_inside_a_use_of_the_cache_is_an_error_not_a_hang(cache):
     from runtime_core.aot.cache_lock import cache_in_use
     from runtime_core.aot.paths import clear_cache
     root, _ = cache
-    root.mkdir(parents=True)
+    assert root.is_dir()
     with cache_in_use():
         with pytest.raises(RuntimeError, match="cannot be cleared from inside a use of it"):
             clear_cache()

@@ -8,7 +8,7 @@ from pages.ui import tables as ui_tables
 from pages.ui.common import recordings_of, source_badge
 from pages.ui.safe_text import esc, md
 from runtime_core.aot import coldwarm, serving_measure, serving_plan, tables
-from runtime_core.aot.paths import clear_cache
+from runtime_core.aot.paths import cache_root, clear_cache
 from runtime_core.aot.serving import MISS_POLICIES, RequestRejected, ServingLoop, jit_compile_fn
 from runtime_core.engine.fair_lock import ordinal
 from runtime_core.errors import UsageError
@@ -22,6 +22,10 @@ def coldwarm_panel(device: str) -> None:
     (runtime_core/aot/queue.py): a student who presses while another measures sees their place
     in line until their turn comes, and "clear cache" waits for the measurement in progress."""
     st.subheader("Cold start, warm start, AOT load")
+    if _cache_refused():
+        if device != "cuda":
+            recorded_gpu_panel("aot", "aot", "The same steps, recorded on a GPU", _coldwarm_tables, AOT_RECORD_COMMAND)
+        return
     left, right = st.columns(2)
     if left.button("measure", key="aot_measure", help="It compiles: 279 s the first time on 2 CPU cores, 66 s once the caches are warm. "
                    "One measurement at a time for everyone: you may wait in line."):
@@ -46,6 +50,17 @@ def coldwarm_panel(device: str) -> None:
 AOT_RECORD_COMMAND = "python -m runtime_core aot --device cuda --json --record lessons/recordings/aot_h200.json"
 SERVING_RECORD_COMMAND = ("python -m runtime_core aot serving --device cuda --json "
                           "--record lessons/recordings/serving_h200.json")
+
+
+def _cache_refused() -> bool:
+    """True, after a one-line notice, when the AOT cache folder cannot be used (a bad
+    RUNTIME_CORE_AOT_CACHE): nothing is measured, built or cleared then."""
+    try:
+        cache_root()
+        return False
+    except UsageError as e:
+        st.warning("Live AOT measuring is off: " + esc(e, max_chars=400), icon=":material/block:")
+        return True
 
 
 def _where(res: dict) -> str:
@@ -130,7 +145,13 @@ def _clear() -> None:
         line = st.empty()
         on_wait, _ = _waiting_line(line)
         line.caption("Clearing waits for a measurement in progress (anyone's) to finish first.")
-        freed = clear_cache(on_wait=on_wait)
+        try:
+            freed = clear_cache(on_wait=on_wait)
+        except UsageError as e:
+            line.empty()
+            status.update(label="Nothing cleared", state="error")
+            st.warning(esc(e, max_chars=400))
+            return
         line.empty()
         status.update(label=f"Cleared .cache/aot/ ({freed / 1e6:.1f} MB).", state="complete", expanded=False)
 
@@ -188,17 +209,17 @@ def serving_panel(device: str = "cpu") -> None:
 def packages_panel(device: str) -> None:
     """The loop over the real packages: verdicts, each package's own check, ms per size."""
     st.markdown("**The same loop over the real packages: one ranged .pt2 against exact-shape ones**")
-    if st.button("serve through the packages", key="aot_serve_measure",
-                 help="Builds the packages the first time (10-20 s each on 2 CPU cores), then serves every "
-                      "request size in a child process. One AOT measurement at a time for everyone."):
-        _measure_serving(device)
-    res = serving_measure.cached_serving(device)
-    if res is None:
-        st.info("Not measured on this machine yet. Press **serve through the packages**.")
-    else:
-        where = _where(res)
-        source_badge("live" if device == "cuda" else "cpu", where)
-        _serving_tables(res)
+    if not _cache_refused():
+        if st.button("serve through the packages", key="aot_serve_measure",
+                     help="Builds the packages the first time (10-20 s each on 2 CPU cores), then serves every "
+                          "request size in a child process. One AOT measurement at a time for everyone."):
+            _measure_serving(device)
+        res = serving_measure.cached_serving(device)
+        if res is None:
+            st.info("Not measured on this machine yet. Press **serve through the packages**.")
+        else:
+            source_badge("live" if device == "cuda" else "cpu", _where(res))
+            _serving_tables(res)
     if device != "cuda":
         recorded_gpu_panel("serving", "serving", "The same loop, recorded on a GPU", _serving_tables,
                            SERVING_RECORD_COMMAND)
