@@ -33,7 +33,7 @@ def test_calibrate_recovers_every_constant_of_a_simulated_machine(name):
 
 def test_the_oracle_can_fail_a_procedure_that_misreads_a_constant(monkeypatch):
     """Break one estimator (the node gap taken as the whole per-node slope): the check fails."""
-    import runtime_core.model.calibrate as cal
+    import runtime_core.model.experiments as cal
     real = cal.kernel_us
     monkeypatch.setattr(cal, "kernel_us", lambda dev, work_us, n=20: 0.0 if work_us == 0 else real(dev, work_us, n))
     p = SimParams.of(**MACHINES["h200-like"])

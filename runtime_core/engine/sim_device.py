@@ -11,7 +11,8 @@ The rules, with the names of runtime_core.constants.Constants (µs):
                   stream_gap after the previous kernel of its stream ended
     synchronize   returns sync after the GPU went idle, and never sooner than eager_floor
                   after the latest launch began (a launch+sync round trip has a floor)
-    graph replay  the host pays graph_launch (plus graph_upload on a graph's first replay);
+    graph replay  the host pays graph_launch, plus graph_launch_per_node for each node past the
+                  first (and graph_upload, likewise per node, on a graph's first replay);
                   the first node may start fixed (L) after the call returns; nodes run
                   node_gap apart
     copies        a device copy moves one chain kernel's bytes; uploads take their measured
@@ -344,9 +345,10 @@ class SimDevice(Device):
         """One cudaGraphLaunch: host cost g (plus the upload on a first replay); the graph's
         first node may start L (fixed_us) after the call returns."""
         p, m = self.params, self.params.machine
-        cost = p.tax_us if m.graph_launch_us is None else m.graph_launch_us
+        extra_nodes = max(0, len(graph.nodes) - 1)
+        cost = p.tax_us if m.graph_launch_us is None else m.graph_launch_us + extra_nodes * m.graph_launch_per_node_us
         if not graph.uploaded:
-            cost += m.graph_upload_us
+            cost += m.graph_upload_us + extra_nodes * m.graph_upload_per_node_us
             graph.uploaded = True
         self.counts["cudaGraphLaunch"] += 1
         stream = self._current

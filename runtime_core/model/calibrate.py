@@ -1,117 +1,92 @@
-"""Calibration: measure the model's constants on any device, on the device's own clock.
+"""Calibration: the model's constants on any device, each from its own experiment.
 
-Each constant is solved from a few measured steps of our own executors (measure()), so the model
-and the measurements describe the same code path, and the procedure is one program for both
-peers. On the simulator it recovers the parameters the device was built with (the oracle test,
-tests/test_calibration_oracle.py): that proves the procedure before a noisy GPU ever sees it.
+`calibrate(dev)` runs the experiments of model/experiments.py (raw measurements, kept in a
+recording's `meta.calibration_experiments`) and `derive(raw)` reads each constant off the one
+experiment that measures it (constants.METHODS says how, in one line each; a recording keeps
+those lines as `meta.calibration_methods`). No constant is a wall time minus other constants,
+and the sweep never feeds the calibration: it is the model's test.
 
-    t        tax              host µs per launch, from a batch of launches (dev.measure_tax)
-    w(x)     kernel time      per-kernel GPU time at requested work x, from traced kernel spans
-    kernel_floor_us           w(0)
-    eager_floor_us   f        per-kernel wall of blocking dispatch at zero work: max(f, t + w + s)
-    sync_us          s        eager per-kernel wall at 10 µs of work, minus t and w(10)
-    node_gap_us      gn       slope of a zero-copy graph step over N, minus w(0)
-    stream_gap_us    gs       slope of a streams step over N at 40 µs of work (GPU-bound: the
-                              kernels outlast a launch), minus w(40)
-    graph_launch_us  g        host µs of one replay call, from a loop of replays with no sync
-    graph_upload_us           extra host µs of a fresh graph's first replay
-    fixed_us         L        a one-node zero-copy graph step, minus g, w(0) and s
+On the simulator the experiments recover the parameters the device was built with (the oracle
+test, tests/test_calibration_oracle.py): that proves each experiment before a noisy GPU sees it.
 
-A constant that does not bind on a device (an eager floor below t + w + s, say) is reported as
-the value that plays its role in the formula, which gives the same predictions.
+Two constants are read off unprofiled slopes, because a profiler may see gaps a step does not
+pay (or hide some it does): the node gap and the stream gap are the intercepts of the per-kernel
+wall slope against profiled kernel durations at three durations. The profiler's own readings of
+the same gaps are kept beside them (`gap_readings`), and the pages show both.
 """
 from __future__ import annotations
 
 import statistics
 import weakref
 
-from ..constants import TEXTBOOK, Constants
-from ..knobs import GraphInput, Knobs, Mode
-
-LONG_N = 1000      # kernels in the long graph of the node-gap slope
-SHORT_N = 20       # kernels in the short graph / streams step of each slope
-GPU_BOUND_WORK_US = 40.0
-SYNC_WORK_US = 10.0
-EAGER_N = 200
-REPLAYS = 200
+from ..constants import METHODS, TEXTBOOK, Constants
+from ..knobs import Mode
+from .experiments import kernel_us, run_experiments  # noqa: F401  kernel_us: for importers
 
 
 def calibrate(dev, passes: int = 2) -> Constants:
-    """Measure `dev`'s constants (about two seconds on an H200). The first measurements of a
+    """Measure `dev`'s constants (a few seconds on an H200). The first measurements of a
     process run slow (lazy initialisation, clocks), so the last of `passes` passes is kept."""
-    consts = TEXTBOOK
+    return calibrate_with_raw(dev, passes)[0]
+
+
+def calibrate_with_raw(dev, passes: int = 2) -> tuple[Constants, dict]:
+    """calibrate(), and the raw experiments the constants were read from."""
+    raw = None
     for _ in range(max(1, passes)):
-        consts = _one_pass(dev)
+        raw = run_experiments(dev)
+    return derive(raw, dev.name), raw
+
+
+def derive(raw: dict, device_name: str = "a device") -> Constants:
+    """The constants, each read off its own experiment in `raw` (run_experiments' output)."""
+    sizes = [(g["nodes"], g["replay_host_us"], g["first_replay_host_us"]) for g in raw["graph_launch"]]
+    one = min(sizes)
+    launch_slope = _fit([n for n, _, _ in sizes], [h for _, h, _ in sizes])[0]
+    upload_slope = _fit([n for n, _, _ in sizes], [f - h for _, h, f in sizes])[0]
+    sync = raw["eager_sync"]
+    consts = Constants(
+        sync_us=_r(max(0.0, sync["sync_call_us"] - sync["kernel_us"])),
+        graph_launch_us=_r(one[1]),
+        graph_launch_per_node_us=_r(max(0.0, launch_slope), 5),
+        graph_upload_us=_r(max(0.0, one[2] - one[1])),
+        graph_upload_per_node_us=_r(max(0.0, upload_slope), 5),
+        fixed_us=_r(max(0.0, raw["graph_trace"]["replay_to_first_node_us"] or 0.0)),
+        node_gap_us=_r(max(0.0, gap_readings(raw)["node"]["wall_us"])),
+        stream_gap_us=_r(max(0.0, gap_readings(raw)["stream"]["wall_us"])),
+        kernel_floor_us=_r(raw["kernel_us"]["0"]),
+        eager_floor_us=_r(raw["eager_floor"]["per_kernel_wall_us"]),
+        static_copy=True, miss_runs=Mode.STREAMS.value,
+        source=f"calibrate() on {device_name}; launch tax measured {raw['tax_us']:.2f} µs")
     return consts
 
 
-def _wall(dev, k: Knobs) -> float:
-    from ..engine.measure import measure
-    return measure(dev, k, trace=False, repeats=None if dev.deterministic else 15).wall_us
+def gap_readings(raw: dict) -> dict:
+    """Both readings of each gap: the unprofiled slope's intercept (what the model uses), its
+    slope against the profiled durations, and the profiler's own gap."""
+    out = {}
+    for name, rows, prof in (("node", raw["node_gap_wall"], raw["graph_trace"]["node_gaps_us"]),
+                             ("stream", raw["stream_gap_wall"], raw["streams_trace"]["kernel_gaps_us"])):
+        slope, intercept = _fit([r["kernel_us"] for r in rows], [r["per_kernel_us"] for r in rows])
+        out[name] = {"wall_us": round(intercept, 4), "slope": round(slope, 4), "profiler_us": prof}
+    return out
 
 
-_KERNEL_US: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+def _fit(xs: list[float], ys: list[float]) -> tuple[float, float]:
+    """Least-squares slope and intercept of ys over xs."""
+    mx, my = statistics.fmean(xs), statistics.fmean(ys)
+    sxx = sum((x - mx) ** 2 for x in xs)
+    slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sxx if sxx else 0.0
+    return slope, my - slope * mx
 
 
-def kernel_us(dev, work_us: float, n: int = SHORT_N) -> float:
-    """Mean GPU duration of one chain kernel at `work_us`, from the traced kernel spans.
-
-    Kept per device after the first trace: a kernel's GPU time does not drift with the host's
-    state, so the calibrations a sweep spreads over its run need not trace it again."""
-    cache = _KERNEL_US.setdefault(dev, {})
-    if (work_us, n) not in cache:
-        from ..engine.measure import trace_spec
-        from ..engine.workload import ChainWorkload
-        k = Knobs(Mode.STREAMS, n, work_us)
-        tr = dev.trace_step(trace_spec(k, 4, ChainWorkload(n, work_us).base_numel(dev)))
-        cache[(work_us, n)] = statistics.fmean(s.dur_us for s in tr.spans if s.lane == "gpu" and s.kind == "kernel")
-    return cache[(work_us, n)]
+def _r(x: float, digits: int = 3) -> float:
+    return round(float(x), digits)
 
 
-def _one_pass(dev) -> Constants:
-    t = dev.measure_tax()
-    w0, w10, w40 = kernel_us(dev, 0.0), kernel_us(dev, SYNC_WORK_US), kernel_us(dev, GPU_BOUND_WORK_US)
-    f = _wall(dev, Knobs(Mode.EAGER, EAGER_N, 0.0)) / EAGER_N
-    s = max(0.0, _wall(dev, Knobs(Mode.EAGER, EAGER_N, SYNC_WORK_US)) / EAGER_N - t - w10)
-    zero_copy = dict(graph_input=GraphInput.ZERO_COPY)
-    g_short = _wall(dev, Knobs(Mode.GRAPH, SHORT_N, 0.0, **zero_copy))
-    g_long = _wall(dev, Knobs(Mode.GRAPH, LONG_N, 0.0, **zero_copy))
-    gn = max(0.0, (g_long - g_short) / (LONG_N - SHORT_N) - w0)
-    s_short = _wall(dev, Knobs(Mode.STREAMS, SHORT_N, GPU_BOUND_WORK_US))
-    s_long = _wall(dev, Knobs(Mode.STREAMS, 10 * SHORT_N, GPU_BOUND_WORK_US))
-    gs = max(0.0, (s_long - s_short) / (9 * SHORT_N) - w40)
-    g, upload = _replay_host_us(dev)
-    one = _wall(dev, Knobs(Mode.GRAPH, 1, 0.0, **zero_copy))
-    fixed = max(0.0, one - (g + w0 + s))
-    return Constants(sync_us=round(s, 3), graph_launch_us=round(g, 3), node_gap_us=round(gn, 3),
-                     stream_gap_us=round(gs, 3), graph_upload_us=round(upload, 3),
-                     kernel_floor_us=round(w0, 3), eager_floor_us=round(f, 3), fixed_us=round(fixed, 3),
-                     static_copy=True, miss_runs=Mode.STREAMS.value,
-                     source=f"calibrate() on {dev.name}; launch tax measured {t:.2f} µs")
-
-
-def _replay_host_us(dev) -> tuple[float, float]:
-    """(g, upload): host µs of one replay call of a one-kernel graph in a loop with no sync, and
-    the extra host µs of a fresh graph's first replay."""
-    from ..engine.capture import warm_up_and_capture
-    buf = dev.new_buffer(1)
-    first = []
-    for _ in range(3):  # the first replay of each fresh graph carries its upload
-        graph, _ = warm_up_and_capture(dev, lambda: dev.launch_chain_kernel(buf), pool=dev.new_pool())
-        dev.synchronize()
-        t0 = dev.host_now_us()
-        graph.replay()
-        first.append(dev.host_now_us() - t0)
-        dev.synchronize()
-    times = []
-    for _ in range(5):
-        t0 = dev.host_now_us()
-        for _ in range(REPLAYS):
-            graph.replay()
-        times.append((dev.host_now_us() - t0) / REPLAYS)
-        dev.synchronize()
-    g = statistics.median(times)
-    return g, max(0.0, statistics.median(first) - g)
+def methods() -> dict:
+    """constant → the one line that says how it is measured (a recording's calibration_methods)."""
+    return dict(METHODS)
 
 
 def mean_constants(samples: list[dict]) -> tuple[Constants, float]:
@@ -120,7 +95,8 @@ def mean_constants(samples: list[dict]) -> tuple[Constants, float]:
     vals, blank = {}, Constants()
     for name in Constants.fields():  # a constant older samples lack keeps its textbook value
         xs = [c[name] for c in samples if c.get(name) is not None]
-        vals[name] = round(statistics.fmean(xs), 3) if xs else getattr(blank, name)
+        digits = 5 if name.endswith("per_node_us") else 3
+        vals[name] = round(statistics.fmean(xs), digits) if xs else getattr(blank, name)
     first = samples[0]
     src = first.get("source", "").split(";")[0] + f"; mean of {len(samples)} calibrations spread over the sweep"
     consts = Constants(**vals, static_copy=first.get("static_copy", True),

@@ -10,6 +10,7 @@ rules (engine/sim_device.py), so the two agree wherever the launch queue never f
     streams  wall = max((N−1)·t + max(f, t + w + s),                    launch-bound: the last launch
                         t + N·w + (N−1)·gs + s)                         GPU-bound: kernels back to back
     graph    wall = c·t + max(f, max(g + L, c·w) + N·w + (N−1)·gn + s)  one replay runs all N nodes
+             g = g1 + (N−1)·gp                                          the replay call grows per node
 
 with w = max(requested work, kernel floor). Where the tax hides behind the work (t < w), graphs
 still win by the gap they remove: streams/graph → (w + gs) / (w + gn) for large N. Where the tax
@@ -34,9 +35,12 @@ def effective_work_us(work_us: float, c: Constants) -> float:
     return max(work_us, c.kernel_floor_us)
 
 
-def graph_launch_us(tax_us: float, c: Constants) -> float:
-    """g: the host cost of one replay call; the textbook says "about one launch" (g = t)."""
-    return tax_us if c.graph_launch_us is None else c.graph_launch_us
+def graph_launch_us(tax_us: float, c: Constants, n: int = 1) -> float:
+    """g: the host cost of one replay call of an n-node graph; the textbook says "about one
+    launch" (g = t). Measured, it grows a little with the node count."""
+    if c.graph_launch_us is None:
+        return tax_us
+    return c.graph_launch_us + max(0, n - 1) * c.graph_launch_per_node_us
 
 
 def eager_wall_us(n: int, tax_us: float, work_us: float, c: Constants = TEXTBOOK) -> float:
@@ -58,7 +62,7 @@ def graph_wall_us(n: int, tax_us: float, work_us: float, c: Constants = TEXTBOOK
     """One replay: wall = c·t + max(f, max(g + L, c·w) + N·w + (N−1)·gn + s), c = 1 on the copy path."""
     w = effective_work_us(work_us, c)
     cp = 1 if (copies and c.static_copy) else 0
-    g = graph_launch_us(tax_us, c)
+    g = graph_launch_us(tax_us, c, n)
     run = max(g + c.fixed_us, cp * w) + n * w + (n - 1) * c.node_gap_us + c.sync_us
     return cp * tax_us + max(c.eager_floor_us, run)
 
@@ -85,7 +89,7 @@ def predict(k: Knobs, c: Constants = TEXTBOOK) -> Result:
     else:
         wall = {Mode.EAGER: eager_wall_us, Mode.STREAMS: streams_wall_us}[ran](n, tax_us, work_us, c)
     if policy == Policy.RECAPTURE:
-        wall += streams_wall_us(n, tax_us, work_us, c) + n * tax_us + c.graph_upload_us
+        wall += streams_wall_us(n, tax_us, work_us, c) + n * tax_us + c.graph_upload_us + max(0, n - 1) * c.graph_upload_per_node_us
     w = effective_work_us(work_us, c)
     timeline, host_free = _timeline(ran, n, tax_us, w, c, copies)
     return Result(
@@ -117,7 +121,7 @@ def _timeline(ran: Mode, n: int, t: float, w: float, c: Constants, copies: bool)
             spans.append(Span("cpu", "copy", "cudaMemcpyAsync", 0.0, t))
             spans.append(Span("gpu", "copy", "copy into static input", t, t + w))
             h = t
-        g = graph_launch_us(t, c)
+        g = graph_launch_us(t, c, n)
         spans.append(Span("cpu", "graph", "cudaGraphLaunch", h, h + g))
         start = h + max(g + c.fixed_us, w if copies else 0.0)
         for i in range(shown):

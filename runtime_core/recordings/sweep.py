@@ -27,7 +27,7 @@ from ..engine.measure import measure, trace_spec
 from ..engine.workload import ChainWorkload
 from ..errors import UsageError
 from ..model import formulas as model
-from ..model.calibrate import calibrate, mean_constants
+from ..model.calibrate import calibrate_with_raw, derive, mean_constants, methods
 from . import store
 from .grid import TIMELINE_SETTINGS, group, grid, key, knobs_of, low_tax_grid, new_point
 from .lookup import timeline_key
@@ -147,8 +147,10 @@ def _native_pass(run: _Run, pass_i: int) -> bool:
 def _calibrate_into(dev, meta: dict, first: bool) -> None:
     """Add one calibration sample (constants and launch tax) to the recording's meta."""
     tax = dev.measure_tax()
-    cal = calibrate(dev, passes=2 if first else 1)
+    cal, raw = calibrate_with_raw(dev, passes=2 if first else 1)
     meta["calibration_passes"].append(dict(cal.as_dict(), tax_us=round(tax, 3)))
+    meta.setdefault("calibration_experiments", []).append(raw)
+    meta["calibration_methods"] = methods()
     print(f"sweep: calibration {len(meta['calibration_passes'])}: tax {tax:.2f} µs, "
           f"floor {cal.eager_floor_us:.1f}, sync {cal.sync_us:.1f}", file=sys.stderr)
 
@@ -253,10 +255,21 @@ def retrace(out: Path, backend: str = "auto") -> dict:
     return rec
 
 
+def rederive(meta: dict) -> None:
+    """Read every calibration sample's constants again from its raw experiments (where the
+    recording keeps them): a change in how a constant is read applies with no device."""
+    raws = meta.get("calibration_experiments") or []
+    if raws and len(raws) == len(meta["calibration_passes"]):
+        meta["calibration_passes"] = [dict(derive(raw, meta.get("device_name", "a device")).as_dict(),
+                                           tax_us=old["tax_us"]) for raw, old in zip(raws, meta["calibration_passes"])]
+        meta["calibration_methods"] = methods()
+
+
 def refresh(out: Path) -> dict:
     """Recompute a recording's derived fields (per-point means, calibration, model_wall_us) from
     its raw passes, with no device: for when the model's formulas change after a recording."""
     rec = store.load(out, kind="sweep").data
+    rederive(rec["meta"])
     order = list(rec["points"])  # exactly the points the file has, in its order
     points = {key(p): p for p in order}
     complete = rec["meta"].get("complete", False)
