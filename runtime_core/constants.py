@@ -2,7 +2,8 @@
 
 One type for two users: the analytic model prices a step with them (model/formulas.py), and the
 simulated device runs with them (engine/sim_device.py). A recording stores them under
-`meta.calibration`; `model.calibrate.calibrate()` measures them on any device.
+`meta.calibration`; `model.calibrate.calibrate()` measures them on any device, each by its own
+experiment (METHODS, below, says which).
 """
 from __future__ import annotations
 
@@ -14,8 +15,9 @@ class Constants:
     """Named costs of one machine, µs. The defaults give the seed's textbook model.
 
     Args:
-        sync_us: s, a synchronize round trip once the GPU is idle, paid after every eager kernel
-            and once at the end of a streams or graph step. Textbook: 0. Calibrated: measured.
+        sync_us: s, what a synchronize adds beyond the kernel it waits for (the kernel's start
+            latency and the round trip back to the host), paid after every eager kernel and once
+            at the end of a streams or graph step. Textbook: 0. Calibrated: measured.
         graph_launch_us: g, host cost of one `cudaGraphLaunch`. Textbook: None, meaning "one
             launch's tax" (the seed: "overhead about one launch"). Calibrated: measured.
         node_gap_us: gn, GPU time between consecutive nodes of a replayed graph. Textbook: 0.

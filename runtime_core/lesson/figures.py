@@ -25,6 +25,8 @@ import re
 from dataclasses import dataclass
 from typing import Callable
 
+from . import experiment_figures as xf
+
 NOT_RECORDED = "(not recorded)"
 UNMEASURED = "(not measured in this recording)"
 
@@ -161,7 +163,14 @@ FIGURES: dict[str, Figure] = {
     "sweep.stream_gap_us": Figure("sweep", _cal("stream_gap_us"), ".2f", "µs", zero_means_unmeasured=True),
     "sweep.graph_upload_us": Figure("sweep", _cal("graph_upload_us"), ".1f", "µs", zero_means_unmeasured=True),
     "sweep.fixed_us": Figure("sweep", _cal("fixed_us"), ".1f", "µs"),
+    "sweep.graph_launch_per_node_us": Figure("sweep", _cal("graph_launch_per_node_us"), ".4f", "µs"),
+    "sweep.graph_upload_per_node_us": Figure("sweep", _cal("graph_upload_per_node_us"), ".2f", "µs"),
+    **{f"sweep.graph_launch_us_at_{n}": Figure("sweep", xf.graph_launch_at(n), ".1f", "µs") for n in (1, 10, 120, 1000)},
+    "sweep.node_gap_profiler_us": Figure("sweep", xf.gap_reading("node", "profiler_us"), ".2f", "µs"),
+    "sweep.stream_gap_profiler_us": Figure("sweep", xf.gap_reading("stream", "profiler_us"), ".2f", "µs"),
+    "sweep.driver_launch_us": Figure("sweep", xf.driver_launch_us, ".1f", "µs"),
     "sweep.eager_floor_us": Figure("sweep", _cal("eager_floor_us"), ".1f", "µs"),
+    "sweep.kernel_floor_us": Figure("sweep", _cal("kernel_floor_us"), ".2f", "µs"),
     "sweep.eager_us_per_kernel_lo": Figure("sweep", _eager_per_kernel("lo"), ".0f", "µs"),
     "sweep.eager_us_per_kernel_hi": Figure("sweep", _eager_per_kernel("hi"), ".0f", "µs"),
     "sweep.eager_overhead_ms_at_seed": Figure(
