@@ -19,7 +19,7 @@ from __future__ import annotations
 import argparse
 from datetime import datetime, timezone
 
-from ..cli import add_backend_arg, add_json_flag
+from ..cli_args import add_backend_arg, add_json_flag
 from .errors import BadAllocSize
 from .sizes import GiB, MiB, check_size
 

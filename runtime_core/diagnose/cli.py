@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ..cli import add_backend_arg, add_json_flag, number
+from ..cli_args import add_backend_arg, add_json_flag, number
 from ..errors import UsageError
 from ..knobs import Range
 from .measure_variants import VARIANTS
