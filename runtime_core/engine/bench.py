@@ -28,7 +28,7 @@ def run_bench(n: int = 120, work_us: float = 2.0, rounds: int = 7, reps: int = 4
     import torch
 
     from .device import get_device
-    from .executors import make_executor
+    from .modes import make_executor
     from .workload import ChainWorkload
     dev = get_device("cuda")
     wl = ChainWorkload(n, work_us)

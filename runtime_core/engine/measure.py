@@ -13,7 +13,7 @@ import statistics
 
 from ..knobs import GraphInput, Knobs, Mode
 from ..result import Result
-from .executors import make_executor
+from .modes import make_executor
 from .gpu_queue import GPU_LOCK  # noqa: F401  one measurement at a time on the GPU, fair, across sessions
 from .workload import ChainWorkload
 
