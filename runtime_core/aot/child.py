@@ -110,7 +110,7 @@ def run_child(args: list[str], env: dict | None = None, timeout_s: float = 300.0
     {"error": "loader crashed: SIGSEGV", "crashed": True, "signal": "SIGSEGV"}.
     """
     cmd = [sys.executable, "-m", "runtime_core.aot.child"] + [str(a) for a in args]
-    from .paths import ROOT
+    from ..cache_paths import ROOT
     t0 = time.perf_counter()
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout_s, cwd=ROOT,

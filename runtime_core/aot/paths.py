@@ -1,30 +1,17 @@
-"""Where the AOT lesson keeps its files: everything under one directory, .cache/aot/.
+"""Clearing the AOT lesson's files: everything under one directory, .cache/aot/ (where it is:
+../cache_paths.py).
 
 One directory so the page's "clear cache" button (and `aot clear-cache`) resets it all:
 compiled packages, the C++ runner binary, Inductor's compile caches and measured results.
 Clearing takes its turn in the AOT queue (queue.py) and then the cache to itself
-(cache_lock.py), so it waits for a measurement or a build in progress instead of pulling files
+(../cache_lock.py), so it waits for a measurement or a build in progress instead of pulling files
 from under it. The lock files at the top of the root stay: they are how everyone agrees.
 """
 from __future__ import annotations
 
-import os
 import shutil
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def cache_root() -> Path:
-    """.cache/aot/ under the repo (RUNTIME_CORE_AOT_CACHE overrides it, e.g. for tests)."""
-    return Path(os.environ.get("RUNTIME_CORE_AOT_CACHE", ROOT / ".cache" / "aot"))
-
-
-def cache_dir(*parts: str) -> Path:
-    """A subdirectory of the cache root, created on first use."""
-    p = cache_root().joinpath(*parts)
-    p.mkdir(parents=True, exist_ok=True)
-    return p
+from ..cache_paths import cache_root
 
 
 def clear_cache(on_wait=None) -> int:
@@ -35,7 +22,7 @@ def clear_cache(on_wait=None) -> int:
         on_wait: called while waiting: with a queue.Waiting for the AOT queue, then with a
             queue.Waiting(other_process=True) while a build or run still holds the cache.
     """
-    from .cache_lock import LOCK_FILES, cache_exclusive
+    from ..cache_lock import LOCK_FILES, cache_exclusive
     from .queue import Waiting, aot_turn
     root = cache_root()
     if not root.exists():
@@ -53,9 +40,3 @@ def clear_cache(on_wait=None) -> int:
                     freed += entry.stat().st_size
                     entry.unlink(missing_ok=True)
             return freed
-
-
-def torch_tag() -> str:
-    """The torch version as a file-name-safe string, e.g. "2.13.0-cpu"."""
-    import torch
-    return torch.__version__.replace("+", "-")
