@@ -20,7 +20,7 @@ and no two modules import each other round a loop:
 
 A CLI module (`PKG/cli.py`) sits at the top of the layer it serves: it may import its own package
 and anything below. `cli.py` and `__main__.py` here sit above everything.
-Start at `engine.device.get_device()`, `engine.measure.measure()` and `model.predict()`.
+Start at `engine.backends.get_device()` (recordings.shipped.get_device() for the lesson's), `engine.measure.measure()` and `model.predict()`.
 """
 
 # Package -> layer, bottom (0) to top. "base" is the top-level modules of runtime_core.

@@ -15,7 +15,8 @@ Find things by file name:
     labs.py           allocation orders and scenarios the page and CLI show
     compare.py        measured costs: plan arena vs our pool vs torch vs raw malloc
 """
-from .backends import Backend, HostArenaBackend
+from .backends.base import Backend
+from .backends.sim import HostArenaBackend
 from .caching_pool import CachingPool
 from .errors import AllocatorOOM, BackendOutOfMemory, BadAllocSize, fmt_bytes
 from .segments import ALLOCATED, AWAITING_EVENT, FREE

@@ -54,15 +54,16 @@ def register(sub) -> None:
 def run(size_bytes: int, backend: str) -> dict:
     """Every measurement of the allocator lab on the device of `backend` ("sim", "cuda", "auto")."""
     import torch
-    from ..allocator import compare, hot_path, labs, plan_report
-    from ..engine.device import get_device
+    from . import compare, hot_path, labs, plan_report
+    from .backends import for_device
+    from ..recordings.shipped import get_device
     dev = get_device(backend, **hot_path.SIM_PARAMS)
     out = {"backend": str(dev.backend), "source": dev.source_label, "device_name": dev.name,
            "torch_version": torch.__version__,
            "recorded_at": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
            "size_bytes": size_bytes,
            "allocators": compare.measure_allocators(dev, size_bytes),
-           "plan": plan_report.plan_report(dev.torch_device, backend=dev.allocator_backend(1 << 30)),
+           "plan": plan_report.plan_report(dev.torch_device, backend=for_device(dev, 1 << 30)),
            "expandable": {"ours": labs.expandable_comparison()},
            "hot_path": {"clock": f"{dev.source_label} host clock",
                         "empty_cache_each_step": hot_path.hot_path(dev, empty_cache_each_step=True),

@@ -56,7 +56,7 @@ class CudaRunner:
     cost_scale = 1.0  # record_grid.ESTIMATE_S are H200 seconds
 
     def __init__(self, in_worker: bool = False):
-        from ..engine.cuda_device import CudaDevice
+        from ..engine.cuda.device import CudaDevice
         self.dev = CudaDevice(in_worker=True) if in_worker else CudaDevice.shared()
         self.in_worker = in_worker
         self.device_name = self.dev.name

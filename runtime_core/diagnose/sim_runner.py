@@ -7,8 +7,8 @@ and torch.compile need a real GPU.
 """
 from __future__ import annotations
 
-from ..engine.sim_device import SimDevice, SimParams
-from ..engine.sim_params import SIM_MACHINE
+from ..engine.sim.device import SimDevice, SimParams
+from ..engine.sim.params import SIM_MACHINE
 from ..errors import UsageError
 from .fake_models import FAKE_ZOO, FakeModel
 from .spec import Spec

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 
 from ..knobs import SEED_N, SEED_TAX_US, SEED_WORK_US, Knobs
 from .gpu_queue import GPU_LOCK, SharedResults, measure_in_turn
+from .tracing import prepare_tracing
 
 
 LIVE_ENV = "RUNTIME_LIVE"
@@ -113,7 +114,7 @@ class LiveGPU:
 
     def _warm_up(self) -> None:
         t0 = time.monotonic()
-        steps = [("starting the profiler worker", lambda: self.dev.prepare_tracing()),
+        steps = [("starting the profiler worker", lambda: prepare_tracing(self.dev)),
                  ("measuring the launch tax", self.floor_us),
                  ("sizing the kernels", lambda: self.dev.numel_for_work(SEED_WORK_US)),
                  ("calibrating the model", self.calibration)]
@@ -156,11 +157,11 @@ class LiveGPU:
         """The numbers of `k` (its extra_tax_us on top of the GPU's own tax): from the shared
         cache, else measured in this caller's turn. Raises gpu_queue.QueueFull past the cap,
         and UsageError for a setting whose measurement would run too long (engine/cost.py)."""
-        from .cost import PAGE_NAMES, check_measure
+        from .cost import PAGE_NAMES, check_measure, cost_model
         from .measure import measure
         k = k.replace(tax_us=0.0)
         dev = self.dev
-        check_measure(k, dev.cost_model(), names=PAGE_NAMES, what="this setting", device_name=dev.name)
+        check_measure(k, cost_model(dev), names=PAGE_NAMES, what="this setting", device_name=dev.name)
         key = (k.mode.value, k.n, k.work_us, k.extra_tax_us, k.dynamic, k.policy.value, k.graph_input.value)
         return self.results.get_or_make(key, lambda: measure_in_turn(
             lambda: result_numbers(measure(dev, k)), on_wait=on_wait, limit=limit))

@@ -60,10 +60,11 @@ def kernel_us(dev, work_us: float, n: int = SHORT_N) -> float:
     state, so the calibrations a sweep spreads over its run need not trace it again."""
     cache = _KERNEL_US.setdefault(dev, {})
     if (work_us, n) not in cache:
-        from ..engine.measure import trace_spec
+        from ..engine.traced_step import trace_spec
+        from ..engine.tracing import trace_step
         from ..engine.workload import ChainWorkload
         k = Knobs(Mode.STREAMS, n, work_us)
-        tr = dev.trace_step(trace_spec(k, 4, ChainWorkload(n, work_us).base_numel(dev)))
+        tr = trace_step(dev, trace_spec(k, 4, ChainWorkload(n, work_us).base_numel(dev)))
         cache[(work_us, n)] = statistics.fmean(s.dur_us for s in tr.spans if s.lane == "gpu" and s.kind == "kernel")
     return cache[(work_us, n)]
 

@@ -38,10 +38,10 @@ def register(sub) -> None:
 
 
 def run_measure(a) -> dict:
-    from ..engine.cost import check_measure
-    from ..engine.device import get_device
+    from ..engine.cost import check_measure, cost_model
     from ..engine.measure import measure
     from ..engine.timeline_limit import decimate
+    from ..recordings.shipped import get_device
     from .calibrate import constants_for
     from .formulas import predict
     dev = get_device(a.backend, **({} if a.tax_us is None else {"tax_us": a.tax_us}))
@@ -50,7 +50,7 @@ def run_measure(a) -> dict:
                          f"(add host work with --extra-tax-us instead)")
     k = Knobs(a.mode, a.n, a.work_us, extra_tax_us=a.extra_tax_us, dynamic=a.dynamic, policy=a.policy,
               graph_input=a.graph_input)
-    check_measure(k, dev.cost_model(), device_name=dev.name)  # priced before it runs
+    check_measure(k, cost_model(dev), device_name=dev.name)  # priced before it runs
     res = measure(dev, k)
     out = res.metrics()
     out["model"] = predict(k.replace(tax_us=res.tax_us), constants_for(dev)).metrics()

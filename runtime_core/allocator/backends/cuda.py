@@ -14,9 +14,9 @@ import functools
 import glob
 import os
 
-from .backends import Backend
-from .errors import BackendOutOfMemory, fmt_bytes
-from .sizes import MiB
+from .base import Backend
+from ..errors import BackendOutOfMemory, fmt_bytes
+from ..sizes import MiB
 
 CUDA_SUCCESS = 0
 CUDA_ERROR_MEMORY_ALLOCATION = 2
@@ -123,7 +123,7 @@ class CudaBackend(Backend):
 
     def device_buffer(self, block):
         """The block as a CudaBuffer of float32 (a view over the raw cudaMalloc memory)."""
-        from ..engine.cuda_objects import CudaBuffer
+        from ...engine.cuda.objects import CudaBuffer
         raw = self.view(block.segment.handle, block.offset_bytes, block.requested_bytes)
         return CudaBuffer(raw.view(self._torch.float32))
 
