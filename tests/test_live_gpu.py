@@ -4,7 +4,7 @@ import time
 
 import pytest
 
-from runtime_core.engine.live_gpu import SEED_POINTS, LiveGPU
+from runtime_core.lesson.live_gpu import SEED_POINTS, LiveGPU
 from runtime_core.engine.sim.device import SimDevice
 from runtime_core.knobs import Knobs
 

@@ -90,7 +90,7 @@ def live_gpu():
     """The server's one live GPU (engine/live_gpu.py): warmed in the background, shared by every
     session, one measurement at a time."""
     from runtime_core.engine.cuda.device import CudaDevice
-    from runtime_core.engine.live_gpu import LiveGPU
+    from runtime_core.lesson.live_gpu import LiveGPU
     return LiveGPU(CudaDevice.shared)
 
 

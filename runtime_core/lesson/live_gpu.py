@@ -12,7 +12,8 @@ point in each mode, so a class finds the GPU warm:
 
 `measure` goes through engine/gpu_queue.py: a shared cache (a setting is measured once for
 everyone), then the GPU's line (a place and an estimate for waiters, QueueFull past the cap).
-No streamlit here; pages/ui/widget_sources.py shows the waiting and the status.
+No streamlit here; pages/ui/widget_sources.py shows the waiting and the status. It sits in the
+lesson layer, above engine and model, because its warm-up calibrates (model/calibrate.py).
 """
 from __future__ import annotations
 
@@ -21,9 +22,9 @@ import threading
 import time
 from dataclasses import dataclass, field
 
+from ..engine.gpu_queue import GPU_LOCK, SharedResults, measure_in_turn
+from ..engine.tracing import prepare_tracing
 from ..knobs import SEED_N, SEED_TAX_US, SEED_WORK_US, Knobs
-from .gpu_queue import GPU_LOCK, SharedResults, measure_in_turn
-from .tracing import prepare_tracing
 
 
 LIVE_ENV = "RUNTIME_LIVE"
@@ -157,8 +158,8 @@ class LiveGPU:
         """The numbers of `k` (its extra_tax_us on top of the GPU's own tax): from the shared
         cache, else measured in this caller's turn. Raises gpu_queue.QueueFull past the cap,
         and UsageError for a setting whose measurement would run too long (engine/cost.py)."""
-        from .cost import PAGE_NAMES, check_measure, cost_model
-        from .measure import measure
+        from ..engine.cost import PAGE_NAMES, check_measure, cost_model
+        from ..engine.measure import measure
         k = k.replace(tax_us=0.0)
         dev = self.dev
         check_measure(k, cost_model(dev), names=PAGE_NAMES, what="this setting", device_name=dev.name)
