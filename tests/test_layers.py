@@ -4,8 +4,6 @@ count as dependencies (they hide cycles); imports under `if TYPE_CHECKING:` do n
 import ast
 from pathlib import Path
 
-import pytest
-
 from runtime_core import CLI_MODULES, LAYERS
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -126,13 +124,11 @@ def test_every_package_is_declared():
     assert packages <= set(LAYERS) and "base" in LAYERS, sorted(packages - set(LAYERS))
 
 
-@pytest.mark.xfail(strict=True, reason="today's code: 15 up-imports (issue 22)")
 def test_no_import_goes_up_a_layer():
     graph, _ = import_graph()
     assert not up_imports(graph), "\n".join(up_imports(graph))
 
 
-@pytest.mark.xfail(strict=True, reason="today's code: 4 cycles (issue 22)")
 def test_no_import_cycle():
     graph, _ = import_graph()
     found = cycles(graph)

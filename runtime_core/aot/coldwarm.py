@@ -29,7 +29,7 @@ import numpy as np
 
 from .. import atomic
 from ..errors import NoCudaDevice, UsageError
-from .child import run_child
+from .spawn import run_child
 from ..cache_paths import cache_dir, cache_root, torch_tag
 
 TEST_BATCH = 5            # not the export example (8): shows the dynamic batch at work

@@ -21,7 +21,7 @@ import numpy as np
 from ..cache_lock import cache_in_use
 from ..cached_build import Cap
 from ..cpp_build import binary_path, build_binary
-from .child import child_env
+from .spawn import child_env
 
 SOURCE = Path(__file__).with_name("runner.cpp")
 RUNNER_CAP = Cap("aot_runner-*", keep_newest=3, max_bytes=64 << 20)  # ~50 KB each on the CPU wheel
@@ -65,7 +65,7 @@ def run_cpp(package: Path, x: np.ndarray, device: str, work_dir: Path, timeout_s
 
 
 def _failure_line(proc: subprocess.CompletedProcess) -> str:
-    from .child import describe_exit
+    from .spawn import describe_exit
     lines = [ln.strip() for ln in proc.stderr.strip().splitlines() if ln.strip()]
     check = [ln for ln in lines if "input_handles" in ln and "expected" in ln]  # the package's input check
     tail = (check or lines or [""])[-1][:400]  # says why; on CUDA a generic "API call failed" line comes last

@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from .. import atomic
-from .child import run_child
+from .spawn import run_child
 from .coldwarm import ATOL, RTOL, check_device
 from ..cache_paths import cache_dir, cache_root, torch_tag
 from .serving_plan import RANGED, SERVING_PLAN, ServingPlan, ranged_name
