@@ -55,7 +55,7 @@ def run(size_bytes: int, backend: str) -> dict:
     """Every measurement of the allocator lab on the device of `backend` ("sim", "cuda", "auto")."""
     import torch
     from . import compare, hot_path, labs, plan_report
-    from .backends import for_device
+    from .backends import for_device, torch_allocator_checks
     from ..recordings.shipped import get_device
     dev = get_device(backend, **hot_path.SIM_PARAMS)
     out = {"backend": str(dev.backend), "source": dev.source_label, "device_name": dev.name,
@@ -68,11 +68,10 @@ def run(size_bytes: int, backend: str) -> dict:
            "hot_path": {"clock": f"{dev.source_label} host clock",
                         "empty_cache_each_step": hot_path.hot_path(dev, empty_cache_each_step=True),
                         "cache_kept": hot_path.hot_path(dev, empty_cache_each_step=False)}}
-    if dev.torch_device == "cuda":  # experiments on PyTorch's own CUDA allocator: GPU only
-        from .graph_pool import cuda_graph_pool_check
-        from .torch_expandable import torch_expandable_comparison
-        out["expandable"]["torch"] = torch_expandable_comparison()
-        out["graph_pool"] = cuda_graph_pool_check()
+    torch_checks = torch_allocator_checks(dev)  # PyTorch's own CUDA allocator: on a GPU only
+    if torch_checks:
+        out["expandable"]["torch"] = torch_checks["expandable"]
+        out["graph_pool"] = torch_checks["graph_pool"]
     return out
 
 

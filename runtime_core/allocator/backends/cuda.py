@@ -135,3 +135,10 @@ class CudaBackend(Backend):
 
     def wait_event(self, event) -> None:
         event.synchronize()
+
+
+def torch_allocator_checks() -> dict:
+    """Experiments on PyTorch's own CUDA allocator, beside ours (graph_pool.py, torch_expandable.py)."""
+    from ..graph_pool import cuda_graph_pool_check
+    from ..torch_expandable import torch_expandable_comparison
+    return {"expandable": torch_expandable_comparison(), "graph_pool": cuda_graph_pool_check()}
