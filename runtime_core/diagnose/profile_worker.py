@@ -1,7 +1,7 @@
 """Profile model steps in a child process, so the process that times them never loads the profiler.
 
 Why a separate process: once torch.profiler has collected CUDA activity in a process, launches
-there stay slower (engine/trace_worker.py has the H200 numbers). The chain's TraceWorker speaks
+there stay slower (engine/cuda/trace_worker.py has the H200 numbers). The chain's TraceWorker speaks
 in chain knobs; this one speaks in model specs, and builds the model itself (a zoo model, or the
 user's package.module:factory, imported from the same working directory).
 

@@ -54,7 +54,7 @@ class HostArenaBackend(Backend):
 
     def _new_address(self, nbytes: int) -> int:
         """A fake device address, 2 MiB aligned and never reused (so a stale pointer is obvious),
-        from the same address space as the simulator's buffers (sim_objects.reserve_addresses)."""
+        from the same address space as the simulator's buffers (engine/sim/objects.reserve_addresses)."""
         from ...engine.sim.objects import reserve_addresses
         return reserve_addresses(nbytes)
 

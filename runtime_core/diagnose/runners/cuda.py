@@ -1,6 +1,6 @@
 """The diagnosis on a real GPU: zoo models (or the user's own) as torch modules on CUDA.
 
-A peer of sim_runner.SimRunner. What only CUDA has lives here: building the torch step, the
+A peer of sim.SimRunner (the Runner Protocol, contract.py). What only CUDA has lives here: building the torch step, the
 settled reserved memory (after empty_cache) that prices a graph pool, the live calibration, the
 torch variants (make_graphed_callables, torch.compile) and the profiler worker process.
 """
@@ -47,7 +47,7 @@ class CudaRunner:
     """Zoo models and user models on this machine's GPU.
 
     Args:
-        in_worker: True inside profile_worker.py (profiles in-process, never starts a worker).
+        in_worker: True inside the profile worker (profile_serve.py) (profiles in-process, never starts a worker).
     """
 
     backend = "cuda"

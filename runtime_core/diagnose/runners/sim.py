@@ -1,6 +1,6 @@
 """The diagnosis on the simulator: fake models (fake_models.py) stepped on a SimDevice.
 
-A peer of cuda_runner.CudaRunner with the same methods, so diagnosis.py, sweep.py and the bucket
+A peer of cuda.CudaRunner with the same methods (the Runner Protocol, contract.py), so diagnosis.py, sweep.py and the bucket
 measurement never ask which one they drive. Profiling happens in-process (the simulator has
 no profiler to slow it down), and only eager and our graph capture can run: make_graphed_callables
 and torch.compile need a real GPU.

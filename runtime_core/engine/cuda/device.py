@@ -2,7 +2,7 @@
 
 The chain kernel is `x.add_(1)` on a float32 buffer: one real GPU kernel that reads and writes
 the step's input. Its GPU time is set by the buffer's size, through a size→time table that
-`kernel_sizing.py` measures on first use (a bulk timing of replayed graphs, never one event
+`sizing.py` measures on first use (a bulk timing of replayed graphs, never one event
 pair around one tiny kernel). Host-side extra tax is a real busy-wait.
 """
 from __future__ import annotations
@@ -146,7 +146,7 @@ class CudaDevice(Device):
 
     def launch_busy_kernel(self, us: float) -> None:
         """torch.cuda._sleep: a kernel that spins for a number of GPU clock cycles, converted
-        from µs with a rate measured once on this GPU (kernel_sizing.sleep_cycles_per_us)."""
+        from µs with a rate measured once on this GPU (sizing.sleep_cycles_per_us)."""
         if self._cycles_per_us is None:
             self._cycles_per_us = sleep_cycles_per_us(self)
         torch.cuda._sleep(max(1, int(us * self._cycles_per_us)))

@@ -28,7 +28,7 @@ class TraceWorker:
     def __init__(self):
         self._worker = LineWorker("trace worker", [sys.executable, "-m", "runtime_core.engine.cuda.trace_worker"],
                                   env=dict(os.environ, PYTHONUNBUFFERED="1"), stderr=subprocess.DEVNULL,
-                                  preexec_fn=all_cores, cwd=str(Path(__file__).resolve().parents[2]))
+                                  preexec_fn=all_cores, cwd=str(Path(__file__).resolve().parents[3]))
 
     def start(self) -> None:
         """Start the child now (it takes a few seconds to import torch and warm the profiler)."""
