@@ -202,7 +202,7 @@ def cost_panel() -> None:
             _expandable_tables(recorded["expandable"]["torch"])
     backend = "cuda" if ctx.live else "sim"
     if st.button("measure on this machine (a few seconds)", key="alloc_measure"):
-        from runtime_core.engine.device import get_device
+        from runtime_core.recordings.shipped import get_device
         def measure():
             return compare.measure_allocators(get_device(backend), 1 << 20)
         costs = (gpu_turn.in_turn(measure, fallback="The recorded table above stands; try again in a moment.")

@@ -1,8 +1,8 @@
 """`python -m runtime_core`: one argparse tree; each subpackage registers its own subcommands.
 
     model     closed-form prediction                model/cli.py
-    measure   one measured point (cuda or sim)      engine/cli.py
-    bench     our executors vs raw torch            engine/cli.py
+    measure   one measured point (cuda or sim)      model/measure_cli.py (its JSON carries the model's
+    bench     our executors vs raw torch            model/measure_cli.py  prediction, so it sits above engine)
     sweep     a recording of a grid                 recordings/cli.py
     alloc     allocator comparison                  allocator/cli.py
     lab       a failure-mode lab                    labs/cli.py
@@ -11,7 +11,8 @@
 
 A subcommand's function takes the parsed arguments and returns a dict (printed as JSON) or an
 exit status. Bad input raises UsageError: one line on stderr, exit status 2. Any other
-exception is a bug in our code and keeps its traceback.
+exception is a bug in our code and keeps its traceback. The argument helpers every subcommand
+shares (bounded numbers, --json, --backend, the knobs) are in cli_args.py, beneath every layer.
 """
 from __future__ import annotations
 
@@ -21,9 +22,8 @@ import json
 import sys
 
 from .errors import UsageError
-from .knobs import LIMITS, Backend, Mode, Range, choices
 
-SUBPACKAGES = ("model", "engine", "recordings", "allocator", "labs", "aot", "diagnose")
+SUBPACKAGES = ("model", "recordings", "allocator", "labs", "aot", "diagnose")
 
 
 class Parser(argparse.ArgumentParser):
@@ -31,37 +31,6 @@ class Parser(argparse.ArgumentParser):
 
     def error(self, message):
         raise UsageError(message)
-
-
-def number(r: Range, name: str):
-    """An argparse `type=` that parses a number and checks it against the Range `r`."""
-    def parse(text: str):
-        try:
-            return r.parse(name, text)
-        except UsageError as e:
-            raise argparse.ArgumentTypeError(str(e).removeprefix(f"{name} ")) from None
-    parse.__name__ = name  # argparse names the type in its messages
-    return parse
-
-
-def add_json_flag(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--json", action="store_true", help="print JSON (the default output is JSON too)")
-
-
-def add_backend_arg(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--backend", choices=choices(Backend), default=Backend.AUTO.value,
-                   help="auto: CUDA when torch sees a GPU, else the simulator")
-
-
-def add_knob_args(p: argparse.ArgumentParser, scope: str) -> None:
-    """--mode, --n, --work-us and --dynamic, bounded by knobs.LIMITS[scope]."""
-    lim = LIMITS[scope]
-    p.add_argument("--mode", choices=choices(Mode), required=True)
-    p.add_argument("--n", type=number(lim["n"], "n"), required=True, help="kernels in the chain")
-    p.add_argument("--work-us", type=number(lim["work_us"], "work_us"), required=True,
-                   help="GPU work per kernel, µs")
-    p.add_argument("--dynamic", action="store_true", help="the input shape changes on every call")
-    add_json_flag(p)
 
 
 def build_parser() -> Parser:

@@ -1,7 +1,7 @@
 """The named constants that describe a machine's runtime costs, µs.
 
 One type for two users: the analytic model prices a step with them (model/formulas.py), and the
-simulated device runs with them (engine/sim_device.py). A recording stores them under
+simulated device runs with them (engine/sim/device.py). A recording stores them under
 `meta.calibration`; `model.calibrate.calibrate()` measures them on any device, each by its own
 experiment (METHODS, below, says which).
 """

@@ -94,7 +94,7 @@ def install_fake_packager(monkeypatch, **kw) -> FakePackager:
 
 def temps(folder: Path) -> list[str]:
     """Temporary files and folders left in `folder` (anything but the real files and locks)."""
-    from runtime_core.aot.cached_build import is_temp
+    from runtime_core.cached_build import is_temp
     return sorted(p.name for p in folder.iterdir() if is_temp(p.name)) if folder.exists() else []
 
 

@@ -1,5 +1,5 @@
 """Checks of the graph executor's shape-miss policies, shared by the simulator and CUDA tests."""
-from runtime_core.engine.executors import make_executor
+from runtime_core.engine.modes import make_executor
 from runtime_core.engine.workload import ChainWorkload
 
 

@@ -4,7 +4,7 @@ device's memory flat (the LRU bounds the pools, not just the graphs)."""
 import pytest
 
 from runtime_core.engine.capture import warm_up_and_capture
-from runtime_core.engine.executors import make_executor
+from runtime_core.engine.modes import make_executor
 from runtime_core.engine.measure import measure
 from runtime_core.engine.workload import ChainWorkload
 from runtime_core.errors import CaptureError

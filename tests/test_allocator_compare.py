@@ -4,8 +4,8 @@ import pytest
 from runtime_core.allocator.compare import caching_pool, measure_allocators
 from runtime_core.allocator.hot_path import hot_path_sim
 from runtime_core.allocator.sizes import MiB
-from runtime_core.engine.device import get_device
-from runtime_core.engine.sim_params import SimParams
+from runtime_core.recordings.shipped import get_device
+from runtime_core.engine.sim.params import SimParams
 
 
 def test_our_pool_makes_no_driver_malloc_in_steady_state():
@@ -41,7 +41,7 @@ def test_empty_cache_every_step_pays_driver_calls_and_saws():
 def test_cuda_backend_malloc_free_and_view():
     import torch
     from runtime_core.allocator import CachingPool
-    from runtime_core.allocator.cuda_backend import CudaBackend
+    from runtime_core.allocator.backends.cuda import CudaBackend
     pool = CachingPool(CudaBackend(64 * MiB))
     a = pool.malloc(4096)
     t = pool.view(a).view(torch.float32)

@@ -16,7 +16,7 @@ from hypothesis import strategies as st  # noqa: E402
 from runtime_core.allocator import AllocatorOOM, CachingPool, HostArenaBackend
 from runtime_core.allocator.segments import FREE
 from runtime_core.allocator.sizes import KiB, MiB, round_size
-from runtime_core.engine.sim_device import SimDevice, SimParams
+from runtime_core.engine.sim.device import SimDevice, SimParams
 
 CAPACITY = 96 * MiB
 sizes = st.one_of(st.integers(1, 64 * KiB), st.integers(64 * KiB, 3 * MiB),

@@ -12,7 +12,7 @@ import pytest
 from runtime_core.allocator import AWAITING_EVENT, CachingPool, HostArenaBackend
 from runtime_core.allocator.sizes import MiB
 from runtime_core.engine.race_detector import RaceError
-from runtime_core.engine.sim_device import SimDevice, SimParams
+from runtime_core.engine.sim.device import SimDevice, SimParams
 
 NBYTES = 4096  # 1024 float32
 
@@ -92,7 +92,7 @@ def test_a_block_used_only_on_its_own_stream_is_reused_at_once():
 # ---- the same on a real GPU ------------------------------------------------------------
 def cuda_scenario(skip_stream_events: bool):
     import torch
-    from runtime_core.allocator.cuda_backend import CudaBackend
+    from runtime_core.allocator.backends.cuda import CudaBackend
     pool = CachingPool(CudaBackend(64 * MiB), skip_stream_events=skip_stream_events)
     side = torch.cuda.Stream()
     n = 1 << 20

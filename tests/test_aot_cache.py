@@ -271,7 +271,7 @@ def test_a_bad_device_is_refused_before_waiting_in_line(cache):
 
 
 def test_clear_cache_keeps_its_lock_files(cache):
-    from runtime_core.aot.cache_lock import LOCK_FILES, cache_in_use
+    from runtime_core.cache_lock import LOCK_FILES, cache_in_use
     from runtime_core.aot.paths import clear_cache
     root, _ = cache
     with cache_in_use():
@@ -336,7 +336,7 @@ def test_the_page_clear_waits_for_a_measurement_and_says_so(cache, monkeypatch):
 
 
 def test_clearing_from_inside_a_use_of_the_cache_is_an_error_not_a_hang(cache):
-    from runtime_core.aot.cache_lock import cache_in_use
+    from runtime_core.cache_lock import cache_in_use
     from runtime_core.aot.paths import clear_cache
     root, _ = cache
     assert root.is_dir()

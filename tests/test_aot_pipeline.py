@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import torch
 
-from runtime_core.aot.child import run_child
+from runtime_core.aot.spawn import run_child
 from runtime_core.aot.coldwarm import ATOL, RTOL
 from runtime_core.aot.models import make_mlp, mlp_input
 

@@ -3,8 +3,8 @@ recover every one of them. That proves the procedure before a noisy GPU ever see
 import pytest
 
 from runtime_core.constants import Constants
-from runtime_core.engine.sim_device import SimDevice
-from runtime_core.engine.sim_params import SimParams
+from runtime_core.engine.sim.device import SimDevice
+from runtime_core.engine.sim.params import SimParams
 from runtime_core.model.calibrate import calibrate, constants_for
 
 # Three machines. Each keeps every constant identifiable: the eager floor binds at zero work

@@ -77,7 +77,7 @@ def test_autotune_files_counts_best_configs(tmp_path):
 def test_real_cold_and_warm_children_on_this_cpu(tmp_path):
     """Two fresh processes compile the MLP with one cache dir: the first misses both caches and
     runs Inductor, the second hits them, skips Inductor, and still traces and builds guards."""
-    from runtime_core.aot.child import run_child
+    from runtime_core.aot.spawn import run_child
     env = {"TORCHINDUCTOR_CACHE_DIR": str(tmp_path / "inductor")}
     cold, warm = (run_child(["compile", "compile", "cpu"], env=env) for _ in range(2))
     assert "error" not in cold and "error" not in warm, (cold, warm)

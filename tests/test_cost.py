@@ -11,15 +11,15 @@ from pathlib import Path
 import pytest
 
 from runtime_core.engine import cost
-from runtime_core.engine.cost import CudaCostModel, check_bench, check_measure, estimate_measure
+from runtime_core.engine.cost import CudaCostModel, check_bench, cost_model, check_measure, estimate_measure
 from runtime_core.engine.measure import measure
-from runtime_core.engine.sim_device import SimDevice
+from runtime_core.engine.sim.device import SimDevice
 from runtime_core.engine.timeline_limit import MAX_SPANS, decimate
 from runtime_core.errors import UsageError
 from runtime_core.knobs import LIMITS, Knobs
 
 ROOT = Path(__file__).resolve().parents[1]
-SIM = SimDevice().cost_model()      # each device prices its own requests (Device.cost_model)
+SIM = cost_model(SimDevice())      # each backend prices its own requests (cost.cost_model)
 MODELS = {"sim": SIM, "cuda": CudaCostModel()}  # a GPU's model needs no GPU to price a request
 
 

@@ -5,8 +5,8 @@ import pytest
 from graph_policy_checks import (check_bucket_padding_keeps_output_correct,
                                  check_recapture_once_per_shape_within_cache_bound)
 
-from runtime_core.engine.device import get_device
-from runtime_core.engine.executors import make_executor
+from runtime_core.recordings.shipped import get_device
+from runtime_core.engine.modes import make_executor
 from runtime_core.engine.measure import measure
 from runtime_core.knobs import Knobs
 from runtime_core.engine.workload import ChainWorkload

@@ -20,7 +20,7 @@ TOL = {"fp32": dict(rtol=1e-4, atol=1e-4), "bf16": dict(rtol=2e-2, atol=2e-2)}
 
 @pytest.fixture(scope="module")
 def runner():
-    from runtime_core.diagnose.cuda_runner import CudaRunner
+    from runtime_core.diagnose.runners.cuda import CudaRunner
     r = CudaRunner()
     yield r
     r.close()

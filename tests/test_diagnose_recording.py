@@ -7,7 +7,7 @@ import pytest
 
 from runtime_core.diagnose import record
 from runtime_core.diagnose.records import SIM_FIXTURE, DiagnoseRecording
-from runtime_core.diagnose.sim_runner import SimRunner
+from runtime_core.diagnose.runners.sim import SimRunner
 from runtime_core.errors import RecordingError, UsageError
 from runtime_core.recordings import store
 

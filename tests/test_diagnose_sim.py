@@ -2,10 +2,11 @@
 counted exactly, predicted exactly by the formula, and measured close to the prediction."""
 import pytest
 
-from runtime_core.diagnose.diagnosis import diagnose, get_runner, prepare
+from runtime_core.diagnose.diagnosis import diagnose, prepare
+from runtime_core.diagnose.runners import get_runner
 from runtime_core.diagnose.fake_models import FAKE_ZOO
 from runtime_core.diagnose.graph_step import GraphedStep
-from runtime_core.diagnose.sim_runner import DEMO_MACHINE, SimRunner
+from runtime_core.diagnose.runners.sim import DEMO_MACHINE, SimRunner
 from runtime_core.diagnose.spec import Spec
 from runtime_core.diagnose.sweep import crossover_batch, sweep_model
 from runtime_core.errors import UsageError
@@ -84,3 +85,23 @@ def test_auto_backend_without_a_gpu_is_the_simulator():
     if torch.cuda.is_available():
         pytest.skip("a GPU is present")
     assert get_runner("auto").backend == "sim"
+
+
+def test_both_runners_satisfy_the_declared_runner_protocol():
+    """The runner contract is a typing.Protocol (runners/contract.py): SimRunner is one, and
+    CudaRunner's class (it needs a GPU to build) defines every member the Protocol names."""
+    import inspect
+
+    from runtime_core.diagnose.runners.contract import Runner
+    from runtime_core.diagnose.runners.cuda import CudaRunner
+    assert isinstance(SimRunner(), Runner)
+    members = {n for n in vars(Runner) if not n.startswith("_")} | set(Runner.__annotations__)
+    assert {"profile", "build", "machine", "variant", "cleanup", "backend", "variants"} <= members
+    for cls in (SimRunner, CudaRunner):
+        missing = [m for m in members if not hasattr(cls, m) and m not in ("device_name", "dev")]
+        assert not missing, (cls.__name__, missing)
+        for m in members:
+            fn = getattr(cls, m, None)
+            if inspect.isfunction(getattr(Runner, m, None)):
+                want = list(inspect.signature(getattr(Runner, m)).parameters)
+                assert list(inspect.signature(fn).parameters) == want, (cls.__name__, m)

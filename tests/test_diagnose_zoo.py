@@ -3,7 +3,7 @@
 import pytest
 import torch
 
-from runtime_core.diagnose.cuda_runner import TorchStep
+from runtime_core.diagnose.runners.cuda import TorchStep
 from runtime_core.diagnose.profile_step import summarize
 from runtime_core.diagnose.zoo import ZOO, build, example_inputs
 from runtime_core.engine.device import Trace
@@ -64,7 +64,7 @@ def test_a_profiler_trace_gives_kernels_launches_busy_time_and_the_cpu_lane():
 def test_the_profile_worker_answers_in_profiles_and_passes_its_errors_on():
     """The worker protocol (JSON lines, spans, the trace file), driven with fake models."""
     from runtime_core.diagnose.profile_worker import ProfileWorker
-    from runtime_core.diagnose.sim_runner import SimRunner
+    from runtime_core.diagnose.runners.sim import SimRunner
     from runtime_core.diagnose.spec import Spec
     worker = ProfileWorker(backend="sim")
     try:

@@ -10,12 +10,13 @@ import itertools
 import pytest
 
 from runtime_core.engine.measure import measure
-from runtime_core.engine.sim_device import SimDevice
-from runtime_core.engine.sim_params import SimParams, shipped_machine
+from runtime_core.engine.sim.device import SimDevice
+from runtime_core.engine.sim.params import SimParams
+from runtime_core.recordings.shipped import shipped_constants
 from runtime_core.knobs import Knobs
 from runtime_core.model.formulas import predict
 
-C = shipped_machine()
+C = shipped_constants()
 GRID = list(itertools.product((1.0, 2.0, 3.0), (2.0, 10.0, 40.0), (10, 120, 1000)))
 
 

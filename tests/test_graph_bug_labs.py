@@ -61,7 +61,7 @@ def test_a_one_element_input_is_broadcast_and_a_wrong_shape_raises(sim):
 
 def test_broadcast_signal_needs_the_copy_to_broadcast(monkeypatch):
     """With a copy that refuses to broadcast (shapes must be equal), there is no silent bug."""
-    from runtime_core.engine.sim_device import SimDevice
+    from runtime_core.engine.sim.device import SimDevice
 
     def strict(self, dst, src):
         if dst.shape != src.shape:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from runtime_core.engine.sim_params import shipped_machine
+from runtime_core.recordings.shipped import shipped_constants
 
 from runtime_core.labs import LABS, REPLAYS_A_RECORDING, run_lab
 from runtime_core.labs import storm
@@ -90,7 +90,7 @@ def test_fused_streams_stay_launch_bound_while_graph_removes_the_tax(sim_results
     r = sim_results["fusion"]
     rows = {(x["variant"], x["mode"]): x for x in r["rows"]}
     fs, fg, us = rows["fused", "streams"], rows["fused", "graph"], rows["unfused", "streams"]
-    gap = shipped_machine().node_gap_us  # GPU busy time counts the gaps between back-to-back kernels
+    gap = shipped_constants().node_gap_us  # GPU busy time counts the gaps between back-to-back kernels
     fused_work = fs["kernel_time_us"] - (fs["n"] - 1) * gap
     assert fused_work == pytest.approx(us["kernel_time_us"] - (us["n"] - 1) * gap)  # same total work
     assert fs["driver_calls"] == r["n"] // r["fuse"] and fg["driver_calls"] == 1

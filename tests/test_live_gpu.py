@@ -4,8 +4,8 @@ import time
 
 import pytest
 
-from runtime_core.engine.live_gpu import SEED_POINTS, LiveGPU
-from runtime_core.engine.sim_device import SimDevice
+from runtime_core.lesson.live_gpu import SEED_POINTS, LiveGPU
+from runtime_core.engine.sim.device import SimDevice
 from runtime_core.knobs import Knobs
 
 
@@ -41,7 +41,7 @@ def test_a_failed_warm_up_says_where_and_measurements_still_work():
 
 @pytest.mark.gpu
 def test_gpu_first_update_after_warm_up_takes_at_most_a_second():
-    from runtime_core.engine.cuda_device import CudaDevice
+    from runtime_core.engine.cuda.device import CudaDevice
     live = LiveGPU(CudaDevice.shared)
     t0 = time.monotonic()
     live.start_warm_up()

@@ -6,8 +6,8 @@ import pytest
 from conftest import open_page
 
 from runtime_core.engine.gpu_queue import GPU_LOCK
-from runtime_core.engine.live_gpu import LiveGPU
-from runtime_core.engine.sim_device import SimDevice
+from runtime_core.lesson.live_gpu import LiveGPU
+from runtime_core.engine.sim.device import SimDevice
 
 PAGE = "pages/6_Launch_overhead_killer.py"
 

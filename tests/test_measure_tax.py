@@ -2,7 +2,7 @@
 median kept, so that a host that changes speed during a point cannot leave it with a tax from
 another moment (engine/measure.py, TAX_SAMPLES)."""
 from runtime_core.engine.measure import TAX_SAMPLES, measure
-from runtime_core.engine.sim_device import SimDevice
+from runtime_core.engine.sim.device import SimDevice
 from runtime_core.knobs import Knobs
 
 

@@ -2,8 +2,8 @@
 import pytest
 from recovery_checks import check_failed_capture_leaves_device_usable, check_recapture_storm_keeps_memory_flat
 
-from runtime_core.engine.device import get_device
-from runtime_core.engine.sim_device import SimDevice
+from runtime_core.recordings.shipped import get_device
+from runtime_core.engine.sim.device import SimDevice
 
 
 def test_sim_failed_capture_leaves_the_device_usable():

@@ -5,18 +5,19 @@ import pytest
 from graph_policy_checks import (check_bucket_padding_keeps_output_correct,
                                  check_recapture_once_per_shape_within_cache_bound)
 
-from runtime_core.engine.device import get_device
-from runtime_core.engine.executors import make_executor
+from runtime_core.recordings.shipped import get_device
+from runtime_core.engine.modes import make_executor
 from runtime_core.engine.measure import measure
-from runtime_core.engine.sim_params import SIM_MACHINE, shipped_machine
+from runtime_core.engine.sim.params import SIM_MACHINE
+from runtime_core.recordings.shipped import shipped_constants
 from runtime_core.knobs import Knobs
 from runtime_core.model.formulas import predict
-from runtime_core.engine.sim_device import SimDevice, SimParams
+from runtime_core.engine.sim.device import SimDevice, SimParams
 from runtime_core.engine.workload import ChainWorkload
 
 # Two simulated machines: every cost zero (the textbook, plus the graph step's copy), and the
 # calibrated constants of the shipped H200 recording (the simulator's default).
-MACHINES = {"zero-cost": SIM_MACHINE, "shipped-h200": shipped_machine()}
+MACHINES = {"zero-cost": SIM_MACHINE, "shipped-h200": shipped_constants()}
 GRID = list(itertools.product(MACHINES, ("eager", "streams", "graph"), (1, 10, 120, 1000), (0.5, 6, 50),
                               (0, 2, 40, 100), ("copy", "zero-copy")))
 GRID = [g for g in GRID if g[1] == "graph" or g[5] == "copy"]

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from runtime_core.allocator import CachingPool
+from runtime_core.allocator.backends import for_device
 from runtime_core.labs import run_lab, stream_reuse
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -46,9 +47,9 @@ def test_with_record_stream_the_free_waits_for_the_event(sim):
 
 def test_same_stream_reuse_needs_no_event_because_the_stream_runs_in_order():
     """PyTorch's rule, in our pool: a block used only on its own stream is reusable at once."""
-    from runtime_core.engine.sim_device import SimDevice
+    from runtime_core.engine.sim.device import SimDevice
     dev = SimDevice()
-    pool = CachingPool(dev.allocator_backend(64 << 20))
+    pool = CachingPool(for_device(dev, 64 << 20))
     a = pool.malloc(4096)
     dev.launch_busy_kernel(5000.0)                       # the stream is busy for 5 ms
     dev.fill(pool.backend.device_buffer(a), 1.0)         # ...and then writes the block
@@ -71,7 +72,7 @@ def test_the_lab_fails_when_record_stream_does_nothing(monkeypatch):
 
 def test_races_seen_collects_then_restores_raising():
     from runtime_core.engine.race_detector import RaceError
-    from runtime_core.engine.sim_device import SimDevice
+    from runtime_core.engine.sim.device import SimDevice
     dev = SimDevice()
     a, b = dev.new_buffer(10), dev.new_buffer(10)
     side = dev.new_stream()

@@ -91,7 +91,7 @@ def setup_page(title: str, icon: str = ":material/bolt:") -> PageContext:
     `icon` is the browser tab's icon, a Material icon (":material/bolt:"): it draws without an
     emoji font, and nothing on the page depends on it."""
     st.set_page_config(page_title=title, page_icon=icon, layout="wide")
-    from runtime_core.engine.live_gpu import live_enabled
+    from runtime_core.lesson.live_gpu import live_enabled
     found, skipped = sweeps()
     gpu, wanted = _gpu_present(), live_enabled()
     ctx = PageContext(live=gpu and wanted, recording=found[0] if found else None, skipped=skipped,

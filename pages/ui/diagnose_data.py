@@ -73,7 +73,7 @@ def _diagnose_now(model: str, batch: int, seq, dtype: str) -> dict:
 
 @st.cache_resource(show_spinner=False)
 def _live_runner():
-    from runtime_core.diagnose.cuda_runner import CudaRunner
+    from runtime_core.diagnose.runners.cuda import CudaRunner
     return CudaRunner()
 
 

@@ -47,19 +47,20 @@ def check_cost(k: Knobs, dev) -> None:
     """Refuse (UsageError, one line) a setting whose measurement on `dev` would run past the
     request limit (engine/cost.py). The widget's bounds keep it well inside; this is the guard
     the page path shares with the CLI, and the simulated and live workers call it too."""
-    from runtime_core.engine.cost import PAGE_NAMES, check_measure
-    check_measure(k, dev.cost_model(), names=PAGE_NAMES, what="this setting", device_name=dev.name)
+    from runtime_core.engine.cost import PAGE_NAMES, check_measure, cost_model
+    check_measure(k, cost_model(dev), names=PAGE_NAMES, what="this setting", device_name=dev.name)
 
 
 def sim_device(k: Knobs):
     """The simulated GPU of the widget's simulated column: the shipped H200's constants, the
     knob's launch tax."""
-    from runtime_core.engine.sim_device import SimDevice, SimParams
-    return SimDevice(SimParams(tax_us=k.tax_us))
+    from runtime_core.engine.sim.device import SimDevice, SimParams
+    from runtime_core.recordings.shipped import shipped_constants
+    return SimDevice(SimParams(tax_us=k.tax_us), constants=shipped_constants())
 
 
 def live_device():
-    from runtime_core.engine.cuda_device import CudaDevice
+    from runtime_core.engine.cuda.device import CudaDevice
     return CudaDevice.shared()
 
 
@@ -88,8 +89,8 @@ def simulated_numbers(k: Knobs) -> dict:
 def live_gpu():
     """The server's one live GPU (engine/live_gpu.py): warmed in the background, shared by every
     session, one measurement at a time."""
-    from runtime_core.engine.cuda_device import CudaDevice
-    from runtime_core.engine.live_gpu import LiveGPU
+    from runtime_core.engine.cuda.device import CudaDevice
+    from runtime_core.lesson.live_gpu import LiveGPU
     return LiveGPU(CudaDevice.shared)
 
 

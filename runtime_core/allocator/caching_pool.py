@@ -10,7 +10,7 @@
 """
 from __future__ import annotations
 
-from ..allocator import expandable
+from . import expandable
 from .errors import AllocatorOOM, BackendOutOfMemory
 from .free_lists import FreeLists
 from .segments import ALLOCATED, AWAITING_EVENT, FREE, Block, new_segment

@@ -19,7 +19,7 @@ from __future__ import annotations
 import argparse
 from datetime import datetime, timezone
 
-from ..cli import add_backend_arg, add_json_flag
+from ..cli_args import add_backend_arg, add_json_flag
 from .errors import BadAllocSize
 from .sizes import GiB, MiB, check_size
 
@@ -54,24 +54,24 @@ def register(sub) -> None:
 def run(size_bytes: int, backend: str) -> dict:
     """Every measurement of the allocator lab on the device of `backend` ("sim", "cuda", "auto")."""
     import torch
-    from ..allocator import compare, hot_path, labs, plan_report
-    from ..engine.device import get_device
+    from . import compare, hot_path, labs, plan_report
+    from .backends import for_device, torch_allocator_checks
+    from ..recordings.shipped import get_device
     dev = get_device(backend, **hot_path.SIM_PARAMS)
     out = {"backend": str(dev.backend), "source": dev.source_label, "device_name": dev.name,
            "torch_version": torch.__version__,
            "recorded_at": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
            "size_bytes": size_bytes,
            "allocators": compare.measure_allocators(dev, size_bytes),
-           "plan": plan_report.plan_report(dev.torch_device, backend=dev.allocator_backend(1 << 30)),
+           "plan": plan_report.plan_report(dev.torch_device, backend=for_device(dev, 1 << 30)),
            "expandable": {"ours": labs.expandable_comparison()},
            "hot_path": {"clock": f"{dev.source_label} host clock",
                         "empty_cache_each_step": hot_path.hot_path(dev, empty_cache_each_step=True),
                         "cache_kept": hot_path.hot_path(dev, empty_cache_each_step=False)}}
-    if dev.torch_device == "cuda":  # experiments on PyTorch's own CUDA allocator: GPU only
-        from .graph_pool import cuda_graph_pool_check
-        from .torch_expandable import torch_expandable_comparison
-        out["expandable"]["torch"] = torch_expandable_comparison()
-        out["graph_pool"] = cuda_graph_pool_check()
+    torch_checks = torch_allocator_checks(dev)  # PyTorch's own CUDA allocator: on a GPU only
+    if torch_checks:
+        out["expandable"]["torch"] = torch_checks["expandable"]
+        out["graph_pool"] = torch_checks["graph_pool"]
     return out
 
 

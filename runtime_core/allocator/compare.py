@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import statistics
 
+from .backends import for_device
 from .caching_pool import CachingPool
 from .sizes import GiB
 
@@ -51,7 +52,7 @@ def plan_arena(dev, size_bytes: int) -> dict:
 
 
 def caching_pool(dev, size_bytes: int) -> dict:
-    pool = CachingPool(dev.allocator_backend(1 * GiB))
+    pool = CachingPool(for_device(dev, 1 * GiB))
     pool.free(pool.malloc(size_bytes))  # warm-up: the one segment is reserved here
     before = pool.backend.driver_mallocs
     us = median_pair_us(dev, lambda: pool.free(pool.malloc(size_bytes)))
@@ -71,7 +72,7 @@ def framework(dev, size_bytes: int) -> dict:
 
 
 def raw(dev, size_bytes: int) -> dict:
-    backend = dev.allocator_backend(1 * GiB)
+    backend = for_device(dev, 1 * GiB)
 
     def pair():
         handle, _ = backend.alloc(size_bytes)

@@ -78,7 +78,7 @@ def cuda_graph_pool_check(replays: int = 5, batch: int = 64) -> dict:
     import torch
     from .plan import TinyBlock
     from ..engine.capture import warm_up_and_capture
-    from ..engine.cuda_device import CudaDevice
+    from ..engine.cuda.device import CudaDevice
     dev = CudaDevice.shared()
     model = TinyBlock().cuda().eval()
     x_static = torch.randn(batch, 128, device="cuda")

@@ -5,12 +5,14 @@ and (when asked) calls empty_cache(). With the cache kept, step 2 onwards makes 
 With empty_cache every step, each step starts with driver mallocs before its first kernel (the
 gaps), and reserved bytes rise and fall every step (the sawtooth).
 
-One program for both devices: the pool sits on `dev.allocator_backend()`, which is raw
+One program for both devices: the pool sits on `backends.for_device(dev)`, which is raw
 cudaMalloc/cudaFree on a GPU and, on the simulator, a host arena whose driver calls cost the
 H200's measured time (SimParams.driver_call_us). Times are the device's host clock.
 """
 from __future__ import annotations
 
+from ..engine.tracing import trace_inline
+from .backends import for_device
 from .caching_pool import CachingPool
 from .sizes import KiB, MiB
 
@@ -27,7 +29,7 @@ def hot_path(dev, steps: int = 6, empty_cache_each_step: bool = True) -> dict:
     end_us) where the device traces for free (else []), wall_us, driver_mallocs and
     driver_mallocs_after_first_step.
     """
-    backend = dev.allocator_backend(CAPACITY_BYTES)
+    backend = for_device(dev, CAPACITY_BYTES)
     pool = CachingPool(backend, record_timeline=True)
     mallocs_after_step = []
     t0 = dev.host_now_us()
@@ -43,7 +45,7 @@ def hot_path(dev, steps: int = 6, empty_cache_each_step: bool = True) -> dict:
                 pool.empty_cache()
             mallocs_after_step.append(backend.driver_mallocs)
         dev.synchronize()
-    tr = dev.trace_inline(loop)
+    tr = trace_inline(dev, loop)
     wall_us = dev.host_now_us() - t0
     samples = [(s.t_us - t0, s.allocated_bytes, s.reserved_bytes, s.what) for s in pool.timeline()]
     pool.empty_cache()  # hand the segments back (real device memory on a GPU)
@@ -56,5 +58,5 @@ def hot_path(dev, steps: int = 6, empty_cache_each_step: bool = True) -> dict:
 
 def hot_path_sim(steps: int = 6, empty_cache_each_step: bool = True) -> dict:
     """The loop on a fresh simulated device (what the page runs without a GPU)."""
-    from ..engine.device import get_device
+    from ..recordings.shipped import get_device
     return hot_path(get_device("sim", **SIM_PARAMS), steps, empty_cache_each_step)

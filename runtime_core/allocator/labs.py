@@ -8,7 +8,7 @@ four segments that can't be released. 2 GiB is free, but a 1 GiB request cannot 
 """
 from __future__ import annotations
 
-from .backends import HostArenaBackend
+from .backends.sim import HostArenaBackend
 from .caching_pool import CachingPool
 from .errors import AllocatorOOM
 from .sizes import GiB, MiB

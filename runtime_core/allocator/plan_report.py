@@ -40,7 +40,7 @@ def plan_report(device: str = "cpu", batch: int = 64, steps: int = 5, backend=No
         eager = torch_memory(lambda: model(x), device)
         planned = torch_memory(lambda: [run(x) for _ in range(steps)], device)
     if backend is None:
-        from .backends import HostArenaBackend
+        from .backends.sim import HostArenaBackend
         backend = HostArenaBackend()
     pool = pool_peak_for(plan.buffers, backend)
     return {

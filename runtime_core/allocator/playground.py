@@ -12,7 +12,7 @@ race shows up in the log through the simulator's race detector.
 """
 from __future__ import annotations
 
-from .backends import HostArenaBackend
+from .backends.sim import HostArenaBackend
 from .caching_pool import CachingPool
 from .sizes import MiB
 
@@ -21,7 +21,7 @@ class Playground:
     """Args: capacity_bytes of the simulated device (default 64 MiB)."""
 
     def __init__(self, capacity_bytes: int = 64 * MiB):
-        from ..engine.sim_device import SimDevice, SimParams
+        from ..engine.sim.device import SimDevice, SimParams
         # kernel µs = elements touched; races are collected (and logged), never raised
         self.device = SimDevice(SimParams(elems_per_us=1.0), raise_on_race=False)
         self.backend = HostArenaBackend(capacity_bytes, device=self.device)

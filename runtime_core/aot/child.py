@@ -18,13 +18,15 @@ Steps:
     ro-lab DEVICE [small]                      what mode="reduce-overhead" really does (ro_lab.py;
                                                small: a 2-layer decoder, the CPU smoke test)
     crash                                      die by SIGSEGV (tests the crash reporting)
+
+The parent's side (run_child: start a step, read its JSON, turn a crash into a result) is
+spawn.py.
 """
 from __future__ import annotations
 
 import json
 import os
 import signal
-import subprocess
 import sys
 import time
 
@@ -73,62 +75,6 @@ def step_compile(mode: str, device: str) -> dict:
         from .compile_stages import compile_report
         out.update(compile_report(out["cache_dir"]))
     return out
-
-
-def describe_exit(returncode: int) -> str:
-    """'crashed: SIGSEGV' for a signal death, 'exited with status N' otherwise."""
-    if returncode < 0:
-        try:
-            return f"crashed: {signal.Signals(-returncode).name}"
-        except ValueError:
-            return f"crashed: signal {-returncode}"
-    return f"exited with status {returncode}"
-
-
-def last_json_object(stdout: str) -> dict | None:
-    """The last line of `stdout` that is a JSON object (a library may print lines of its own)."""
-    for line in reversed(stdout.strip().splitlines()):
-        try:
-            value = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(value, dict):
-            return value
-    return None
-
-
-def child_env(env: dict | None) -> dict:
-    """This process's environment with `env` on top; a value of None removes that variable."""
-    merged = {**os.environ, **(env or {})}
-    return {k: v for k, v in merged.items() if v is not None}
-
-
-def run_child(args: list[str], env: dict | None = None, timeout_s: float = 300.0) -> dict:
-    """Run one step in a fresh Python process and return its JSON, or an error result.
-
-    Never raises for a failing child: a crash comes back as
-    {"error": "loader crashed: SIGSEGV", "crashed": True, "signal": "SIGSEGV"}.
-    """
-    cmd = [sys.executable, "-m", "runtime_core.aot.child"] + [str(a) for a in args]
-    from .paths import ROOT
-    t0 = time.perf_counter()
-    try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout_s, cwd=ROOT,
-                              env=child_env(env))
-    except subprocess.TimeoutExpired:
-        return {"error": f"{args[0]} timed out after {timeout_s:.0f} s", "crashed": False}
-    wall_s = time.perf_counter() - t0
-    if proc.returncode == 0:
-        out = last_json_object(proc.stdout)
-        if out is None:
-            return {"error": f"child step '{args[0]}' printed no JSON result", "crashed": False}
-        out["process_wall_s"] = wall_s
-        return out
-    crashed = proc.returncode < 0
-    what = "loader" if args[0] == "load" else f"child step '{args[0]}'"
-    tail = (proc.stderr.strip().splitlines() or [""])[-1][:300]
-    return {"error": f"{what} {describe_exit(proc.returncode)}" + ("" if crashed else f": {tail}"),
-            "crashed": crashed, "signal": describe_exit(proc.returncode).split(": ")[-1] if crashed else None}
 
 
 def main(argv: list[str]) -> int:

@@ -28,7 +28,7 @@ naming what fits. Bad arguments exit with status 2 and one line on stderr.
 """
 from __future__ import annotations
 
-from ..cli import add_json_flag, number
+from ..cli_args import add_json_flag, number
 from ..errors import NoCudaDevice, UsageError
 from ..knobs import Range
 

@@ -29,8 +29,8 @@ import numpy as np
 
 from .. import atomic
 from ..errors import NoCudaDevice, UsageError
-from .child import run_child
-from .paths import cache_dir, cache_root, torch_tag
+from .spawn import run_child
+from ..cache_paths import cache_dir, cache_root, torch_tag
 
 TEST_BATCH = 5            # not the export example (8): shows the dynamic batch at work
 RTOL, ATOL = 1e-4, 1e-5   # how close a compiled output must be to eager
@@ -212,7 +212,7 @@ def measure(device: str = "cpu", progress=None, on_wait=None) -> dict:
     Raises:
         UsageError / NoCudaDevice: a bad device (before waiting in line).
     """
-    from .cache_lock import cache_in_use
+    from ..cache_lock import cache_in_use
     from .queue import aot_turn
     check_device(device)
     with aot_turn(on_wait=on_wait), cache_in_use():

@@ -26,8 +26,8 @@ import time
 from pathlib import Path
 
 from ..errors import UsageError
-from .cached_build import Cap, build_once
-from .paths import cache_dir, torch_tag
+from ..cached_build import Cap, build_once
+from ..cache_paths import cache_dir, torch_tag
 
 BATCH_MIN, BATCH_MAX = 2, 64
 PACKAGE_CAP = Cap("mlp-*.pt2", keep_newest=8, max_bytes=512 << 20)  # ~1.6 MB each for the CPU MLP

@@ -23,7 +23,7 @@ class StaticGraphStep:
     """
 
     def __init__(self, model, token: torch.Tensor, pos: torch.Tensor, dev=None, warmup: int = 3):
-        from ..engine.cuda_device import CudaDevice
+        from ..engine.cuda.device import CudaDevice
         self.dev = dev or CudaDevice.shared()
         self.model = model
         self.static_token, self.static_pos = token.clone(), pos.clone()

@@ -1,9 +1,10 @@
-"""Where the AOT lesson keeps its files: everything under one directory, .cache/aot/.
+"""Clearing the AOT lesson's files: everything under one directory, .cache/aot/ (where it is:
+../cache_paths.py).
 
 One directory so the page's "clear cache" button (and `aot clear-cache`) resets it all:
 compiled packages, the C++ runner binary, Inductor's compile caches and measured results.
 Clearing takes its turn in the AOT queue (queue.py) and then the cache to itself
-(cache_lock.py), so it waits for a measurement or a build in progress instead of pulling files
+(../cache_lock.py), so it waits for a measurement or a build in progress instead of pulling files
 from under it. The lock files at the top of the root stay: they are how everyone agrees.
 
 The root is ours only if we made it: a marker file is written when the folder is created (or
@@ -13,101 +14,10 @@ directory, a home directory, `/` or a git checkout is refused in one line (Usage
 """
 from __future__ import annotations
 
-import os
 import shutil
-from pathlib import Path
 
+from ..cache_paths import MARKER, cache_dir, cache_root, forbidden_reason  # noqa: F401  cache_dir: for importers
 from ..errors import UsageError
-
-ROOT = Path(__file__).resolve().parents[2]
-ENV = "RUNTIME_CORE_AOT_CACHE"
-MARKER = ".runtime-core-aot-cache"   # written when we create the root: "this folder is ours"
-_OURS_ALWAYS = (MARKER, ".in-use.lock", ".measure.lock")  # names a fresh root may already hold
-_RESOLVED: dict[str, Path] = {}
-
-
-def default_root() -> Path:
-    return ROOT / ".cache" / "aot"
-
-
-def cache_root() -> Path:
-    """The AOT cache folder (.cache/aot/ under the repo; RUNTIME_CORE_AOT_CACHE overrides it),
-    created with its marker on first use. Resolved once per value of the variable.
-
-    Raises:
-        UsageError: the variable is empty or relative, or names a folder that is not ours to use.
-    """
-    raw = os.environ.get(ENV)
-    key = "\0default" if raw is None else raw
-    if key not in _RESOLVED:
-        p = default_root() if raw is None else _parse(raw)
-        why = forbidden_reason(p)
-        if why:
-            raise UsageError(f"{ENV}={str(p)[:200]!r} cannot be the AOT cache: {why}")
-        _RESOLVED[key] = p
-    p = _RESOLVED[key]
-    return p if (p / MARKER).is_file() else _claim(p, raw is None)
-
-
-def _parse(raw: str) -> Path:
-    if not raw.strip():
-        raise UsageError(f"{ENV} is set but empty: give an absolute folder path, or unset it "
-                         "for the default .cache/aot/")
-    p = Path(raw)
-    if not p.is_absolute():
-        raise UsageError(f"{ENV}={raw[:200]!r} is not an absolute path: give one "
-                         "(e.g. /tmp/runtime-aot-cache), or unset it")
-    return Path(os.path.abspath(p))
-
-
-def forbidden_reason(p: Path) -> str | None:
-    """Why `p` may never be the cache (and so never be cleared), or None."""
-    real = Path(os.path.realpath(p))
-    homes = {Path(os.path.realpath(Path.home()))}
-    if os.environ.get("HOME"):
-        homes.add(Path(os.path.realpath(os.environ["HOME"])))
-    if real == Path("/"):
-        return "it is /"
-    if real == Path(os.path.realpath(os.getcwd())):
-        return "it is the current directory"
-    if real in homes:
-        return "it is a home directory"
-    if (real / ".git").exists():
-        return "it holds .git (a source checkout)"
-    if real in (ROOT, *ROOT.parents):
-        return "it holds this app's own files"
-    return None
-
-
-def _claim(p: Path, default: bool) -> Path:
-    try:
-        if p.exists() and not p.is_dir():
-            raise UsageError(f"{ENV}={str(p)[:200]!r} is not a folder")
-        p.mkdir(parents=True, exist_ok=True)
-        marker = p / MARKER
-        if not marker.exists():
-            others = [e.name for e in p.iterdir() if e.name not in _OURS_ALWAYS]
-            # another thread or process may have claimed it meanwhile: it writes the marker
-            # before it puts anything else there, so look for the marker again after the listing
-            if others and not default and not marker.exists():  # the default .cache/aot/ predates the marker
-                raise UsageError(f"{ENV}={str(p)[:200]!r} already holds other files and is not an AOT "
-                                 "cache (no marker): point it at a new or empty folder")
-            marker.write_text("runtime_core AOT cache: clear-cache may empty this folder\n")
-        if not os.access(p, os.W_OK | os.X_OK):
-            raise UsageError(f"the AOT cache {str(p)[:200]!r} is not writable")
-    except OSError as e:
-        raise UsageError(f"the AOT cache {str(p)[:200]!r} cannot be used: {e.strerror or e}") from None
-    return p
-
-
-def cache_dir(*parts: str) -> Path:
-    """A subdirectory of the cache root, created on first use."""
-    p = cache_root().joinpath(*parts)
-    try:
-        p.mkdir(parents=True, exist_ok=True)
-    except OSError as e:
-        raise UsageError(f"the AOT cache folder {str(p)[:200]!r} cannot be created: {e.strerror or e}") from None
-    return p
 
 
 def clear_cache(on_wait=None) -> int:
@@ -119,7 +29,7 @@ def clear_cache(on_wait=None) -> int:
         on_wait: called while waiting: with a queue.Waiting for the AOT queue, then with a
             queue.Waiting(other_process=True) while a build or run still holds the cache.
     """
-    from .cache_lock import LOCK_FILES, cache_exclusive
+    from ..cache_lock import LOCK_FILES, cache_exclusive
     from .queue import Waiting, aot_turn
     root = cache_root()
     with aot_turn(on_wait=on_wait):
@@ -138,9 +48,3 @@ def clear_cache(on_wait=None) -> int:
                     freed += entry.lstat().st_size
                     entry.unlink(missing_ok=True)
             return freed
-
-
-def torch_tag() -> str:
-    """The torch version as a file-name-safe string, e.g. "2.13.0-cpu"."""
-    import torch
-    return torch.__version__.replace("+", "-")

@@ -19,8 +19,8 @@ import contextlib
 from dataclasses import dataclass
 
 from ..engine.fair_lock import FairLock, ordinal
-from .cache_lock import MEASURE_LOCK, file_lock
-from .paths import cache_root
+from ..cache_lock import MEASURE_LOCK, file_lock
+from ..cache_paths import cache_root
 
 AOT_QUEUE = FairLock("AOT measurements")
 

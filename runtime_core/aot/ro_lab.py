@@ -85,7 +85,7 @@ def _manual_capture(model, device: str):
 def run_in_child(device: str = "cuda", small: bool = False, timeout_s: float = CHILD_TIMEOUT_S) -> dict:
     """run_points(device, small) in a fresh child process. Raises RuntimeError (with the child's
     last line) if the child crashed, timed out or failed before it could report."""
-    from .child import run_child
+    from .spawn import run_child
     r = run_child(["ro-lab", device] + (["small"] if small else []), timeout_s=timeout_s)
     if "error" in r and "errors" not in r:
         raise RuntimeError(f"the reduce-overhead lab's child process failed: {r['error']}")

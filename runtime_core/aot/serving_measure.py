@@ -24,9 +24,9 @@ from pathlib import Path
 import numpy as np
 
 from .. import atomic
-from .child import run_child
+from .spawn import run_child
 from .coldwarm import ATOL, RTOL, check_device
-from .paths import cache_dir, cache_root, torch_tag
+from ..cache_paths import cache_dir, cache_root, torch_tag
 from .serving_plan import RANGED, SERVING_PLAN, ServingPlan, ranged_name
 from .serving_run import CHECK_ENV
 
@@ -76,7 +76,7 @@ def measure_serving(device: str = "cpu", plan: ServingPlan = SERVING_PLAN, progr
     Raises:
         UsageError / NoCudaDevice: a bad device (before waiting in line).
     """
-    from .cache_lock import cache_in_use
+    from ..cache_lock import cache_in_use
     from .coldwarm import device_name
     from .queue import aot_turn
     import torch

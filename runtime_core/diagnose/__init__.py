@@ -3,10 +3,12 @@
     zoo.py              the real models (decoder, mlp, cnn, encoder) with example inputs
     fake_models.py      fake models for the simulator: known kernel counts and times
     spec.py             one (model, batch, shape, dtype), checked; user_model.py: package.module:factory
-    cuda_runner.py      the GPU side: torch steps, pools, torch variants (torch_variants.py)
-    sim_runner.py       the simulator side: fake models on a SimDevice
+    runners/            one runner per backend behind the Runner Protocol (contract.py), found by
+                        get_runner(): cuda.py the GPU side (torch steps, pools, torch variants:
+                        torch_variants.py), sim.py the simulator side (fake models on a SimDevice)
     graph_step.py       our capture of a whole model step (static inputs, one replay)
     profile_step.py     what the profiler saw in one step; profile_worker.py runs it in a child process
+                        (profile_serve.py: the child's side)
     timing.py           host dispatch time and interleaved step times
     predict.py          the prediction (formulas in its docstring); verdict.py: launch-bound or not
     machine.py          the constants a prediction uses (live calibration or a sweep recording)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ..cli import add_backend_arg, add_json_flag, number
+from ..cli_args import add_backend_arg, add_json_flag, number
 from ..errors import UsageError
 from ..knobs import Range
 from .measure_variants import VARIANTS
@@ -73,7 +73,7 @@ def run(a) -> dict:
     if a.plan:
         from .plan_cli import run_plan
         return run_plan(a)
-    from .diagnosis import get_runner
+    from .runners import get_runner
     if a.record:
         from .record import run_record
         runner = get_runner(a.backend)
@@ -106,7 +106,8 @@ def _variants(a, runner) -> tuple:
 
 
 def _one(a) -> dict:
-    from .diagnosis import diagnose, get_runner, prepare
+    from .diagnosis import diagnose, prepare
+    from .runners import get_runner
     from .spec import Spec
     if a.batch is None:
         raise UsageError("--batch is required for one diagnosis (or give --sweep)")
@@ -130,7 +131,8 @@ def _one(a) -> dict:
 
 
 def _sweep(a) -> dict:
-    from .diagnosis import get_runner, prepare
+    from .diagnosis import prepare
+    from .runners import get_runner
     from .spec import Spec
     from .sweep import sweep_model
     runner = get_runner(a.backend)

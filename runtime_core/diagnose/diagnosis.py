@@ -1,6 +1,6 @@
 """One diagnosis: profile, predict, then measure, for one (model, batch, shape, dtype) on a device.
 
-    runner = get_runner("auto")                    # CudaRunner on a GPU, SimRunner elsewhere
+    runner = get_runner("auto")                    # runners/: CudaRunner on a GPU, SimRunner elsewhere
     spec = prepare(runner, Spec("cnn", batch=1))   # checked before any work
     out = diagnose(runner, spec, runner.machine())
 
@@ -21,21 +21,12 @@ from __future__ import annotations
 
 import statistics
 
-from ..engine.device import resolve_backend
-from ..knobs import Backend
 from .measure_variants import measure_variants
 from .predict import Machine, StepCounts, predict_step
 from .spec import Spec, check
 from ..engine.cores import one_core
 from .timing import host_dispatch_us
 from .verdict import verdict
-
-
-def get_runner(backend: str = "auto"):
-    """A CudaRunner when the backend resolves to CUDA, else a SimRunner (fake models)."""
-    from .cuda_runner import CudaRunner
-    from .sim_runner import SimRunner
-    return {Backend.CUDA: CudaRunner, Backend.SIM: SimRunner}[resolve_backend(backend)]()
 
 
 def prepare(runner, spec: Spec) -> Spec:

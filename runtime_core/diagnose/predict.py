@@ -30,7 +30,7 @@ the first launch (H/K on average) and then runs B plus a gap between kernels. It
 model.formulas.streams_wall_us with N·t replaced by H and N·w by B. The graph step is
 formulas.graph_wall_us with N·w replaced by B: n copies into the static inputs (their launches
 on the host), one replay, the K nodes back to back, one sync. Both are the closed forms of the
-simulator's rules (engine/sim_device.py), with the same constants.
+simulator's rules (engine/sim/device.py), with the same constants.
 """
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Profile model steps in a child process, so the process that times them never loads the profiler.
 
 Why a separate process: once torch.profiler has collected CUDA activity in a process, launches
-there stay slower (engine/trace_worker.py has the H200 numbers). The chain's TraceWorker speaks
+there stay slower (engine/cuda/trace_worker.py has the H200 numbers). The chain's TraceWorker speaks
 in chain knobs; this one speaks in model specs, and builds the model itself (a zoo model, or the
 user's package.module:factory, imported from the same working directory).
 
@@ -9,15 +9,15 @@ Protocol: one JSON spec per line on stdin, one JSON line back on stdout:
 {"eager": StepProfile dict with spans, "graph": ..., "chrome_trace_path": "..."} or {"error": "..."}.
 The child's stderr is the parent's, so its warnings and crashes are seen. `--backend sim` makes
 the child step fake models on a SimDevice instead: only the tests use it, to check the protocol.
+The child's side is profile_serve.py.
 """
 from __future__ import annotations
 
-import json
 import os
 import sys
 from pathlib import Path
 
-from ..engine.line_worker import LineWorker, take_chrome_trace, write_chrome_trace
+from ..engine.line_worker import LineWorker, take_chrome_trace
 from .spec import Spec
 
 REPO = Path(__file__).resolve().parents[2]
@@ -31,7 +31,7 @@ class ProfileWorker:
         path = os.pathsep.join(p for p in (os.getcwd(), str(REPO), os.environ.get("PYTHONPATH", "")) if p)
         self._worker = LineWorker(
             "diagnose profile worker",
-            [sys.executable, "-m", "runtime_core.diagnose.profile_worker", "--backend", backend],
+            [sys.executable, "-m", "runtime_core.diagnose.profile_serve", "--backend", backend],
             silent_hint=" (its stderr is above)", close_timeout_s=30,
             env=dict(os.environ, PYTHONUNBUFFERED="1", PYTHONPATH=path), stderr=None, cwd=os.getcwd())
 
@@ -49,28 +49,3 @@ class ProfileWorker:
 
     def close(self) -> None:
         self._worker.close()
-
-
-def _runner(backend: str):
-    from .cuda_runner import CudaRunner
-    from .sim_runner import SimRunner
-    return {"sim": SimRunner, "cuda": lambda: CudaRunner(in_worker=True)}[backend]()
-
-
-def _serve(backend: str) -> None:
-    import traceback
-    runner = _runner(backend)
-    for line in sys.stdin:
-        try:
-            got = runner.profile(Spec.from_dict(json.loads(line)))
-            reply = {"eager": got["eager"].as_dict(spans=True), "graph": got["graph"].as_dict(spans=True),
-                     "chrome_trace_path": write_chrome_trace(got["chrome_trace"], "rc_diagnose_")}
-        except Exception:  # report to the parent, which raises it; keep serving
-            reply = {"error": traceback.format_exc(limit=8)}
-        runner.cleanup()
-        sys.stdout.write(json.dumps(reply) + "\n")
-        sys.stdout.flush()
-
-
-if __name__ == "__main__":
-    _serve(sys.argv[sys.argv.index("--backend") + 1] if "--backend" in sys.argv else "cuda")

@@ -59,7 +59,8 @@ def run_record(runner, path: Path, budget_s: float = 420.0, resume: bool = False
                quick: bool = False, models=None, variants: bool = True, constants: str = "live",
                passes: int | None = None) -> dict:
     """Record (or continue) the diagnose recording at `path`; returns the document. `passes`
-    over the base points: default PASSES of the backend (or what a resumed recording asked for)."""
+    over the base points: default PASSES, or 1 on a deterministic device (or what a resumed
+    recording asked for)."""
     t0 = time.monotonic()
     path = Path(path)
     doc = open_target(runner, path, resume, force)
@@ -75,7 +76,7 @@ def run_record(runner, path: Path, budget_s: float = 420.0, resume: bool = False
     if passes is not None and passes < had:
         raise UsageError(f"{path.name} already has {had} passes per point; --passes can add passes, "
                          f"not remove them (record to a new file for fewer)")
-    doc["meta"]["passes"] = max(passes or PASSES.get(runner.backend, 1), had)
+    doc["meta"]["passes"] = max(passes or (1 if runner.dev.deterministic else PASSES), had)
     todo = [it for it in items(runner, models, quick, variants, doc["meta"]["passes"]) if not _done(doc, it)]
     if not todo and doc["points"]:
         return _finish(doc, path, complete=True)  # nothing left: no need to calibrate again

@@ -27,8 +27,8 @@ def run_bench(n: int = 120, work_us: float = 2.0, rounds: int = 7, reps: int = 4
     """Measure ours vs raw, interleaved over `rounds`; returns medians (µs) and ratios."""
     import torch
 
-    from .device import get_device
-    from .executors import make_executor
+    from .backends import get_device
+    from .modes import make_executor
     from .workload import ChainWorkload
     dev = get_device("cuda")
     wl = ChainWorkload(n, work_us)

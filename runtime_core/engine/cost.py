@@ -14,13 +14,14 @@ the traced step and its own warm-up and capture) and prices each step:
     CudaCostModel  device seconds: N × (launch tax + sync + work) for blocking eager, N × (tax +
                    work) for streams, N × (work + node gap) for a replay; traced steps pay the
                    profiler.
-Each device hands out its own model (Device.cost_model()), so nothing here asks which it is.
+Each backend has its own model (sim/cost.py, cuda/cost.py), found by the device's backend
+(cost_model(dev)), so nothing here asks which it is.
 
-SIM_COSTS were measured on the 2-core development machine (SimDevice API calls timed in bulk,
-best of 5; see `calibrate_sim()` to measure them again on another host); CUDA_COSTS are the
-H200 recordings' costs rounded up. The total is multiplied by SAFETY, so the estimate is
-conservative: it may refuse a request that would have just fit, never admit one that runs for
-minutes.
+SIM_COSTS (sim/cost.py) were measured on the 2-core development machine (SimDevice API calls
+timed in bulk, best of 5; `calibrate_sim()` measures them again on another host); CUDA_COSTS
+(cuda/cost.py) are the H200 recordings' costs rounded up. The total is multiplied by SAFETY, so
+the estimate is conservative: it may refuse a request that would have just fit, never admit one
+that runs for minutes.
 """
 from __future__ import annotations
 
@@ -28,11 +29,10 @@ import math
 from dataclasses import dataclass, field
 
 from ..errors import UsageError
-from ..knobs import Knobs, Mode, Policy
-from .measure import TAX_SAMPLES, default_repeats
-
-SIM_TAX_LAUNCHES = 200          # SimDevice.measure_tax
-CUDA_TAX_LAUNCHES = 20 + 7 * 400  # CudaDevice.measure_tax
+from ..knobs import Backend, Knobs, Mode, Policy
+from .cuda.cost import CUDA_COSTS, CudaCostModel
+from .measure import default_repeats
+from .sim.cost import SimCostModel
 
 MAX_WALL_S = 60.0   # a request that would take longer is refused
 SAFETY = 2.0        # estimate = SAFETY × the step-by-step sum
@@ -41,42 +41,6 @@ CLI_NAMES = {"n": "--n", "work_us": "--work-us", "extra_tax_us": "--extra-tax-us
 PAGE_NAMES = {"n": "N (kernels in the chain)", "work_us": "the per-kernel work",
               "extra_tax_us": "the extra tax"}
 API_NAMES = {"n": "n", "work_us": "work_us", "extra_tax_us": "extra_tax_us"}
-
-
-@dataclass(frozen=True)
-class SimCosts:
-    """Python seconds SimDevice spends per simulated event on the development machine (2 cores).
-
-    Measured values (best of 5, 5000 calls each) are in the comments; the fields round them up.
-    """
-
-    launch_s: float = 14e-6        # launch_chain_kernel: host span, heap event, engine step and the
-    #                                race detector's bookkeeping (12.3 µs)
-    sync_s: float = 13e-6          # a synchronize after each launch (eager launch+sync: 24.7 µs)
-    node_s: float = 3.5e-6         # one node of a replayed graph (2.9 µs)
-    record_s: float = 4.5e-6       # one launch recorded during capture (4.0 µs)
-    spin_s: float = 2e-6           # a host_spin span (the extra tax costs no real time here)
-    per_elem_s: float = 0.25e-9    # the kernel's numpy effect, per element (0.10 ns in cache,
-    #                                0.19 ns at 10M elements; 0.16-0.25 ns inside measure())
-    alloc_per_elem_s: float = 0.5e-9  # a fresh input buffer: zeros, fill, first touch
-    fixed_s: float = 0.05          # executors, workload, result
-
-
-@dataclass(frozen=True)
-class CudaCosts:
-    """Device costs, µs, rounded up from the H200 recordings (sweep_h200.json, bench_h200.json)."""
-
-    tax_us: float = 25.0           # one launch call (H200: ~9 µs; the slow host state ~16 µs)
-    sync_us: float = 25.0          # a blocking round trip (H200 eager: 16.5-23 µs per kernel in all)
-    graph_launch_us: float = 30.0  # cudaGraphLaunch plus the graph's launch latency
-    node_gap_us: float = 1.0       # between two nodes of a replay
-    instantiate_us: float = 2.0    # per node, capture + instantiate
-    profiler_factor: float = 3.0   # a step under torch.profiler (trace worker) vs an untraced one
-    setup_s: float = 5.0           # first use in a process: the size table, the trace worker
-
-
-SIM_COSTS = SimCosts()
-CUDA_COSTS = CudaCosts()
 
 
 @dataclass
@@ -90,66 +54,14 @@ class Estimate:
         return {"estimate_s": round(self.seconds, 3), "parts_s": {k: round(v, 3) for k, v in self.parts.items()}}
 
 
-# ---- each device's cost model (Device.cost_model() returns one) ----------------------------
-class SimCostModel:
-    """Python seconds a SimDevice spends: it simulates every launch, node and sync in Python and
-    runs each kernel's effect on a numpy buffer of work_us × elems_per_us elements."""
-
-    deterministic = True
-
-    def __init__(self, elems_per_us: float, c: SimCosts = SIM_COSTS):
-        self.elems_per_us, self.c = elems_per_us, c
-
-    def step_s(self, kind: str, n: int, work_us: float, extra_us: float, scale: float = 1.0) -> float:
-        """Seconds of one step of `kind` ("eager", "streams", "replay", "capture")."""
-        c = self.c
-        effect = c.per_elem_s * (int(max(1, round(work_us * self.elems_per_us)) * scale) + 256)
-        spin = c.spin_s if extra_us > 0 else 0.0
-        if kind == "eager":
-            return n * (c.launch_s + c.sync_s + effect + spin)
-        if kind == "streams":
-            return n * (c.launch_s + effect + spin) + c.sync_s
-        if kind == "replay":  # copy into the static buffer, one graph launch, N nodes, sync
-            return (c.launch_s + effect) + c.launch_s + spin + n * (c.node_s + effect) + c.sync_s
-        if kind == "capture":  # warm-up on a side stream, then N launches recorded
-            return n * (c.launch_s + effect) + n * c.record_s + c.sync_s
-        raise ValueError(kind)
-
-    def fixed_parts(self, k: Knobs, calls: int) -> dict[str, float]:
-        numel = max(1, int(round(k.work_us * self.elems_per_us)))
-        return {"buffers": calls * self.c.alloc_per_elem_s * 2 * numel + self.c.fixed_s,
-                "tax": SIM_TAX_LAUNCHES * self.c.launch_s}  # one sample on a virtual clock
+def cost_model(dev):
+    """What a measurement costs on `dev`, to price a request before it runs: Python seconds on
+    the simulator (SimCostModel), device seconds on a GPU (CudaCostModel)."""
+    return _BY_BACKEND[dev.backend](dev)
 
 
-class CudaCostModel:
-    """Device seconds on a GPU (conservative: the parts add up, rounded-up H200 costs)."""
-
-    deterministic = False
-    profiler_factor = CUDA_COSTS.profiler_factor
-
-    def __init__(self, c: CudaCosts = CUDA_COSTS):
-        self.c = c
-
-    def step_s(self, kind: str, n: int, work_us: float, extra_us: float, scale: float = 1.0) -> float:
-        c, work_us = self.c, work_us * scale
-        if kind == "eager":
-            us = n * (c.tax_us + extra_us + c.sync_us + work_us)
-        elif kind == "streams":
-            us = n * (c.tax_us + extra_us + work_us) + c.sync_us
-        elif kind == "replay":
-            us = (c.tax_us + work_us) + extra_us + c.graph_launch_us + n * (work_us + c.node_gap_us) + c.sync_us
-        elif kind == "capture":
-            us = n * (c.tax_us + work_us) + n * (c.tax_us + c.instantiate_us) + c.sync_us
-        else:
-            raise ValueError(kind)
-        return us / 1e6
-
-    def fixed_parts(self, k: Knobs, calls: int) -> dict[str, float]:
-        # GPU busy time is timed in bulk: a captured chain replayed for >= 3 ms; the tax, measured
-        # TAX_SAMPLES times (7 batches of 400 launches after 20 warm ones, each).
-        busy = self.step_s("capture", k.n, k.work_us, 0.0) + 2 * self.step_s("replay", k.n, k.work_us, 0.0)
-        return {"busy_time_and_tax": busy + 0.003 + TAX_SAMPLES * CUDA_TAX_LAUNCHES * self.c.tax_us / 1e6,
-                "process_setup": self.c.setup_s}
+_BY_BACKEND = {Backend.SIM: lambda dev: SimCostModel(dev.params.elems_per_us),
+               Backend.CUDA: lambda dev: CudaCostModel()}
 
 
 def _cuda_step_s(kind: str, n: int, work_us: float, extra_us: float) -> float:
@@ -181,7 +93,7 @@ def measure_steps(k: Knobs, repeats: int) -> dict[str, list[tuple[str, int, floa
 
 def estimate_measure(k: Knobs, model, repeats: int | None = None, trace: bool = True) -> Estimate:
     """Estimated wall seconds of `measure(dev, k, repeats, trace)` under `model` (the device's
-    cost_model(): SimCostModel or CudaCostModel). Checks `k` against the measure bounds first."""
+    cost_model(dev): SimCostModel or CudaCostModel). Checks `k` against the measure bounds first."""
     k = k.validate("measure")
     reps = repeats or default_repeats(model, k.n, k.work_us)  # reads model.deterministic, as from a device
     groups = measure_steps(k, reps)
@@ -351,51 +263,3 @@ def check_decoder(tokens: int, blocks: int, reduce_overhead: bool = True, experi
         fits.append(f"{name} to {lo}")
     setting = f"{tokens} tokens" + (f" x {blocks} blocks" if blocks else "")
     raise UsageError(refusal(what, est.seconds, limit_s, fits, setting))
-
-
-# ---- calibration ---------------------------------------------------------------------------
-def calibrate_sim(calls: int = 5000, best_of: int = 5) -> dict:
-    """Measure SimCosts' per-event seconds on this host (a few seconds). Returns µs per event:
-    launch, launch+sync (eager), node, record (capture), and ns per element of a kernel effect."""
-    import time
-
-    from .capture import warm_up_and_capture
-    from .sim_device import SimDevice
-
-    def best(fn) -> float:
-        times = []
-        for _ in range(best_of):
-            t0 = time.perf_counter()
-            fn()
-            times.append(time.perf_counter() - t0)
-        return min(times)
-
-    dev = SimDevice()
-    x = dev.new_buffer(1)
-    big = dev.new_buffer(1_000_000)
-
-    def launches(buf=x, k=calls):
-        for _ in range(k):
-            dev.launch_chain_kernel(buf)
-        dev.synchronize()
-
-    def eager():
-        for _ in range(calls):
-            dev.launch_chain_kernel(x)
-            dev.synchronize()
-    graph, _ = warm_up_and_capture(dev, lambda: [dev.launch_chain_kernel(x) for _ in range(calls)])
-
-    def replay():
-        graph.replay()
-        dev.synchronize()
-    launch = best(launches) / calls
-    capture = best(lambda: warm_up_and_capture(dev, lambda: [dev.launch_chain_kernel(x) for _ in range(calls)]))
-    big_launch = best(lambda: launches(big, 200)) / 200
-    return {"launch_us": launch * 1e6, "eager_launch_sync_us": best(eager) / calls * 1e6,
-            "node_us": best(replay) / calls * 1e6, "record_us": (capture / calls - launch) * 1e6,
-            "per_elem_ns": (big_launch - launch) / 1_000_000 * 1e9}
-
-
-if __name__ == "__main__":  # python -m runtime_core.engine.cost: this host's simulator costs
-    import json
-    print(json.dumps({k: round(v, 3) for k, v in calibrate_sim().items()}, indent=2))

@@ -1,10 +1,13 @@
-"""The device contract every layer above talks to, and `get_device()` to pick one.
+"""The device contract every layer above talks to: a GPU's primitives, nothing more.
 
-Two peers implement it in full: `SimDevice` (sim_device.py, a discrete-event GPU on a virtual
-clock) and `CudaDevice` (cuda_device.py, torch.cuda on a real GPU). Nothing outside those two
-files asks which one it drives: executors, measure(), calibration, the labs and the allocator
-comparison are written once against `Device`. As in tinygrad's device.py, the hooks below are
-abstract (a peer that lacks one fails loudly at construction), and policy lives above them.
+Two peers implement it in full: `SimDevice` (sim/device.py, a discrete-event GPU on a virtual
+clock) and `CudaDevice` (cuda/device.py, torch.cuda on a real GPU); backends.py's get_device()
+picks one. Nothing outside the backends' own modules asks which one it drives: executors,
+measure(), calibration, the labs and the allocator comparison are written once against `Device`.
+As in tinygrad's device.py, the hooks below are abstract (a peer that lacks one fails loudly at
+construction), and policy lives above them. Services built on a device (pricing: cost.py,
+tracing a step: tracing.py, native launching: native.py, a recording's facts: backends.py, the
+allocator's raw backend: allocator/backends/) take the device and are found by its backend.
 
 A peer also declares what it is, for labels and records only (never branch on them):
     name          "NVIDIA H200", "SimDevice (simulated)"
@@ -119,11 +122,6 @@ class Device(ABC):
         """Bytes of live buffers handed out by the framework's allocator."""
 
     @abstractmethod
-    def allocator_backend(self, capacity_bytes: int):
-        """An allocator.Backend over this device's raw malloc/free (cudaMalloc on a GPU), for
-        our own CachingPool: each segment it reserves is one real (or simulated) driver call."""
-
-    @abstractmethod
     def new_host_buffer(self, numel: int, pinned: bool):
         """A host buffer of `numel` float32 values: pinned (page-locked) or pageable."""
 
@@ -231,45 +229,11 @@ class Device(ABC):
     def trace(self, warmup=None) -> contextlib.AbstractContextManager:
         """Trace the enclosed region in this process; yields a Trace filled on exit."""
 
-    @abstractmethod
-    def trace_step(self, spec: dict) -> Trace:
-        """Trace one chain step described by `spec` (measure.trace_spec), wherever this device
-        can do so without slowing later measurements (CUDA: a worker process)."""
-
-    def prepare_tracing(self) -> None:
-        """Get tracing ready ahead of the first trace_step (CUDA: start the worker process,
-        which takes seconds). Nothing to do on a device that traces in-process."""
-
-    @abstractmethod
-    def trace_inline(self, fn) -> Trace | None:
-        """Run `fn` and return its Trace if this device can trace in-process for free; else run
-        it untraced and return None (profiling a CUDA process slows its later launches)."""
-
-    @abstractmethod
-    def cost_model(self):
-        """What a measurement costs here, to price a request before it runs (engine/cost.py):
-        Python seconds on the simulator, device seconds on a GPU."""
-
-    @abstractmethod
-    def native_launcher(self):
-        """A launcher of the chain from native code, with a launch tax of a few µs (see
-        engine/native_launcher.py): `measure(points) -> [{mode, n, work_us, wall_us, tax_us,
-        kernel_time_us}]`."""
-
     # ---- what the device is ----------------------------------------------------------------
     @abstractmethod
     def known_constants(self):
         """The model Constants this device is built from, if it knows them (the simulator
         does); None where they must be measured (calibrate)."""
-
-    @abstractmethod
-    def describe(self) -> dict:
-        """Facts for a recording's meta (the simulator's parameters, a GPU's kernel-size table)."""
-
-    @abstractmethod
-    def use_sizing(self, table: dict | None) -> None:
-        """Size chain kernels with a recording's kernel-size table (no-op where sizing is a
-        parameter), so a re-trace uses the buffers a recording was timed with."""
 
 
 def cuda_available() -> bool:
@@ -294,19 +258,3 @@ def resolve_backend(name: str) -> Backend:
     if backend == Backend.AUTO:
         return Backend.CUDA if cuda_available() else Backend.SIM
     return backend
-
-
-def get_device(backend: str = "auto", **sim_params) -> Device:
-    """Return a device: "cuda", "sim", or "auto" (CUDA if torch.cuda works, else the simulator).
-
-    Args:
-        backend: "auto", "cuda" or "sim".
-        sim_params: SimParams fields (tax_us, sync_us, ...) for the simulator.
-    Raises:
-        NoCudaDevice: backend "cuda" was asked for and no CUDA device is present.
-    """
-    if resolve_backend(backend) == Backend.CUDA:
-        from .cuda_device import CudaDevice
-        return CudaDevice.shared()
-    from .sim_device import SimDevice, SimParams
-    return SimDevice(SimParams.of(**sim_params))

@@ -6,6 +6,8 @@
     StreamsExecutor  every launch asynchronous on one stream, one synchronize at the end.
     GraphExecutor    warm up, capture once, replay from then on (see graph_executor.py).
 
+modes.py builds the one a mode names (make_executor).
+
 `run(x)` performs one step on input buffer x, ends with the host synchronized, and returns
 the output buffer. `last` is a StepInfo: which path the step took and whether a graph was valid.
 """
@@ -86,15 +88,3 @@ class StreamsExecutor(Executor):
         self.dev.synchronize()
         self.last = StepInfo(StepPath.STREAMS)
         return x
-
-
-def make_executor(mode: str, dev, workload: ChainWorkload, extra_tax_us: float = 0.0,
-                  policy: str = "fallback", **graph_options) -> Executor:
-    """Build the executor for `mode` ("eager", "streams", "graph")."""
-    mode = Mode(mode)
-    if mode == Mode.EAGER:
-        return EagerExecutor(dev, workload, extra_tax_us)
-    if mode == Mode.STREAMS:
-        return StreamsExecutor(dev, workload, extra_tax_us)
-    from .graph_executor import GraphExecutor
-    return GraphExecutor(dev, workload, extra_tax_us, policy=policy, **graph_options)

@@ -1,6 +1,6 @@
 """A long-lived child process spoken to in JSON lines: one request per line on its stdin, one
 reply per line on its stdout, one request at a time. The chain's trace worker
-(engine/trace_worker.py) and the diagnosis's profile worker (diagnose/profile_worker.py) are two.
+(engine/cuda/trace_worker.py) and the diagnosis's profile worker (diagnose/profile_worker.py) are two.
 
 A Chrome trace is too big for one line: the child writes it to a temporary file and sends its
 path ("chrome_trace_path"); the parent reads the file and deletes it.

@@ -17,7 +17,7 @@ simulator applies the same rules.
 """
 from __future__ import annotations
 
-from ..engine.device import get_device
+from ..recordings.shipped import get_device
 from ..engine.graph_executor import GraphExecutor
 from ..engine.workload import ChainWorkload
 from .common import capture_copy_chain, header

@@ -1,7 +1,7 @@
 """`python -m runtime_core lab NAME`: run one failure-mode lab and print its result as JSON."""
 from __future__ import annotations
 
-from ..cli import add_backend_arg, add_json_flag
+from ..cli_args import add_backend_arg, add_json_flag
 from . import LABS, run_lab
 
 

@@ -19,7 +19,7 @@ One program for both devices (Device contract only).
 from __future__ import annotations
 
 from ..engine.capture import warm_up_and_capture
-from ..engine.device import get_device
+from ..recordings.shipped import get_device
 from .common import header
 
 NUMEL = 1024

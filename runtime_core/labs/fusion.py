@@ -12,8 +12,8 @@ with the device's constants, so the page can show the model beside the measureme
 from __future__ import annotations
 
 from ..model.calibrate import constants_for
-from ..engine.cost import check_many
-from ..engine.device import get_device
+from ..engine.cost import check_many, cost_model
+from ..recordings.shipped import get_device
 from ..engine.measure import measure
 from ..model.formulas import predict
 from ..errors import UsageError
@@ -46,7 +46,7 @@ def run(backend: str = "sim", n: int = DEFAULT_N, work_us: float = DEFAULT_WORK_
     dev = get_device(backend)
     # Four measurements: priced before any runs, refused (UsageError) past the request limit.
     check_many("the fusion lab", [Knobs(mode, k, w) for k, w in variants.values() for mode in ("streams", "graph")],
-               dev.cost_model(), setting=f"n={n}, work_us={work_us:g}, fuse={fuse}", lower="n or work_us")
+               cost_model(dev), setting=f"n={n}, work_us={work_us:g}, fuse={fuse}", lower="n or work_us")
     consts = constants_for(dev)
     rows = []
     for variant, (k, w) in variants.items():

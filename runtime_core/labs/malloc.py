@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from ..allocator import compare
 from ..allocator.hot_path import SIM_PARAMS, hot_path
-from ..engine.device import get_device
+from ..recordings.shipped import get_device
 from .common import header
 
 STEPS = 6

@@ -21,7 +21,7 @@ is therefore done before anything is captured (dev.launch_busy_kernel once), as 
 from __future__ import annotations
 
 from ..engine.capture import warm_up_and_capture
-from ..engine.device import get_device
+from ..recordings.shipped import get_device
 from .common import header, timed_us
 
 INIT_KERNEL_US = 200.0   # the one-off set-up kernel of the first call

@@ -15,7 +15,7 @@ warm-up-and-capture recipe (engine/capture.py), replays on the current stream.
 """
 from __future__ import annotations
 
-from ..engine.device import get_device
+from ..recordings.shipped import get_device
 from .common import capture_copy_chain, header
 
 N_KERNELS = 4        # kernels in the captured chain, each adds 1

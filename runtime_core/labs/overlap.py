@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import statistics
 
-from ..engine.device import get_device
+from ..engine.tracing import trace_inline
+from ..recordings.shipped import get_device
 from .common import header, span_rows, timed_us
 
 COPY_BYTES = 64 << 20      # one 64 MiB upload
@@ -51,7 +52,7 @@ def run(backend: str = "sim") -> dict:
     for variant in VARIANTS:
         timed_us(dev, lambda: step(variant))  # warm-up: first touch of buffers and handles
         walls[variant] = statistics.median(timed_us(dev, lambda: step(variant)) for _ in range(REPEATS))
-        tr = dev.trace_inline(lambda: step(variant))
+        tr = trace_inline(dev, lambda: step(variant))
         if tr is not None:
             timelines[variant] = span_rows(
                 tr.spans, lane_of=lambda s: "cpu" if s.lane == "cpu" else f"gpu {'copy' if s.kind == 'copy' else 'compute'}",

@@ -18,7 +18,7 @@ def record(out: str, backend: str = "cuda", force: bool = False) -> dict:
     """Run every lab on `backend` and write the recording to `out` (checked before the runs)."""
     import torch
 
-    from ..engine.device import get_device
+    from ..recordings.shipped import get_device
     from ..recordings import store
     store.check_target(out, force)
     dev = get_device(backend)

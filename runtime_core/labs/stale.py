@@ -11,7 +11,7 @@ kernel by kernel on the new input.
 """
 from __future__ import annotations
 
-from ..engine.device import get_device
+from ..recordings.shipped import get_device
 from ..engine.executors import StreamsExecutor
 from ..engine.graph_executor import GraphExecutor
 from ..engine.workload import ChainWorkload

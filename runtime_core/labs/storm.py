@@ -13,7 +13,7 @@ The lab also reports how much the device's reserved memory grew (dev.reserved_by
 """
 from __future__ import annotations
 
-from ..engine.device import get_device
+from ..recordings.shipped import get_device
 from ..engine.graph_executor import GraphExecutor
 from ..engine.workload import ChainWorkload
 from ..errors import UsageError

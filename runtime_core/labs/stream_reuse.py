@@ -8,7 +8,7 @@ only run after everything queued before it. Only streams named with `tensor.reco
 get an event recorded at free time, and the block waits until those events complete.
 
 The scenario, one program for both devices:
-    1. allocate a block from our CachingPool (over dev.allocator_backend) on the main stream
+    1. allocate a block from our CachingPool (over allocator.backends.for_device(dev)) on the main stream
        and fill it with ORIGINAL_VALUE there;
     2. the side stream waits for that fill, runs one LONG kernel (SIDE_KERNEL_US, so the race
        shows reliably on a real GPU too), then copies the block into `out`;
@@ -24,7 +24,8 @@ values, and once the event has completed the old block is handed out again.
 from __future__ import annotations
 
 from ..allocator import CachingPool
-from ..engine.device import get_device
+from ..allocator.backends import for_device
+from ..recordings.shipped import get_device
 from .common import header
 
 BLOCK_NUMEL = 64 * 1024         # float32 elements: a 256 KiB block (a 2 MiB small-pool segment)
@@ -78,7 +79,7 @@ def run(backend: str = "sim") -> dict:
 
 
 def _scenario(dev, record: bool) -> dict:
-    pool = CachingPool(dev.allocator_backend(POOL_CAPACITY))
+    pool = CachingPool(for_device(dev, POOL_CAPACITY))
     seen: dict = {}
 
     def scenario() -> None:

@@ -10,7 +10,8 @@ device-to-host read of one value, like `loss.item()`) at the end of each synced 
 """
 from __future__ import annotations
 
-from ..engine.device import get_device
+from ..engine.tracing import trace_inline
+from ..recordings.shipped import get_device
 from .common import header, span_rows, timed_us
 
 STEPS = 200           # timed steps per variant
@@ -61,7 +62,7 @@ def run(backend: str = "sim") -> dict:
         steps(20, sync)  # warm-up
         step_us = timed_us(dev, lambda: steps(STEPS, sync)) / STEPS
         res[variant] = {"step_us": step_us, "idle_us": max(0.0, step_us - busy_us)}
-        tr = dev.trace_inline(lambda: steps(TIMELINE_STEPS, sync))
+        tr = trace_inline(dev, lambda: steps(TIMELINE_STEPS, sync))
         if tr is not None:
             timelines[variant] = span_rows(tr.spans)
     plain, synced = res["no_sync"], res["sync"]

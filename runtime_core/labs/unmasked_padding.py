@@ -15,7 +15,7 @@ dev.reduce_sum is one reduction kernel).
 from __future__ import annotations
 
 from ..engine.capture import warm_up_and_capture
-from ..engine.device import get_device
+from ..recordings.shipped import get_device
 from ..engine.graph_executor import bucket_numel
 from .common import header
 

@@ -1,13 +1,15 @@
 """`python -m runtime_core model` (the closed-form prediction of one setting) and `accuracy`
-(the calibrated model against a recording, exit 1 below the target)."""
+(the calibrated model against a recording, exit 1 below the target); `measure` and `bench`
+register from measure_cli.py."""
 from __future__ import annotations
 
 from pathlib import Path
 
-from ..cli import add_knob_args, number
+from ..cli_args import add_knob_args, number
 from ..constants import TEXTBOOK
 from ..errors import UsageError
 from ..knobs import LIMITS, SEED_TAX_US, GraphInput, Knobs, Policy, choices
+from . import measure_cli
 from .formulas import predict
 
 DEFAULT_RECORDING = "lessons/recordings/sweep_h200.json"
@@ -37,6 +39,7 @@ def register(sub) -> None:
     p.add_argument("--bounds", action="store_true",
                    help="also check every bound of the recording (model/bounds.py); exit 1 if one fails")
     p.set_defaults(func=run_accuracy)
+    measure_cli.register(sub)  # `measure` and `bench`: their JSON carries this model's prediction
 
 
 def run(a) -> dict:

@@ -65,9 +65,10 @@ def _wall(dev, k: Knobs) -> float:
 
 
 def _trace(dev, k: Knobs):
-    from ..engine.measure import trace_spec
+    from ..engine.traced_step import trace_spec
+    from ..engine.tracing import trace_step
     from ..engine.workload import ChainWorkload
-    return dev.trace_step(trace_spec(k, 4, ChainWorkload(k.n, k.work_us).base_numel(dev)))
+    return trace_step(dev, trace_spec(k, 4, ChainWorkload(k.n, k.work_us).base_numel(dev)))
 
 
 _KERNEL_US: dict = {}

@@ -4,7 +4,7 @@ Symbols (all µs): N kernels, t = per-launch CPU tax, w = per-kernel GPU work, a
 constants of `runtime_core.constants.Constants`: s (sync round trip), f (eager floor), gs
 (stream gap), gn (node gap), g (graph launch), L (graph launch latency), c (1 when a graph step
 copies its input into the static buffer). The formulas are the closed forms of the simulator's
-rules (engine/sim_device.py), so the two agree wherever the launch queue never fills:
+rules (engine/sim/device.py), so the two agree wherever the launch queue never fills:
 
     eager    wall = N · max(f, t + w + s)                               launch, then wait, each kernel
     streams  wall = max((N−1)·t + max(f, t + w + s),                    launch-bound: the last launch

@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ..cli import add_backend_arg, number
+from ..cli_args import add_backend_arg, number
 from ..errors import UsageError
 from ..knobs import Range
 from . import store

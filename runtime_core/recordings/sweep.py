@@ -22,8 +22,12 @@ import time
 from pathlib import Path
 
 from ..engine.cores import pin_to_one_core
-from ..engine.device import get_device
-from ..engine.measure import measure, trace_spec
+from ..engine.backends import describe, use_sizing
+from ..engine.measure import measure
+from ..engine.native import native_launcher
+from ..engine.traced_step import trace_spec
+from ..engine.tracing import trace_step
+from .shipped import get_device
 from ..engine.workload import ChainWorkload
 from ..errors import UsageError
 from ..model import formulas as model
@@ -127,7 +131,7 @@ def _native_pass(run: _Run, pass_i: int) -> bool:
     if meta.get("native_launcher_error"):
         return True  # it failed in an earlier pass: the slice stays missing (meta.complete: false)
     try:
-        results = run.dev.native_launcher().measure(todo)
+        results = native_launcher(run.dev).measure(todo)
     except (RuntimeError, OSError, subprocess.SubprocessError) as e:  # no g++, a failed build or run
         meta["native_launcher_error"] = " ".join(str(e).split())[:400]
         print(f"sweep: low-tax slice skipped: {meta['native_launcher_error']}", file=sys.stderr)
@@ -168,7 +172,7 @@ def _trace_pass(run: _Run) -> bool:
             continue
         if run.out_of_time():
             return False
-        tr = dev.trace_step(trace_spec(knobs_of(k), 4, ChainWorkload(k["n"], float(k["work_us"])).base_numel(dev)))
+        tr = trace_step(dev, trace_spec(knobs_of(k), 4, ChainWorkload(k["n"], float(k["work_us"])).base_numel(dev)))
         counted.setdefault(g, (tr.driver_calls, tr.copy_calls))
         if want_tl:
             rec["timelines"][tl_key] = _clip(tr.spans)
@@ -233,7 +237,7 @@ def _clip(spans) -> list[dict]:
 def _meta(dev) -> dict:
     from ..engine.measure import _torch_version
     return store.new_meta("sweep", dev.name, _torch_version(), str(dev.backend), complete=False,
-                          calibration_passes=[], **dev.describe())
+                          calibration_passes=[], **describe(dev))
 
 
 def _write(out: Path, rec: dict, check: bool = True) -> None:
@@ -246,7 +250,7 @@ def retrace(out: Path, backend: str = "auto") -> dict:
     recording's own kernel-size table so every buffer has the size it was timed at."""
     rec = store.load(out, kind="sweep").data
     dev = get_device(backend)
-    dev.use_sizing(rec["meta"].get("kernel_size_table"))
+    use_sizing(dev, rec["meta"].get("kernel_size_table"))
     rec["timelines"] = {}
     run = _Run(dev, rec, out, 1e9, quick=False)
     _trace_pass(run)

@@ -21,10 +21,11 @@ from runtime_core.model.calibrate import calibrate
 d = get_device('cuda'); t = time.time(); c = calibrate(d); print(c); print('seconds', round(time.time() - t, 2))"
 name=native; T=300 step "C++ chain launcher" python3 -c "
 import time
-from runtime_core.engine.device import get_device
+from runtime_core.engine.backends import get_device
+from runtime_core.engine.native import native_launcher
 d = get_device('cuda'); t = time.time()
 pts = [dict(mode=m, n=n, work_us=w) for m in ('eager', 'streams', 'graph') for n in (10, 1000) for w in (2, 40)]
-for r in d.native_launcher().measure(pts): print(r)
+for r in native_launcher(d).measure(pts): print(r)
 print('seconds', round(time.time() - t, 2))"
 for l in overlap sync stale storm malloc fusion; do
   name=lab_$l; step "lab $l" python3 -m runtime_core lab $l --backend cuda

@@ -1,55 +1,11 @@
-"""reduce-overhead lab: what torch.compile(mode="reduce-overhead") really does, on the decoder step.
-
-Four points, each measured (aot/ro_lab.py runs them; this file labels and explains them):
-    fresh_inputs  inputs that are not parameters or buffers are copied into static buffers for
-                  you: a fresh tensor each call still gives eager's answer. "Route inputs through
-                  static buffers" is the rule for a graph captured by hand (the stale lab).
-    kept_output   the next replay overwrites the outputs: a kept output raises or changes; a
-                  clone keeps it, and cudagraph_mark_step_begin() sets where a step ends.
-    new_shapes    every new shape records a new graph, and torch warns past its limit; skips:
-                  some regions are never graphed (a mutated input, a CPU tensor), with a reason.
-    kernels       why it beats our hand capture: Inductor's fusion leaves fewer, shorter nodes.
-
-Two peers, like diagnose's runners: on CUDA the lab runs live, in a child process; without a
-GPU it replays a shipped recording, labelled "recorded" (the simulator has no torch.compile to
-run): the reduce-overhead recording when one ships (`aot reduce-overhead --record`), else the
-labs recording's copy, else what the decoder recording holds of it, with the rest listed as owed.
-"""
+"""The reduce-overhead lab's points and verdict, whichever backend measured them (__init__.py
+says what each point shows; sim.py and cuda.py are where the numbers come from)."""
 from __future__ import annotations
 
-from ..engine.device import resolve_backend
-from ..knobs import Backend
 
 POINTS = ("fresh_inputs", "kept_output", "mark_step", "kernels", "new_shapes", "skips")
 RECORD_COMMAND = ("python -m runtime_core aot reduce-overhead --json "
                   "--record lessons/recordings/reduce_overhead_h200.json")
-
-
-def run(backend: str = "sim") -> dict:
-    """The lab's result: the header keys, the points, `owed` (points with no numbers), signal
-    and verdict. Raises UsageError for a bad backend (or cuda without a GPU), RuntimeError if
-    the live child process failed."""
-    return {Backend.CUDA: _live, Backend.SIM: _recorded}[resolve_backend(backend)]()
-
-
-def _live() -> dict:
-    from ..aot.ro_lab import run_in_child
-    points = run_in_child("cuda")
-    return finish(points, backend="cuda", source="live", device_name=points.get("device_name", "cuda"))
-
-
-def _recorded() -> dict:
-    from ..recordings import store
-    for kind in ("reduce_overhead", "labs"):
-        rec = store.best(kind)
-        lab = rec.labs.get("reduce_overhead") if rec else None
-        if lab:
-            return finish(lab, backend="sim", source="recorded", device_name=rec.label(), recording=rec.meta.file)
-    rec = store.best("decoder")
-    if rec is None:
-        return finish({}, backend="sim", source="recorded", device_name="no recording shipped")
-    return finish(points_from_decoder(rec), backend="sim", source="recorded", device_name=rec.label(),
-                  recording=rec.meta.file)
 
 
 def points_from_decoder(rec) -> dict:
@@ -107,7 +63,7 @@ def signal(r: dict) -> bool:
 
 def verdict(r: dict) -> str:
     """One sentence per measured point; the owed points named with the command that records them."""
-    from .reduce_overhead_text import sentences
+    from .text import sentences
     parts = sentences(r)
     if r.get("errors"):
         parts.append(f"{len(r['errors'])} point(s) failed: " + "; ".join(r["errors"])[:400] + ".")

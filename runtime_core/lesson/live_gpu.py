@@ -12,7 +12,8 @@ point in each mode, so a class finds the GPU warm:
 
 `measure` goes through engine/gpu_queue.py: a shared cache (a setting is measured once for
 everyone), then the GPU's line (a place and an estimate for waiters, QueueFull past the cap).
-No streamlit here; pages/ui/widget_sources.py shows the waiting and the status.
+No streamlit here; pages/ui/widget_sources.py shows the waiting and the status. It sits in the
+lesson layer, above engine and model, because its warm-up calibrates (model/calibrate.py).
 """
 from __future__ import annotations
 
@@ -21,8 +22,9 @@ import threading
 import time
 from dataclasses import dataclass, field
 
+from ..engine.gpu_queue import GPU_LOCK, SharedResults, measure_in_turn
+from ..engine.tracing import prepare_tracing
 from ..knobs import SEED_N, SEED_TAX_US, SEED_WORK_US, Knobs
-from .gpu_queue import GPU_LOCK, SharedResults, measure_in_turn
 
 
 LIVE_ENV = "RUNTIME_LIVE"
@@ -113,7 +115,7 @@ class LiveGPU:
 
     def _warm_up(self) -> None:
         t0 = time.monotonic()
-        steps = [("starting the profiler worker", lambda: self.dev.prepare_tracing()),
+        steps = [("starting the profiler worker", lambda: prepare_tracing(self.dev)),
                  ("measuring the launch tax", self.floor_us),
                  ("sizing the kernels", lambda: self.dev.numel_for_work(SEED_WORK_US)),
                  ("calibrating the model", self.calibration)]
@@ -156,11 +158,11 @@ class LiveGPU:
         """The numbers of `k` (its extra_tax_us on top of the GPU's own tax): from the shared
         cache, else measured in this caller's turn. Raises gpu_queue.QueueFull past the cap,
         and UsageError for a setting whose measurement would run too long (engine/cost.py)."""
-        from .cost import PAGE_NAMES, check_measure
-        from .measure import measure
+        from ..engine.cost import PAGE_NAMES, check_measure, cost_model
+        from ..engine.measure import measure
         k = k.replace(tax_us=0.0)
         dev = self.dev
-        check_measure(k, dev.cost_model(), names=PAGE_NAMES, what="this setting", device_name=dev.name)
+        check_measure(k, cost_model(dev), names=PAGE_NAMES, what="this setting", device_name=dev.name)
         key = (k.mode.value, k.n, k.work_us, k.extra_tax_us, k.dynamic, k.policy.value, k.graph_input.value)
         return self.results.get_or_make(key, lambda: measure_in_turn(
             lambda: result_numbers(measure(dev, k)), on_wait=on_wait, limit=limit))

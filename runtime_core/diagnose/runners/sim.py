@@ -1,17 +1,17 @@
 """The diagnosis on the simulator: fake models (fake_models.py) stepped on a SimDevice.
 
-A peer of cuda_runner.CudaRunner with the same methods, so diagnosis.py, sweep.py and the bucket
+A peer of cuda.CudaRunner with the same methods (the Runner Protocol, contract.py), so diagnosis.py, sweep.py and the bucket
 measurement never ask which one they drive. Profiling happens in-process (the simulator has
 no profiler to slow it down), and only eager and our graph capture can run: make_graphed_callables
 and torch.compile need a real GPU.
 """
 from __future__ import annotations
 
-from ..engine.sim_device import SimDevice, SimParams
-from ..engine.sim_params import SIM_MACHINE
-from ..errors import UsageError
-from .fake_models import FAKE_ZOO, FakeModel
-from .spec import Spec
+from ...engine.sim.device import SimDevice, SimParams
+from ...engine.sim.params import SIM_MACHINE
+from ...errors import UsageError
+from ..fake_models import FAKE_ZOO, FakeModel
+from ..spec import Spec
 
 # The simulated machine of the demo: costs of the order the H200 showed (µs), every other cost
 # zero, and kernel time set by buffer size at 10 elements per µs (small buffers keep it fast).
@@ -96,12 +96,12 @@ class SimRunner:
         return {b: self.build(Spec(spec.model, b, spec.seq, spec.dtype)) for b in sorted(set(batches))}
 
     def profile(self, spec: Spec) -> dict:
-        from .profile_step import profile_both
+        from ..profile_step import profile_both
         return profile_both(self, spec)
 
     def relabel(self, spans):
         """The simulator draws the model's host work as "extra host tax": call it framework dispatch."""
-        from ..result import Span
+        from ...result import Span
         return [Span(s.lane, "dispatch", "dispatch (simulated)", s.start_us, s.end_us)
                 if s.kind == "spin" else s for s in spans]
 
@@ -110,7 +110,7 @@ class SimRunner:
 
     def machine(self, constants: str = "live"):
         """The simulator's own constants: it runs with them, so the model knows them exactly."""
-        from .predict import Machine
+        from ..predict import Machine
         p = self.dev.params
         return Machine(p.machine, p.tax_us, "SimDevice parameters (the simulated machine's own)")
 

@@ -21,7 +21,7 @@ import threading
 import time
 from pathlib import Path
 
-from .paths import cache_root
+from .cache_paths import cache_root
 
 IN_USE_LOCK = ".in-use.lock"
 MEASURE_LOCK = ".measure.lock"

@@ -17,18 +17,18 @@ import subprocess
 import sys
 from pathlib import Path
 
-from ..result import Span
-from .cores import all_cores
-from .line_worker import LineWorker, take_chrome_trace, write_chrome_trace
+from ...result import Span
+from ..cores import all_cores
+from ..line_worker import LineWorker, take_chrome_trace, write_chrome_trace
 
 
 class TraceWorker:
     """A long-lived child process that traces steps on request (one at a time)."""
 
     def __init__(self):
-        self._worker = LineWorker("trace worker", [sys.executable, "-m", "runtime_core.engine.trace_worker"],
+        self._worker = LineWorker("trace worker", [sys.executable, "-m", "runtime_core.engine.cuda.trace_worker"],
                                   env=dict(os.environ, PYTHONUNBUFFERED="1"), stderr=subprocess.DEVNULL,
-                                  preexec_fn=all_cores, cwd=str(Path(__file__).resolve().parents[2]))
+                                  preexec_fn=all_cores, cwd=str(Path(__file__).resolve().parents[3]))
 
     def start(self) -> None:
         """Start the child now (it takes a few seconds to import torch and warm the profiler)."""
@@ -36,7 +36,7 @@ class TraceWorker:
 
     def trace(self, spec: dict):
         """Trace one step described by `spec`; returns a device.Trace. Raises RuntimeError."""
-        from .device import Trace
+        from ..device import Trace
         reply = self._worker.ask(spec)
         if "error" in reply:
             raise RuntimeError(f"trace worker: {reply['error']}")
@@ -51,8 +51,8 @@ class TraceWorker:
 def _serve() -> None:
     from dataclasses import asdict
 
-    from .cuda_device import CudaDevice
-    from .measure import traced_run
+    from .device import CudaDevice
+    from ..traced_step import traced_run
     dev = CudaDevice(in_worker=True)
     for line in sys.stdin:
         try:

@@ -28,15 +28,15 @@ import dataclasses
 import weakref
 from collections import Counter
 
-from ..constants import Constants
-from ..errors import CaptureError
-from ..knobs import Backend
-from ..result import Span
-from .device import Device, Trace
-from .race_detector import RaceDetector
-from .sim_engine import SimEngine, SimOp, SimStream
-from .sim_objects import SimBuffer, SimEvent, SimGraph, SimHostBuffer
-from .sim_params import SimParams
+from ...constants import Constants
+from ...errors import CaptureError
+from ...knobs import Backend
+from ...result import Span
+from ..device import Device, Trace
+from ..race_detector import RaceDetector
+from .events import SimEngine, SimOp, SimStream
+from .objects import SimBuffer, SimEvent, SimGraph, SimHostBuffer
+from .params import SimParams
 
 MiB = 1 << 20
 
@@ -49,8 +49,17 @@ class SimDevice(Device):
     deterministic = True
     torch_device = "cpu"
 
-    def __init__(self, params: SimParams | None = None, raise_on_race: bool = True):
-        self.params = params or SimParams()
+    def __init__(self, params: SimParams | None = None, raise_on_race: bool = True,
+                 constants: Constants | None = None):
+        """Args:
+            params: the simulated machine (SimParams; default: every named cost zero).
+            raise_on_race: raise RaceError at the first data race (else collect them).
+            constants: the machine's named costs (sync_us, graph_launch_us, ...), replacing
+                params.machine. Whoever builds the device chooses them; the simulator reads no
+                recording (recordings/shipped.py hands out the shipped H200's).
+        """
+        params = params or SimParams()
+        self.params = params if constants is None else dataclasses.replace(params, machine=constants)
         self.name = "SimDevice (simulated)"
         self.engine = SimEngine(stream_gap_us=self.params.machine.stream_gap_us)
         self.races = RaceDetector(raise_on_race)
@@ -109,10 +118,6 @@ class SimDevice(Device):
 
     def allocated_bytes(self) -> int:
         return self._allocated_bytes
-
-    def allocator_backend(self, capacity_bytes: int):
-        from ..allocator.backends import HostArenaBackend
-        return HostArenaBackend(capacity_bytes, device=self, driver_call_us=self.params.driver_call_us)
 
     def numel_for_work(self, work_us: float) -> int:
         return max(1, int(round(work_us * self.params.elems_per_us)))
@@ -365,16 +370,6 @@ class SimDevice(Device):
         self.engine.run_until(self.host_us)
 
     # ---- tracing ------------------------------------------------------------------------
-    def trace_step(self, spec: dict) -> Trace:
-        """Trace one step of `spec` (see measure.traced_run); the simulator does it in-process."""
-        from .measure import traced_run
-        return traced_run(self, spec)
-
-    def trace_inline(self, fn) -> Trace:
-        with self.trace() as tr:
-            fn()
-        return tr
-
     @contextlib.contextmanager
     def trace(self, warmup=None):
         """Collect spans and API-call counts of the enclosed region, times from its start."""
@@ -396,25 +391,9 @@ class SimDevice(Device):
         tr.host_free_us = max((s.end_us for s in tr.spans if s.lane == "cpu" and s.kind in _DISPATCH),
                               default=0.0)
 
-    def cost_model(self):
-        from .cost import SimCostModel
-        return SimCostModel(self.params.elems_per_us)
-
-    def native_launcher(self):
-        from .native_launcher import SimChainLauncher
-        return SimChainLauncher(self)
-
     # ---- what the device is --------------------------------------------------------------
     def known_constants(self) -> Constants:
         return self.params.machine
-
-    def describe(self) -> dict:
-        p = self.params
-        return {"sim_params": {**{k: v for k, v in dataclasses.asdict(p).items() if k != "machine"},
-                               "machine": p.machine.as_dict()}}
-
-    def use_sizing(self, table: dict | None) -> None:
-        """Sizing is a parameter here (elems_per_us): nothing to load."""
 
 
 def _check_broadcast(dst: SimBuffer, src: SimBuffer) -> None:

@@ -2,7 +2,7 @@
 
 The chain kernel is `x.add_(1)` on a float32 buffer: one real GPU kernel that reads and writes
 the step's input. Its GPU time is set by the buffer's size, through a size→time table that
-`kernel_sizing.py` measures on first use (a bulk timing of replayed graphs, never one event
+`sizing.py` measures on first use (a bulk timing of replayed graphs, never one event
 pair around one tiny kernel). Host-side extra tax is a real busy-wait.
 """
 from __future__ import annotations
@@ -13,12 +13,12 @@ import time
 
 import torch
 
-from ..errors import CaptureError
-from ..knobs import Backend
-from .cuda_objects import CudaBuffer, CudaEvent, CudaGraph, CudaHostBuffer
-from .device import Device
-from .kernel_sizing import SizeTable, measure_size_table, sleep_cycles_per_us
-from .profiler_trace import trace_region
+from ...errors import CaptureError
+from ...knobs import Backend
+from .objects import CudaBuffer, CudaEvent, CudaGraph, CudaHostBuffer
+from ..device import Device
+from .sizing import SizeTable, measure_size_table, sleep_cycles_per_us
+from ..profiler_trace import trace_region
 
 
 class CudaDevice(Device):
@@ -81,10 +81,6 @@ class CudaDevice(Device):
 
     def allocated_bytes(self) -> int:
         return torch.cuda.memory_allocated()
-
-    def allocator_backend(self, capacity_bytes: int):
-        from ..allocator.cuda_backend import CudaBackend
-        return CudaBackend(capacity_bytes)
 
     def new_host_buffer(self, numel: int, pinned: bool) -> CudaHostBuffer:
         return CudaHostBuffer(numel, pinned)
@@ -150,7 +146,7 @@ class CudaDevice(Device):
 
     def launch_busy_kernel(self, us: float) -> None:
         """torch.cuda._sleep: a kernel that spins for a number of GPU clock cycles, converted
-        from µs with a rate measured once on this GPU (kernel_sizing.sleep_cycles_per_us)."""
+        from µs with a rate measured once on this GPU (sizing.sleep_cycles_per_us)."""
         if self._cycles_per_us is None:
             self._cycles_per_us = sleep_cycles_per_us(self)
         torch.cuda._sleep(max(1, int(us * self._cycles_per_us)))
@@ -247,54 +243,15 @@ class CudaDevice(Device):
             self._busy_cache[key] = self.sizes().time_chain_us(self, n, numel)
         return self._busy_cache[key]
 
-    _worker = None
-
-    def trace_step(self, spec: dict):
-        """Trace one step of `spec` in the trace worker process (never in this one)."""
-        if self.in_worker:
-            from .measure import traced_run
-            return traced_run(self, spec)
-        return self.tracer().trace(spec)
-
-    @classmethod
-    def tracer(cls):
-        """The process-wide TraceWorker (started on first use)."""
-        if cls._worker is None:
-            from .trace_worker import TraceWorker
-            cls._worker = TraceWorker()
-        return cls._worker
-
     @contextlib.contextmanager
     def trace(self, warmup=None):
         """Profile the enclosed region with torch.profiler; yields a Trace filled on exit.
-        Use it in the trace worker only: see trace_worker.py for why."""
+        Use it in the trace worker only: see trace_worker.py for why (and tracing.py for
+        trace_step, which sends a step there)."""
         with trace_region(warmup) as tr:
             yield tr
-
-    def prepare_tracing(self) -> None:
-        self.tracer().start()
-
-    def trace_inline(self, fn):
-        """Profiling this process would slow every later launch in it: run `fn` untraced."""
-        fn()
-        return None
-
-    def cost_model(self):
-        from .cost import CudaCostModel
-        return CudaCostModel()
-
-    def native_launcher(self):
-        from .native_launcher import CppChainLauncher
-        return CppChainLauncher(self)
 
     # ---- what the device is --------------------------------------------------------------
     def known_constants(self):
         """A real GPU's constants are not known: calibrate() measures them."""
         return None
-
-    def describe(self) -> dict:
-        return {"kernel_size_table": self.sizes().as_dict()}
-
-    def use_sizing(self, table: dict | None) -> None:
-        if table:
-            self._sizes = SizeTable(table["numels"], table["us"])

@@ -2,33 +2,17 @@
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass, field
-from functools import lru_cache
+from dataclasses import dataclass
 
-from ..constants import Constants
-from ..errors import RecordingError, UsageError
+from ...constants import Constants
+from ...errors import UsageError
 
 # The simulated machine's own costs come in the model's Constants type (one set of names for
 # both). Its graph steps copy their input on the copy path, and a shape miss under the fallback
-# policy runs the streams executor, as GraphExecutor does. SIM_MACHINE has every cost at zero.
+# policy runs the streams executor, as GraphExecutor does. SIM_MACHINE has every cost at zero: the
+# default. Whoever builds a SimDevice passes the costs it should run with (SimDevice(constants=...);
+# recordings/shipped.py has the shipped H200's): the simulator reads no recording.
 SIM_MACHINE = Constants(static_copy=True, miss_runs="streams", source="SimDevice parameters")
-SHIPPED_SWEEP = "sweep_h200.json"  # the shipped H200 recording whose calibration the simulator runs
-
-
-@lru_cache(maxsize=1)
-def shipped_machine() -> Constants:
-    """The calibrated constants of the shipped H200 recording (gaps included): what a SimDevice
-    runs with by default, so the simulator behaves like the GPU the lesson was measured on.
-    Falls back to SIM_MACHINE (all costs zero) if the recording is missing or broken."""
-    from ..recordings.store import RECORDINGS_DIR, load
-    try:
-        cal = load(RECORDINGS_DIR / SHIPPED_SWEEP, kind="sweep").meta.calibration
-    except RecordingError:
-        return dataclasses.replace(SIM_MACHINE, source=f"no {SHIPPED_SWEEP}: every cost zero")
-    return dataclasses.replace(cal, static_copy=True, miss_runs="streams",
-                               source=f"calibrated constants of the shipped {SHIPPED_SWEEP}")
-
-
 @dataclass(frozen=True)
 class SimParams:
     """Physical constants of the simulated machine, µs unless named otherwise.
@@ -36,8 +20,8 @@ class SimParams:
     Args:
         tax_us: host cost of one kernel launch call (seed §6 default: 6; the widget's knob).
         machine: the named costs shared with the model (sync_us, graph_launch_us, node_gap_us,
-            kernel_floor_us, ...; see runtime_core.constants.Constants). Default: the
-            calibrated constants of the shipped H200 recording (shipped_machine()).
+            kernel_floor_us, ...; see runtime_core.constants.Constants). Default: SIM_MACHINE,
+            every cost zero (recordings/shipped.py has the shipped H200's).
         queue_depth: launches a stream holds before an enqueue blocks the host (CUDA: 1024).
         elems_per_us: elements a chain kernel processes per µs; sets kernel time from size.
         capture_us_per_node: host cost of recording and instantiating one graph node.
@@ -49,7 +33,7 @@ class SimParams:
     """
 
     tax_us: float = 6.0
-    machine: Constants = field(default_factory=shipped_machine)
+    machine: Constants = SIM_MACHINE
     queue_depth: int = 1024
     elems_per_us: float = 1000.0
     capture_us_per_node: float = 1.0
@@ -64,5 +48,5 @@ class SimParams:
         unknown = set(params) - set(cls.__dataclass_fields__)
         if unknown:
             raise UsageError(f"unknown simulator parameter(s): {', '.join(sorted(unknown))}")
-        machine = dataclasses.replace(params.pop("machine", None) or shipped_machine(), **consts)
+        machine = dataclasses.replace(params.pop("machine", None) or SIM_MACHINE, **consts)
         return cls(machine=machine, **params)

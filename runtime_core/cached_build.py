@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from .. import atomic
+from . import atomic
 from .cache_lock import cache_in_use, file_lock
 
 BUILD_LOCK = ".build.lock"

@@ -14,9 +14,9 @@ import functools
 import glob
 import os
 
-from .backends import Backend
-from .errors import BackendOutOfMemory, fmt_bytes
-from .sizes import MiB
+from .base import Backend
+from ..errors import BackendOutOfMemory, fmt_bytes
+from ..sizes import MiB
 
 CUDA_SUCCESS = 0
 CUDA_ERROR_MEMORY_ALLOCATION = 2
@@ -123,7 +123,7 @@ class CudaBackend(Backend):
 
     def device_buffer(self, block):
         """The block as a CudaBuffer of float32 (a view over the raw cudaMalloc memory)."""
-        from ..engine.cuda_objects import CudaBuffer
+        from ...engine.cuda.objects import CudaBuffer
         raw = self.view(block.segment.handle, block.offset_bytes, block.requested_bytes)
         return CudaBuffer(raw.view(self._torch.float32))
 
@@ -135,3 +135,10 @@ class CudaBackend(Backend):
 
     def wait_event(self, event) -> None:
         event.synchronize()
+
+
+def torch_allocator_checks() -> dict:
+    """Experiments on PyTorch's own CUDA allocator, beside ours (graph_pool.py, torch_expandable.py)."""
+    from ..graph_pool import cuda_graph_pool_check
+    from ..torch_expandable import torch_expandable_comparison
+    return {"expandable": torch_expandable_comparison(), "graph_pool": cuda_graph_pool_check()}

@@ -1,6 +1,6 @@
 """The diagnosis on a real GPU: zoo models (or the user's own) as torch modules on CUDA.
 
-A peer of sim_runner.SimRunner. What only CUDA has lives here: building the torch step, the
+A peer of sim.SimRunner (the Runner Protocol, contract.py). What only CUDA has lives here: building the torch step, the
 settled reserved memory (after empty_cache) that prices a graph pool, the live calibration, the
 torch variants (make_graphed_callables, torch.compile) and the profiler worker process.
 """
@@ -10,10 +10,10 @@ import gc
 
 import torch
 
-from ..errors import UsageError
-from .spec import Spec
-from .user_model import is_user_model, resolve as resolve_user
-from .zoo import DTYPES, ZOO, build, example_inputs
+from ...errors import UsageError
+from ..spec import Spec
+from ..user_model import is_user_model, resolve as resolve_user
+from ..zoo import DTYPES, ZOO, build, example_inputs
 
 
 class TorchStep:
@@ -47,7 +47,7 @@ class CudaRunner:
     """Zoo models and user models on this machine's GPU.
 
     Args:
-        in_worker: True inside profile_worker.py (profiles in-process, never starts a worker).
+        in_worker: True inside the profile worker (profile_serve.py) (profiles in-process, never starts a worker).
     """
 
     backend = "cuda"
@@ -56,7 +56,7 @@ class CudaRunner:
     cost_scale = 1.0  # record_grid.ESTIMATE_S are H200 seconds
 
     def __init__(self, in_worker: bool = False):
-        from ..engine.cuda_device import CudaDevice
+        from ...engine.cuda.device import CudaDevice
         self.dev = CudaDevice(in_worker=True) if in_worker else CudaDevice.shared()
         self.in_worker = in_worker
         self.device_name = self.dev.name
@@ -94,14 +94,14 @@ class CudaRunner:
 
     def profile(self, spec: Spec) -> dict:
         """Eager and graph StepProfiles of `spec`, from the profiler worker process."""
-        from .profile_step import profile_both
+        from ..profile_step import profile_both
         if self.in_worker:
             return profile_both(self, spec)
         return self.worker().profile(spec)
 
     def worker(self):
         if self._worker is None:
-            from .profile_worker import ProfileWorker
+            from ..profile_worker import ProfileWorker
             self._worker = ProfileWorker()
         return self._worker
 
@@ -109,12 +109,12 @@ class CudaRunner:
         return spans
 
     def timing_plan(self, guess_us: float) -> tuple[int, int]:
-        from .timing import plan_repeats
+        from ..timing import plan_repeats
         return plan_repeats(guess_us)
 
     def machine(self, constants: str = "live"):
         """The calibrated constants: measured now ("live", ~3 s) or a sweep recording's ("recorded")."""
-        from .machine import live_machine, recorded_machine
+        from ..machine import live_machine, recorded_machine
         return live_machine(self.dev) if constants == "live" else recorded_machine()
 
     def reserved_bytes(self) -> int:
@@ -129,7 +129,7 @@ class CudaRunner:
 
     def variant(self, name: str, step: TorchStep):
         """Set up a torch variant of the step: make_graphed_callables, compile or reduce_overhead."""
-        from .torch_variants import make_variant
+        from ..torch_variants import make_variant
         return make_variant(self, name, step)
 
     def cleanup(self) -> None:

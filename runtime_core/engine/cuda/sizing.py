@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import torch
 
-from .capture import warm_up_and_capture
+from ..capture import warm_up_and_capture
 
 # Half-octave steps from 1 element to 2^27 elements (512 MiB of float32): enough to reach
 # well past 100 µs of work on an H200 and fine enough to land within ±20% of a request.

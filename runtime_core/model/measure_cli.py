@@ -1,11 +1,12 @@
 """`python -m runtime_core measure` (one measured point) and `bench` (ours vs raw torch).
 
-Both price the request first (engine/cost.py) and refuse, exit 2 with one line, what would take
-more than about a minute; `measure --timeline` prints at most timeline_limit.MAX_SPANS spans.
+They live in the model's layer because `measure` prints the calibrated model's prediction beside
+what it measured. Both price the request first (engine/cost.py) and refuse, exit 2 with one line,
+what would take more than about a minute; `measure --timeline` prints at most timeline_limit.MAX_SPANS spans.
 """
 from __future__ import annotations
 
-from ..cli import add_backend_arg, add_json_flag, add_knob_args, number
+from ..cli_args import add_backend_arg, add_json_flag, add_knob_args, number
 from ..errors import UsageError
 from ..knobs import LIMITS, GraphInput, Knobs, Policy, Range, choices
 
@@ -37,19 +38,19 @@ def register(sub) -> None:
 
 
 def run_measure(a) -> dict:
-    from ..model.calibrate import constants_for
-    from ..model.formulas import predict
-    from .cost import check_measure
-    from .device import get_device
-    from .measure import measure
-    from .timeline_limit import decimate
+    from ..engine.cost import check_measure, cost_model
+    from ..engine.measure import measure
+    from ..engine.timeline_limit import decimate
+    from ..recordings.shipped import get_device
+    from .calibrate import constants_for
+    from .formulas import predict
     dev = get_device(a.backend, **({} if a.tax_us is None else {"tax_us": a.tax_us}))
     if a.tax_us is not None and dev.known_constants() is None:
         raise UsageError(f"--tax-us sets the simulator's launch tax; {dev.name} has its own "
                          f"(add host work with --extra-tax-us instead)")
     k = Knobs(a.mode, a.n, a.work_us, extra_tax_us=a.extra_tax_us, dynamic=a.dynamic, policy=a.policy,
               graph_input=a.graph_input)
-    check_measure(k, dev.cost_model(), device_name=dev.name)  # priced before it runs
+    check_measure(k, cost_model(dev), device_name=dev.name)  # priced before it runs
     res = measure(dev, k)
     out = res.metrics()
     out["model"] = predict(k.replace(tax_us=res.tax_us), constants_for(dev)).metrics()
@@ -61,9 +62,9 @@ def run_measure(a) -> dict:
 
 
 def run_bench_cli(a) -> dict | int:
-    from .bench import print_table, run_bench
-    from .cost import check_bench
-    from .device import cuda_available
+    from ..engine.bench import print_table, run_bench
+    from ..engine.cost import check_bench
+    from ..engine.device import cuda_available
     if not cuda_available():
         raise UsageError("bench needs a CUDA GPU: it compares our executors with raw torch on the device")
     if a.record:

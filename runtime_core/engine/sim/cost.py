@@ -1,0 +1,113 @@
+"""What a measurement costs on the simulator: Python seconds, since SimDevice simulates every
+launch, node and synchronize in Python (engine/cost.py prices a request with it).
+
+SIM_COSTS were measured on the 2-core development machine; `calibrate_sim()` (or
+`python -m runtime_core.engine.sim.cost`) measures them again on another host.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ...knobs import Knobs
+
+SIM_TAX_LAUNCHES = 200          # SimDevice.measure_tax
+
+
+@dataclass(frozen=True)
+class SimCosts:
+    """Python seconds SimDevice spends per simulated event on the development machine (2 cores).
+
+    Measured values (best of 5, 5000 calls each) are in the comments; the fields round them up.
+    """
+
+    launch_s: float = 14e-6        # launch_chain_kernel: host span, heap event, engine step and the
+    #                                race detector's bookkeeping (12.3 µs)
+    sync_s: float = 13e-6          # a synchronize after each launch (eager launch+sync: 24.7 µs)
+    node_s: float = 3.5e-6         # one node of a replayed graph (2.9 µs)
+    record_s: float = 4.5e-6       # one launch recorded during capture (4.0 µs)
+    spin_s: float = 2e-6           # a host_spin span (the extra tax costs no real time here)
+    per_elem_s: float = 0.25e-9    # the kernel's numpy effect, per element (0.10 ns in cache,
+    #                                0.19 ns at 10M elements; 0.16-0.25 ns inside measure())
+    alloc_per_elem_s: float = 0.5e-9  # a fresh input buffer: zeros, fill, first touch
+    fixed_s: float = 0.05          # executors, workload, result
+
+
+SIM_COSTS = SimCosts()
+
+
+class SimCostModel:
+    """Python seconds a SimDevice spends: it simulates every launch, node and sync in Python and
+    runs each kernel's effect on a numpy buffer of work_us × elems_per_us elements."""
+
+    deterministic = True
+
+    def __init__(self, elems_per_us: float, c: SimCosts = SIM_COSTS):
+        self.elems_per_us, self.c = elems_per_us, c
+
+    def step_s(self, kind: str, n: int, work_us: float, extra_us: float, scale: float = 1.0) -> float:
+        """Seconds of one step of `kind` ("eager", "streams", "replay", "capture")."""
+        c = self.c
+        effect = c.per_elem_s * (int(max(1, round(work_us * self.elems_per_us)) * scale) + 256)
+        spin = c.spin_s if extra_us > 0 else 0.0
+        if kind == "eager":
+            return n * (c.launch_s + c.sync_s + effect + spin)
+        if kind == "streams":
+            return n * (c.launch_s + effect + spin) + c.sync_s
+        if kind == "replay":  # copy into the static buffer, one graph launch, N nodes, sync
+            return (c.launch_s + effect) + c.launch_s + spin + n * (c.node_s + effect) + c.sync_s
+        if kind == "capture":  # warm-up on a side stream, then N launches recorded
+            return n * (c.launch_s + effect) + n * c.record_s + c.sync_s
+        raise ValueError(kind)
+
+    def fixed_parts(self, k: Knobs, calls: int) -> dict[str, float]:
+        numel = max(1, int(round(k.work_us * self.elems_per_us)))
+        return {"buffers": calls * self.c.alloc_per_elem_s * 2 * numel + self.c.fixed_s,
+                "tax": SIM_TAX_LAUNCHES * self.c.launch_s}  # one sample on a virtual clock
+
+
+# ---- calibration ---------------------------------------------------------------------------
+def calibrate_sim(calls: int = 5000, best_of: int = 5) -> dict:
+    """Measure SimCosts' per-event seconds on this host (a few seconds). Returns µs per event:
+    launch, launch+sync (eager), node, record (capture), and ns per element of a kernel effect."""
+    import time
+
+    from ..capture import warm_up_and_capture
+    from .device import SimDevice
+
+    def best(fn) -> float:
+        times = []
+        for _ in range(best_of):
+            t0 = time.perf_counter()
+            fn()
+            times.append(time.perf_counter() - t0)
+        return min(times)
+
+    dev = SimDevice()
+    x = dev.new_buffer(1)
+    big = dev.new_buffer(1_000_000)
+
+    def launches(buf=x, k=calls):
+        for _ in range(k):
+            dev.launch_chain_kernel(buf)
+        dev.synchronize()
+
+    def eager():
+        for _ in range(calls):
+            dev.launch_chain_kernel(x)
+            dev.synchronize()
+    graph, _ = warm_up_and_capture(dev, lambda: [dev.launch_chain_kernel(x) for _ in range(calls)])
+
+    def replay():
+        graph.replay()
+        dev.synchronize()
+    launch = best(launches) / calls
+    capture = best(lambda: warm_up_and_capture(dev, lambda: [dev.launch_chain_kernel(x) for _ in range(calls)]))
+    big_launch = best(lambda: launches(big, 200)) / 200
+    return {"launch_us": launch * 1e6, "eager_launch_sync_us": best(eager) / calls * 1e6,
+            "node_us": best(replay) / calls * 1e6, "record_us": (capture / calls - launch) * 1e6,
+            "per_elem_ns": (big_launch - launch) / 1_000_000 * 1e9}
+
+
+if __name__ == "__main__":  # python -m runtime_core.engine.sim.cost: this host's simulator costs
+    import json
+    print(json.dumps({k: round(v, 3) for k, v in calibrate_sim().items()}, indent=2))
