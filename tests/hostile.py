@@ -18,6 +18,7 @@ import shutil
 from pathlib import Path
 
 from pages.ui.safe_text import live_constructs, live_markup
+from pages.ui.tables import plain
 
 ROOT = Path(__file__).resolve().parents[1]
 SHIPPED = ROOT / "lessons" / "recordings"
@@ -28,6 +29,9 @@ DOMAIN = "evil.example"
 # literals (https://, www., an e-mail), mailto:, an HTML image, bold and a Streamlit colour.
 PAYLOAD = (f"[click](https://{DOMAIN}/c) ![i](https://{DOMAIN}/i.png) https://{DOMAIN}/x www.{DOMAIN} "
            f"a@{DOMAIN} mailto:m@{DOMAIN} <img src=https://{DOMAIN}/h.png> **evil** :red[evil]")
+# Before the value, so a place that shows only its first characters shows it too (a column header
+# cut to 16 characters, an option cut to 60): an image, then bold.
+SHORT = f"![](//{DOMAIN}/s)**evil**"
 # A file name cannot hold a "/": the same without slashes.
 FILE_PAYLOAD = f"![i](https:{DOMAIN}) www.{DOMAIN} a@{DOMAIN} [x](http:{DOMAIN})"
 
@@ -44,8 +48,8 @@ MODEL_KEYS = {"model"}
 
 
 def hostile_text(text: str) -> str:
-    """`text` followed by the payload (empty stays empty: it means "none" to the app)."""
-    return f"{text} {PAYLOAD}" if text else text
+    """`text` between the short payload and the long one (empty stays empty: it means "none")."""
+    return f"{SHORT} {text} {PAYLOAD}" if text else text
 
 
 def _models(doc: dict) -> dict[str, str]:
@@ -87,7 +91,7 @@ def hostile_doc(doc: dict) -> dict:
     return _walk(doc, "", _models(doc))
 
 
-def hostile_recordings(folder: Path, with_aot_cache: Path | None = None) -> list[Path]:
+def hostile_recordings(folder: Path) -> list[Path]:
     """Hostile copies of every shipped recording in `folder` (each under a hostile file name that
     keeps its kind's prefix), plus a second sweep, so the sidebar's picker and the comparison of
     recordings show one too. Returns the files written. Each copy is checked against its schema."""
@@ -107,6 +111,19 @@ def hostile_recordings(folder: Path, with_aot_cache: Path | None = None) -> list
     return written
 
 
+def hostile_aot_cache(folder: Path) -> None:
+    """An AOT cache folder (RUNTIME_CORE_AOT_CACHE) holding this machine's "measured" results, cold
+    vs warm and serving, taken from the shipped GPU recordings with the payload in every text
+    field: what child processes wrote (device names, paths, compiler and crash lines)."""
+    from runtime_core.aot.paths import MARKER, torch_tag
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / MARKER).write_text("runtime_core AOT cache: clear-cache may empty this folder\n")
+    for kind, prefix in (("aot", "results"), ("serving", "serving")):
+        shipped = json.loads(next(SHIPPED.glob(f"{kind}_*.json")).read_text(encoding="utf-8"))
+        res = dict(hostile_doc(shipped)[kind], device="cpu")
+        (folder / f"{prefix}-cpu-{torch_tag()}.json").write_text(json.dumps(res), encoding="utf-8")
+
+
 # ---- URL values and typed text -------------------------------------------------------------------
 URL_VALUES = {  # the widget's and the checkpoint's URL keys, each a payload
     "n": f"https://{DOMAIN}/n", "tax": f"www.{DOMAIN}", "work": f"![i](https://{DOMAIN}/w.png)",
@@ -119,7 +136,7 @@ PLANNER_LISTS = {
     "image": f"1, ![i](http://e.vl/i), 8 ![j](https://{DOMAIN}/j.png)",
     "markup": "1, **bold**:red[RED], 2",
     "autolinks": f"1, https://{DOMAIN}/x, www.{DOMAIN}, a@{DOMAIN}",
-    "html": f"1, <img src=https://{DOMAIN}/h.png>, 3",
+    "html": "1, <b>evil</b>, <img/src=x>, 3",
 }
 
 
@@ -130,8 +147,9 @@ def copy_shipped(folder: Path) -> None:
 
 
 # ---- what a page renders, and what of it is live -------------------------------------------------
-# Streamlit's own constructs around the marker (links, images, tags and autolinks: live_constructs).
-LIVE = (":red[", "$evil", "**evil", ":material/")
+# Streamlit's own constructs (links, images, tags and autolinks: live_constructs): a colour, an icon,
+# and maths or bold right at the marker.
+LIVE = (":red[", ":material/")
 # In a Plotly figure's JSON (field "spec") no Markdown runs, but Plotly reads <a href>, <b>, <img>.
 SPEC_LIVE = ("<img", "<script", "<a ", "<b>")
 # Elements that show their text verbatim (no Markdown), and proto fields that are not shown.
@@ -144,11 +162,13 @@ PLAIN_FIELDS = {("selectbox", "options"), ("multiselect", "options"), ("selectbo
                 ("multiselect", "default")}
 
 
-def live_in(text: str) -> list[str]:
+def live_in(text: str, marker: str = MARKER) -> list[str]:
     """What of `text` still renders as more than its characters: links, images, tags and
     autolinks (checked against what GFM's autolink finder sees, escapes resolved), and
-    Streamlit's directives, maths or bold around the marker."""
-    return live_constructs(text) + [c for c in LIVE if c in live_markup(text)]
+    Streamlit's directives, maths or bold at the marker."""
+    live = live_markup(text).lower()
+    marker = marker.lower()
+    return live_constructs(text) + [c for c in (*LIVE, "$" + marker, "**" + marker) if c in live]
 
 
 def _elements(node):
@@ -202,14 +222,22 @@ def rendered_texts(at):
     return out
 
 
+def widget(at, key: str):
+    """The widget with `key` anywhere on the page (main area or sidebar)."""
+    found = [el for el in _elements(at._tree) if getattr(el, "key", None) == key]
+    assert found, f"no widget with key {key!r} on the page"
+    return found[0]
+
+
 def live_findings(at, marker: str = MARKER) -> tuple[list[str], list[str]]:
-    """(every rendered string carrying `marker`, one line per such string that is still live)."""
+    """(every rendered string carrying `marker` (any case), one line per such string that is
+    still live)."""
     found, live = [], []
     for kind, field, text in rendered_texts(at):
-        if marker not in text.lower():
+        if marker.lower() not in plain(text).lower():  # as a reader sees it: "e.vl" is "e\\.vl" escaped
             continue
         found.append(text)
-        bad = [c for c in SPEC_LIVE if c in text] if field == "spec" else live_in(text)
+        bad = [c for c in SPEC_LIVE if c in text] if field == "spec" else live_in(text, marker)
         if bad:
             live.append(f"{kind}.{field} renders {bad[:4]}: {text[:240]!r}")
     return found, live

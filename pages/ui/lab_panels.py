@@ -6,6 +6,7 @@ import streamlit as st
 
 from pages.ui import bug_lab_panels, charts, gpu_turn, ro_lab_panel, tables
 from pages.ui.common import metric_row, recordings_of, source_badge
+from pages.ui.safe_text import esc, md
 from pages.ui.lab_charts import MALLOC_STYLE, OVERLAP_STYLE, lanes_figure, work_vs_overhead_bars
 from pages.ui.timeline_chart import timeline_figure
 from runtime_core.knobs import PYTORCH_EAGER_LABEL
@@ -55,7 +56,8 @@ def show(r: dict, with_recording: bool = True) -> None:
     source_badge(r["source"], r["device_name"])
     SHOW[r["lab"]](r)
     verdict = VERDICTS.get(r["lab"], lambda x: x["verdict"])(r)
-    (st.warning if r["signal"] else st.success)(("**Signal seen.** " if r["signal"] else "") + verdict)
+    (st.warning if r["signal"] else st.success)(("**Signal seen.** " if r["signal"] else "")
+                                                 + esc(verdict, max_chars=1200))  # a recording's sentence
     gpu = recorded(r["lab"]) if (with_recording and r["source"] == "simulated") else None
     if gpu:
         with st.expander("The same lab, recorded on a real GPU"):
@@ -111,11 +113,12 @@ def _stale(r: dict) -> None:
     c.metric("replay, input in a fresh buffer", tables.num(r["fresh_buffer_value"]),
              f"max error {tables.num(r['max_abs_err_fresh'])}", delta_color="inverse", width="content")
     c.metric("replay, input copied in", tables.num(r["copied_in_value"]), width="content")
-    st.caption(f"Max error against {PYTORCH_EAGER_LABEL}: {tables.num(r['max_abs_err_fresh'])} with the fresh "
-               f"buffer, {tables.num(r['max_abs_err_copied'])} with the copy. "
-               f"The graph reads its static buffer at {r['static_address']}; the fresh input lives at "
-               f"{r['fresh_address']}, an address the recording never saw. Values: the first element of "
-               f"each {r['numel']}-element output after {r['n_kernels']} kernels that each add 1.")
+    st.caption(md(f"Max error against {PYTORCH_EAGER_LABEL}: {tables.num(r['max_abs_err_fresh'])} with the fresh "
+                  f"buffer, {tables.num(r['max_abs_err_copied'])} with the copy. "
+                  "The graph reads its static buffer at {static}; the fresh input lives at {fresh}, an "
+                  f"address the recording never saw. Values: the first element of each {r['numel']}-element "
+                  f"output after {r['n_kernels']} kernels that each add 1.",
+                  static=r["static_address"], fresh=r["fresh_address"]))
 
 
 def _storm(r: dict) -> None:
