@@ -180,3 +180,28 @@ def test_hostile_recordings_render_as_text(case, page, hostile_dirs, monkeypatch
             check(f"pressing {key}")
     for text in case.get("expect", {}).get(page or "app.py", []):  # the places holes were found are looked at
         assert any(text in s for s in seen), (text, sorted(seen)[:20])
+
+
+@pytest.mark.parametrize("case", cases("url_flood"))
+def test_a_flood_of_junk_url_tokens_gives_a_few_notices(case):
+    """Thousands of junk tokens in one URL key: a few quoted, the rest counted in one line, and the
+    page costs about what it costs without them (notices were one element per token)."""
+    import time
+    value = case["sep"].join(case["token"].format(i=i) for i in range(case["count"]))
+    open_page(case["page"])  # warm: the first page of a process pays its imports
+    cpu = time.process_time()
+    open_page(case["page"])
+    clean_s = time.process_time() - cpu
+    cpu = time.process_time()
+    at = open_page(case["page"], {case["key"]: value})
+    flood_s = time.process_time() - cpu
+    notices = [unescape(w.value) for w in at.warning]
+    assert len(notices) <= case["max_notices"], (len(notices), notices[:6])
+    assert any(case["summary"] in n for n in notices), notices
+    assert any(case["quoted"] in n for n in notices), notices
+    assert flood_s < clean_s + 1.0, (flood_s, clean_s)
+    _, live = live_findings(at)
+    assert not live, "\n".join(live)
+    if "g120t6w2" in value:  # the valid runs among the junk are kept
+        from pages.ui import progress
+        assert at.session_state[progress.RUNS]

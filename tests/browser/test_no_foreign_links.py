@@ -205,3 +205,17 @@ def test_every_diagnose_model_and_the_planners_typed_list(tab, hostile_server, s
         alerts.first.wait_for(timeout=30_000)
         bad += _check(tab, hostile_server, f"planner list {name}", shots_dir)
     assert not bad, "\n".join(bad)
+
+
+def test_a_url_with_20000_junk_tokens_draws_a_few_notices(tab, hostile_server, shots_dir):
+    """One link with 20,000 junk `ck` tokens: four notices (three quoted, one count), drawn in
+    seconds (one notice per token took the browser 40 s)."""
+    import time
+    start = time.monotonic()
+    _visit(tab, f"{hostile_server}/Checkpoint?ck=" + ".".join(["z"] * 20_000))
+    took = time.monotonic() - start
+    notices = tab.locator('[data-testid="stMain"] [data-testid="stAlert"]').filter(has_text="in the URL")
+    counted = tab.locator('[data-testid="stMain"] [data-testid="stAlert"]').filter(has_text="20,000 junk values in ck ignored")
+    assert notices.count() <= 4 and counted.count() == 1, (notices.count(), counted.count())
+    assert took < 20, f"{took:.1f} s to draw the page"
+    assert not _check(tab, hostile_server, "checkpoint with 20,000 junk tokens", shots_dir)
