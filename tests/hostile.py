@@ -26,9 +26,11 @@ MARKER = "evil"  # every payload carries it: its traces can be found on the page
 DOMAIN = "evil.example"
 
 # One of everything Streamlit's Markdown would make live: a link, an image, the three autolink
-# literals (https://, www., an e-mail), mailto:, an HTML image, bold and a Streamlit colour.
+# literals (https://, www., an e-mail), mailto:, an HTML image, bold and a Streamlit colour; and the
+# HTML link Plotly reads in a chart's labels and hover text.
 PAYLOAD = (f"[click](https://{DOMAIN}/c) ![i](https://{DOMAIN}/i.png) https://{DOMAIN}/x www.{DOMAIN} "
-           f"a@{DOMAIN} mailto:m@{DOMAIN} <img src=https://{DOMAIN}/h.png> **evil** :red[evil]")
+           f"a@{DOMAIN} mailto:m@{DOMAIN} <img src=https://{DOMAIN}/h.png> **evil** :red[evil] "
+           f"<a href=\"https://{DOMAIN}/p\">p</a>")
 # Before the value, so a place that shows only its first characters shows it too (a column header
 # cut to 16 characters, an option cut to 60): an image, then bold.
 SHORT = f"![](//{DOMAIN}/s)**evil**"

@@ -177,3 +177,16 @@ def test_crafted_aot_results_render_as_text(tmp_path, monkeypatch):
     found = _assert_inert(at, "AOT page")
     assert any(PAYLOADS["script"] in unescape(e.value) for e in at.error)
     assert len(found) >= 3
+
+
+def test_chart_labels_from_a_recording_are_text():
+    """Plotly reads <a href> in axis labels and hover text: a span's lane and name, a lab's variant."""
+    from pages.ui.lab_charts import work_vs_overhead_bars
+    from pages.ui.timeline_chart import KIND_STYLE, timeline_figure
+    a = '<a href="https://evil.example/p">p</a>'
+    kind = next(iter(KIND_STYLE))
+    fig = timeline_figure([{"lane": a, "kind": kind, "name": a, "start_us": 0.0, "end_us": 1.0}], "t")
+    bars = work_vs_overhead_bars([{"variant": a, "mode": "streams", "n": a, "kernel_time_us": 1.0,
+                                   "launch_overhead_us": 1.0, "model_wall_us": 2.0}], "t")
+    for f in (fig, bars):
+        assert "<a " not in f.to_json() and "&lt;a href" in f.to_json()
