@@ -190,3 +190,20 @@ def test_chart_labels_from_a_recording_are_text():
                                    "launch_overhead_us": 1.0, "model_wall_us": 2.0}], "t")
     for f in (fig, bars):
         assert "<a " not in f.to_json() and "&lt;a href" in f.to_json()
+
+
+def test_a_recorded_lab_whose_numbers_are_text_is_not_shown(tmp_path, monkeypatch):
+    """The labs schema types a lab's verdict and signal only; its panel prints the other fields in
+    metric labels and captions. A recording with text where a number belongs is named, not drawn."""
+    import json
+    from conftest import open_page
+    from runtime_core.recordings import store
+    doc = json.loads((ROOT / "lessons" / "recordings" / "labs_h200.json").read_text())
+    doc["labs"]["storm"]["cache_size"] = PAYLOADS["link"]
+    doc["labs"]["storm"]["recapture"]["captures"] = PAYLOADS["image"]
+    (tmp_path / "labs_mine.json").write_text(json.dumps(doc))
+    monkeypatch.setenv(store.DIR_ENV, str(tmp_path))
+    at = open_page("pages/4_CUDA_graphs.py")
+    found = _assert_inert(at, "page 4")
+    assert not any(PAYLOADS["link"] in unescape(t) for t in found)
+    assert any("run of this lab is not shown: cache_size, recapture.captures" in unescape(c.value) for c in at.caption)

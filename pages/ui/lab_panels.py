@@ -44,10 +44,42 @@ def run_button(name: str, live: bool, key: str) -> dict | None:
 
 
 def recorded(name: str) -> dict | None:
-    """Lab `name` as the shipped labs recording measured it on a GPU (labs_*.json), or None."""
+    """Lab `name` as the shipped labs recording measured it on a GPU (labs_*.json), or None (also
+    when a field the panel prints as a number holds something else: see `not_numbers`)."""
+    return _recorded(name)[0]
+
+
+def _recorded(name: str) -> tuple[dict | None, list[str]]:
+    """(the recorded lab or None, the fields that made it unfit to show)."""
     rec, _ = recordings_of("labs")
     r = rec.labs.get(name) if rec else None
-    return dict(r, source=rec.meta.source, device_name=rec.label()) if r else None
+    if not isinstance(r, dict):
+        return None, []
+    bad = not_numbers(r, _simulated(name, ()))
+    return (None, bad) if bad else (dict(r, source=rec.meta.source, device_name=rec.label()), [])
+
+
+def not_numbers(recorded: dict, simulated: dict, where: str = "") -> list[str]:
+    """The fields where the simulated run of a lab holds a number and its recording holds
+    something else (None is allowed: not measured). The labs schema types only a lab's name,
+    signal and verdict; the panels print the other fields into labels and captions, so a
+    recording whose numbers are text (another machine's, possibly links) is not shown."""
+    bad = []
+    for key, want in simulated.items():
+        if key not in recorded or recorded[key] is None:
+            continue
+        got = recorded[key]
+        if isinstance(want, (int, float)) and not isinstance(want, bool):
+            if isinstance(got, bool) or not isinstance(got, (int, float)):
+                bad.append(where + key)
+        elif isinstance(want, dict):
+            bad += not_numbers(got, want, f"{where}{key}.") if isinstance(got, dict) else [where + key]
+        elif isinstance(want, list) and want and isinstance(want[0], dict):
+            if not isinstance(got, list) or not all(isinstance(g, dict) for g in got):
+                bad.append(where + key)
+            else:
+                bad += [b for g in got for b in not_numbers(g, want[0], f"{where}{key}[].")]
+    return bad
 
 
 def show(r: dict, with_recording: bool = True) -> None:
@@ -58,10 +90,13 @@ def show(r: dict, with_recording: bool = True) -> None:
     verdict = VERDICTS.get(r["lab"], lambda x: x["verdict"])(r)
     (st.warning if r["signal"] else st.success)(("**Signal seen.** " if r["signal"] else "")
                                                  + esc(verdict, max_chars=1200))  # a recording's sentence
-    gpu = recorded(r["lab"]) if (with_recording and r["source"] == "simulated") else None
+    gpu, bad = _recorded(r["lab"]) if (with_recording and r["source"] == "simulated") else (None, [])
     if gpu:
         with st.expander("The same lab, recorded on a real GPU"):
             show(gpu, with_recording=False)
+    elif bad:
+        st.caption(md("The labs recording's run of this lab is not shown: {fields} should hold numbers.",
+                      fields=", ".join(bad)))
 
 
 def _suffix(r: dict) -> str:
