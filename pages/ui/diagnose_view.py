@@ -121,8 +121,10 @@ def accuracy_panel(rec: DiagnoseRecording) -> None:
         return
     cross = acc["crossovers"]
     share = "—" if acc["share"] is None else f"{acc['share']:.0%}"
-    st.markdown(f"**Predicted speedup within ±{TOLERANCE:.0%}** at {acc['within']} of {acc['eligible']} settings "
-                f"whose measured speedup is at least 1.2x ({share}; target {acc['target_share']:.0%}). "
+    # the recording's summary is not typed by its schema: its counts are shown as text
+    st.markdown(f"**Predicted speedup within ±{TOLERANCE:.0%}** at {esc(acc['within'])} of "
+                f"{esc(acc['eligible'])} settings whose measured speedup is at least 1.2x ({share}; "
+                f"target {acc['target_share']:.0%}). "
                 f"**Crossover within one grid step** for {sum(c['within_one_step'] for c in cross.values())} of "
                 f"{len(cross)} models.")
     if acc["misses"]:
