@@ -155,7 +155,7 @@ def _cost_table(allocators: dict) -> None:
                   "peak reserved": fmt_bytes(v["peak_reserved_bytes"])}
                  for name, v in allocators.items()])
     where = sorted({v["measured_on"] for v in allocators.values()})
-    st.caption(f"Measured on: {', '.join(where)}.")
+    st.caption(f"Measured on: {esc(', '.join(where))}.")
 
 
 def _request_text(r: dict) -> str:

@@ -111,7 +111,7 @@ with tabs["Side by side"]:
                "kernel floor) and the GPU's own launch tax. The widget's *eager* blocks after every "
                "launch; PyTorch's own eager mode is asynchronous, which is *streams* here.")
     if shown.note:
-        st.caption(f"The {shown.label} column is {shown.note}: the recording has no point at your setting. "
+        st.caption(f"The {esc(shown.label)} column is {shown.note}: the recording has no point at your setting. "
                    f"The metrics above compare it with the textbook at that same setting.")
     if k.missed_shape and k.policy == "fallback":
         st.caption("On a shape miss the textbook row snaps back to *eager*, as the seed's widget does; "

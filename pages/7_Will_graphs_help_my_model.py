@@ -29,9 +29,9 @@ source_badge(src.source, rec.label())
 
 s = view.knobs(rec)
 p = rec.point(s.model, s.dtype, s.batch, s.seq)
-view.verdict(p, f"{'Simulated' if src.source == 'simulated' else 'Recorded'}: {s.model}, {s.dtype}, batch "
-                f"{s.batch}{'' if s.seq is None else f', shape {s.seq}'} on {esc(rec.meta.device_name)}. Predicted from "
-                f"the kernel count, GPU busy time and host dispatch time alone; then measured.")
+view.verdict(p, f"{'Simulated' if src.source == 'simulated' else 'Recorded'}: {esc(s.model)}, {s.dtype}, batch "
+                f"{s.batch}{'' if s.seq is None else f', shape {s.seq}'} on {esc(rec.meta.device_name)}. "
+                "Predicted from the kernel count, GPU busy time and host dispatch time alone; then measured.")
 if ctx.live and src.source == "recorded" and st.button("diagnose this setting on this GPU now", key="dg_live"):
     with st.spinner("Profiling, predicting and measuring on the GPU (a few seconds)…"):
         live = live_diagnosis(s.model, s.batch, s.seq, s.dtype)

@@ -9,6 +9,7 @@ from pages.ui.common import lesson_data, render_text, setup_page, source_badge
 import streamlit as st
 
 from pages.ui import knobs, progress, tables as ui_tables, widget_sources as src
+from pages.ui.safe_text import esc
 from pages.ui.widget_panels import count_cell, headline_metrics
 from runtime_core.knobs import Knobs
 from runtime_core.lesson.checkpoint import MAX_RUNS, ORDER, STEP_NEEDS, Run, check_step
@@ -140,7 +141,7 @@ for i, step in enumerate(ORDER, 1):
             show = (lambda v: "not counted" if v is None else f"{v:,.0f}") if metric == "driver_calls" else \
                 (lambda v: f"{v:,.1f} µs")
             st.markdown(f"**Your prediction:** {show(guess)} · **textbook model:** {show(book)} · "
-                        f"**{x['label']}:** {show(meas)}")
+                        f"**{esc(x['label'])}:** {show(meas)}")
         ui_tables.show(evidence_table(res))
         st.markdown("**What this step checks**")
         for r in res.relations:

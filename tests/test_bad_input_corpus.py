@@ -7,8 +7,10 @@ from pathlib import Path
 
 import pytest
 from conftest import open_page
+from hostile import hostile_aot_cache, hostile_recordings, live_findings, widget
 
 from pages.ui.safe_text import unescape
+from pages.ui.tables import plain
 from runtime_core.cli import main
 from runtime_core.recordings import store
 
@@ -81,6 +83,8 @@ def test_url_case_gives_a_notice_and_the_page_keeps_working(case):
     if case["notice"]:
         assert case["notice"] in notices, notices[:400]
         assert len(notices) < 4000  # a 5000-character value is shortened, not pasted whole
+    _, live = live_findings(at, case.get("marker", "evil"))  # quoted as text: no link, image or autolink
+    assert not live, "\n".join(live)
     at.radio(key="w_mode").set_value("streams").run()  # the knobs still work
     assert not at.exception
 
@@ -104,3 +108,100 @@ def test_broken_recordings_on_every_page(case, page, tmp_path, monkeypatch):
     skipped = unescape(" ".join(w.value for w in at.sidebar.warning))
     for name in names:
         assert name in skipped, (name, skipped[:300])
+
+
+# ---- text from elsewhere stays text: typed lists, hostile recordings --------------------------------
+PLANNER_PAGE = "pages/7_Will_graphs_help_my_model.py"
+
+
+@pytest.mark.parametrize("case", cases("planner_list"))
+def test_planner_list_entry_is_quoted_as_text(case):
+    """The bucket planner's typed sizes: the error quotes the bad entry, inert."""
+    at = open_page(PLANNER_PAGE)
+    at.radio(key="dg_plan_preset").set_value("my list").run()
+    at.text_input(key="dg_plan_list").set_value(case["text"]).run()
+    assert not at.exception
+    notices = unescape(" ".join(w.value for w in at.warning))
+    assert case["notice"] in notices, notices[:400]
+    found, live = live_findings(at, case["marker"])
+    assert found and not live, "\n".join(live)
+    at.radio(key="dg_plan_preset").set_value("Zipf").run()  # the planner still works
+    assert not at.exception and not any("request sizes" in w.value for w in at.warning)
+
+
+@pytest.fixture(scope="module")
+def hostile_dirs(tmp_path_factory) -> Path:
+    """A folder of hostile copies of every shipped recording, and an AOT cache of hostile results."""
+    base = tmp_path_factory.mktemp("hostile")
+    hostile_recordings(base / "recordings")
+    hostile_aot_cache(base / "aot")
+    return base
+
+
+def _hostile_cases():
+    for c in CORPUS:
+        if c["kind"] == "every_page_hostile_recording":
+            for page in (PAGES if c["pages"] == "every" else c["pages"]):
+                yield pytest.param(c, page, id=f"{c['id']}-{(page or 'app.py').split('/')[-1]}")
+
+
+@pytest.mark.parametrize("case,page", list(_hostile_cases()))
+def test_hostile_recordings_render_as_text(case, page, hostile_dirs, monkeypatch):
+    """Every free-text field of every recording (and of the AOT results) carries links, images,
+    autolinks and markup: the page shows them as text, wherever they land (notices, captions,
+    labels, verdicts, table headers and cells), after every button and setting in the case."""
+    monkeypatch.setenv(store.DIR_ENV, str(hostile_dirs / "recordings"))
+    monkeypatch.setenv("RUNTIME_CORE_AOT_CACHE", str(hostile_dirs / "aot"))
+    at = open_page(page)
+    seen = set()
+
+    def check(after: str) -> None:
+        assert not at.exception, (after, at.exception)
+        found, live = live_findings(at)
+        assert not live, f"{page}, {after}:\n" + "\n".join(live)
+        seen.update(plain(t) for t in found)  # as a reader sees it (tables add break points)
+
+    check("first view")
+    for key, value in case.get("set", []):
+        widget(at, key).set_value(value).run()
+        check(f"{key}={value!r}")
+    for prefix, value in case.get("set_prefix", []):
+        for el in [el for el in at.main.number_input if (el.key or "").startswith(prefix)]:
+            el.set_value(value).run()
+        check(f"{prefix}*={value!r}")
+    if case.get("each"):  # every option of one choice widget in turn
+        for i in range(len(widget(at, case["each"]).options)):
+            el = widget(at, case["each"])
+            (el.select_index(i) if hasattr(el, "select_index") else el.set_value(el.options[i])).run()
+            check(f"{case['each']} option {i}")
+    if case.get("press_buttons"):
+        for key in [b.key for b in at.main.button if b.key not in case["skip_buttons"]]:
+            at.button(key=key).click().run()
+            check(f"pressing {key}")
+    for text in case.get("expect", {}).get(page or "app.py", []):  # the places holes were found are looked at
+        assert any(text in s for s in seen), (text, sorted(seen)[:20])
+
+
+@pytest.mark.parametrize("case", cases("url_flood"))
+def test_a_flood_of_junk_url_tokens_gives_a_few_notices(case):
+    """Thousands of junk tokens in one URL key: a few quoted, the rest counted in one line, and the
+    page costs about what it costs without them (notices were one element per token)."""
+    import time
+    value = case["sep"].join(case["token"].format(i=i) for i in range(case["count"]))
+    open_page(case["page"])  # warm: the first page of a process pays its imports
+    cpu = time.process_time()
+    open_page(case["page"])
+    clean_s = time.process_time() - cpu
+    cpu = time.process_time()
+    at = open_page(case["page"], {case["key"]: value})
+    flood_s = time.process_time() - cpu
+    notices = [unescape(w.value) for w in at.warning]
+    assert len(notices) <= case["max_notices"], (len(notices), notices[:6])
+    assert any(case["summary"] in n for n in notices), notices
+    assert any(case["quoted"] in n for n in notices), notices
+    assert flood_s < clean_s + 1.0, (flood_s, clean_s)
+    _, live = live_findings(at)
+    assert not live, "\n".join(live)
+    if "g120t6w2" in value:  # the valid runs among the junk are kept
+        from pages.ui import progress
+        assert at.session_state[progress.RUNS]

@@ -6,6 +6,8 @@ from pathlib import Path
 import pytest
 from conftest import open_page
 
+from pages.ui.safe_text import unescape
+
 PAGE = "pages/7_Will_graphs_help_my_model.py"
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -21,12 +23,14 @@ def no_gpu_recording(tmp_path, monkeypatch):
 
 
 def _text(at) -> str:
+    """The page's text as a reader sees it (values from a recording or typed are escaped)."""
     kinds = ("markdown", "caption", "warning", "success", "info", "error")
-    return "\n".join(str(e.value) for kind in kinds for e in getattr(at, kind))
+    return "\n".join(unescape(str(e.value)) for kind in kinds for e in getattr(at, kind))
 
 
 def _headline(at) -> str:
-    boxes = [e.value for e in (*at.success, *at.warning) if str(e.value).startswith("### ")]
+    """The verdict box as a reader sees it (the recording's headline is escaped)."""
+    boxes = [unescape(e.value) for e in (*at.success, *at.warning) if str(e.value).startswith("### ")]
     return boxes[0]
 
 

@@ -4,7 +4,9 @@ from pathlib import Path
 
 import pytest
 
-from pages.ui.safe_text import MARKDOWN_SPECIAL, esc, live_markup, md, plot_text, unescape
+from hostile import live_findings, live_in
+from pages.ui.safe_text import (MARKDOWN_SPECIAL, WORD_JOINER, esc, live_constructs, live_markup, md, plot_text,
+                                shown_text, unescape)
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = [None] + sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "pages").glob("*.py")
@@ -22,31 +24,58 @@ PAYLOADS = {
     "lines": "5\n# evil heading\n- [evil](https://evil.example)",
     "long": "evil" + "A" * 20_000,
 }
-LIVE = ("](", "![", "<img", "<script", "<a ", "http://", "https://", "www.", "@evil", ":red[", "$evil", "**evil")
-
-
 # ---- the helper ------------------------------------------------------------------------------
 def test_every_special_character_is_escaped_and_reads_back_as_typed():
     text = "".join(sorted(MARKDOWN_SPECIAL)) + " plain words 12 µs ✅"
     out = esc(text, max_chars=None)
     assert unescape(out) == text
-    assert live_markup(out).strip() == "plain words 12 µs ✅"  # only the words stay live
+    assert live_markup(out).replace(WORD_JOINER, "").strip() == "plain words 12 µs ✅"  # only the words stay live
 
 
 @pytest.mark.parametrize("name", sorted(PAYLOADS))
 def test_payloads_lose_their_markup(name):
     out = esc(PAYLOADS[name])
-    live = live_markup(out)
-    for construct in LIVE:
-        assert construct not in live, (construct, out[:200])
+    assert not live_in(out), out[:200]
     assert "\n" not in out
 
 
 def test_links_images_and_tags_are_escaped_character_by_character():
-    assert esc("[a](http://x.y)") == r"\[a\]\(http\://x\.y\)"
+    assert esc("[a](http://x.y)") == "\\[a\\]\\(http" + WORD_JOINER + "\\://x\\.y\\)"
     assert esc("![i](u)") == r"\!\[i\]\(u\)"
     assert esc("<img src=x onerror=y>") == r"\<img src=x onerror=y\>"
     assert esc(r"a\b") == r"a\\b"  # a backslash cannot un-escape what follows it
+
+
+AUTOLINKS = ["https://evil.example/x", "HTTP://evil.example", "www.evil.example", "WwW.evil.example",
+             "a@evil.example", "mailto:a@evil.example", "xmpp:a@evil.example",
+             "[log in again](https://evil.example/)", "see https\\://evil\\.example"]
+
+
+@pytest.mark.parametrize("value", AUTOLINKS)
+def test_autolink_literals_are_broken_by_a_word_joiner(value):
+    """GFM finds autolinks after the escapes are resolved: the test model looks at that text."""
+    assert live_constructs(value)  # the model sees the raw value as a link
+    out = esc(value)
+    assert live_constructs(out) == [], (out, shown_text(out))
+    assert unescape(out) == value
+
+
+def test_the_escapes_alone_were_not_enough():
+    """`https\\://evil\\.example` autolinks in Chromium: without the joiner the model says so."""
+    escaped_only = "".join("\\" + ch if ch in MARKDOWN_SPECIAL else ch for ch in "https://evil.example a@b.co")
+    assert live_constructs(escaped_only) == ["https://e", "a@b.c"]
+
+
+def test_a_value_cannot_cancel_the_joiner():
+    """Format characters the value brings (a joiner, a zero-width space) become spaces first."""
+    out = esc("www\u2060.evil.example https\u200b://x.y a\u2060\u2060@b.c")
+    assert unescape(out) == "www .evil.example https ://x.y a  @b.c"
+    assert out.count(WORD_JOINER) == 1 and live_constructs(out) == []  # ours, before the @
+
+
+def test_joiners_only_where_a_link_could_start():
+    assert esc("12 µs: fast 3:4 @") == "12 µs" + WORD_JOINER + "\\: fast 3\\:4 " + WORD_JOINER + "\\@"
+    assert WORD_JOINER not in esc("the wwworld. w.w.w. www")
 
 
 def test_control_and_bidi_characters_become_spaces():
@@ -63,7 +92,7 @@ def test_long_values_are_clipped_and_say_so():
 def test_md_escapes_the_values_not_the_template():
     out = md("URL value **{name}** = {raw}", name="n", raw="[x](https://evil.example)")
     assert out.startswith("URL value **n** = ")
-    assert "](" not in live_markup(out) and unescape(out).endswith("[x](https://evil.example)")
+    assert not live_in(out) and unescape(out).endswith("[x](https://evil.example)")
 
 
 def test_plot_text_keeps_plotly_from_reading_html():
@@ -72,48 +101,6 @@ def test_plot_text_keeps_plotly_from_reading_html():
 
 
 # ---- every page, every URL key ---------------------------------------------------------------
-def _elements(node):
-    kids = getattr(node, "children", None)
-    if kids is not None:
-        for k in (kids.values() if isinstance(kids, dict) else kids):
-            yield from _elements(k)
-    yield node
-
-
-# Elements that show their text verbatim (no Markdown), and proto fields that are not shown.
-VERBATIM = {"code", "text", "json", "dataframe", "arrow_data_frame", "table"}
-NOT_SHOWN = {"id", "url", "arrow_data", "raw_value", "form_id"}
-
-
-def _strings(msg):
-    """Every string a protobuf message holds (recursively), but fields in NOT_SHOWN."""
-    for field, value in msg.ListFields():
-        if field.name in NOT_SHOWN:
-            continue
-        values = value if isinstance(value, (list, tuple)) or _repeated(value) else [value]
-        for v in values:
-            if isinstance(v, str):
-                yield field.name, v
-            elif hasattr(v, "ListFields"):
-                yield from _strings(v)
-
-
-def _repeated(value) -> bool:
-    return hasattr(value, "__len__") and not isinstance(value, (str, bytes)) and not hasattr(value, "ListFields")
-
-
-def rendered_texts(at):
-    """(element type, field, text) for every string the page renders as Markdown or in a chart."""
-    out = []
-    for el in _elements(at._tree):
-        proto = getattr(el, "proto", None)
-        kind = getattr(el, "type", "")
-        if proto is None or not hasattr(proto, "ListFields") or kind in VERBATIM:
-            continue
-        out += [(kind, field, text) for field, text in _strings(proto)]
-    return out
-
-
 def reads_url(page) -> bool:
     """Pages whose code reads the URL (today the widget's knobs: the widget and the checkpoint)."""
     text = (ROOT / (page or "app.py")).read_text(encoding="utf-8")
@@ -137,15 +124,10 @@ def test_crafted_url_values_render_as_text_on_every_page(page, query):
     from conftest import open_page
     at = open_page(page, query=query)  # asserts the app raised no exception
     assert not at.exception
-    found = []
-    for kind, field, text in rendered_texts(at):
-        if MARKER not in text.lower():
-            continue
-        found.append(text)
-        live = live_markup(text) if field != "spec" else text
-        for construct in LIVE:
-            assert construct not in live, f"{page}: {kind}.{field} renders {construct!r}: {text[:300]!r}"
-        assert len(text) < 3000, f"{page}: {kind}.{field} shows {len(text)} characters of a URL value"
+    found, live = live_findings(at)
+    assert not live, f"{page}: " + "\n".join(live)
+    for text in found:
+        assert len(text) < 3000, f"{page}: shows {len(text)} characters of a URL value"
     if reads_url(page):  # the junk was reported, not silently dropped: a notice names each key
         notices = [unescape(w.value) for w in at.warning]
         for key in URL_KEYS:
@@ -156,12 +138,8 @@ def test_crafted_url_values_render_as_text_on_every_page(page, query):
 def _assert_inert(at, where: str) -> list[str]:
     """No string carrying MARKER renders a link, an image or a tag; returns those strings."""
     assert not at.exception, at.exception
-    found = []
-    for kind, field, text in rendered_texts(at):
-        if MARKER in text.lower() and field != "spec":
-            found.append(text)
-            for construct in LIVE:
-                assert construct not in live_markup(text), f"{where}: {kind}.{field}: {text[:300]!r}"
+    found, live = live_findings(at)
+    assert not live, f"{where}: " + "\n".join(live)
     return found
 
 
@@ -199,3 +177,33 @@ def test_crafted_aot_results_render_as_text(tmp_path, monkeypatch):
     found = _assert_inert(at, "AOT page")
     assert any(PAYLOADS["script"] in unescape(e.value) for e in at.error)
     assert len(found) >= 3
+
+
+def test_chart_labels_from_a_recording_are_text():
+    """Plotly reads <a href> in axis labels and hover text: a span's lane and name, a lab's variant."""
+    from pages.ui.lab_charts import work_vs_overhead_bars
+    from pages.ui.timeline_chart import KIND_STYLE, timeline_figure
+    a = '<a href="https://evil.example/p">p</a>'
+    kind = next(iter(KIND_STYLE))
+    fig = timeline_figure([{"lane": a, "kind": kind, "name": a, "start_us": 0.0, "end_us": 1.0}], "t")
+    bars = work_vs_overhead_bars([{"variant": a, "mode": "streams", "n": a, "kernel_time_us": 1.0,
+                                   "launch_overhead_us": 1.0, "model_wall_us": 2.0}], "t")
+    for f in (fig, bars):
+        assert "<a " not in f.to_json() and "&lt;a href" in f.to_json()
+
+
+def test_a_recorded_lab_whose_numbers_are_text_is_not_shown(tmp_path, monkeypatch):
+    """The labs schema types a lab's verdict and signal only; its panel prints the other fields in
+    metric labels and captions. A recording with text where a number belongs is named, not drawn."""
+    import json
+    from conftest import open_page
+    from runtime_core.recordings import store
+    doc = json.loads((ROOT / "lessons" / "recordings" / "labs_h200.json").read_text())
+    doc["labs"]["storm"]["cache_size"] = PAYLOADS["link"]
+    doc["labs"]["storm"]["recapture"]["captures"] = PAYLOADS["image"]
+    (tmp_path / "labs_mine.json").write_text(json.dumps(doc))
+    monkeypatch.setenv(store.DIR_ENV, str(tmp_path))
+    at = open_page("pages/4_CUDA_graphs.py")
+    found = _assert_inert(at, "page 4")
+    assert not any(PAYLOADS["link"] in unescape(t) for t in found)
+    assert any("run of this lab is not shown: cache_size, recapture.captures" in unescape(c.value) for c in at.caption)

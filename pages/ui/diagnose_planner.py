@@ -9,6 +9,7 @@ import streamlit as st
 
 from pages.ui import charts, tables
 from pages.ui.diagnose_charts import planner_figure
+from pages.ui.safe_text import esc
 from runtime_core.diagnose.planner import CostModel, compare, default_budget_bytes, powers_of_two, preset
 from runtime_core.diagnose.records import DiagnoseRecording
 from runtime_core.errors import UsageError
@@ -50,8 +51,8 @@ def planner_panel(rec: DiagnoseRecording, model: str) -> None:
     try:
         sets, label = _planned(rec.meta.file, rec.meta.recorded_at, model, kind, PRESET_NAMES[name], top,
                                exponent, text, budget_mb, per_capture, rec)
-    except UsageError as e:
-        st.warning(f"{e}")
+    except UsageError as e:  # quotes the typed entry: text, not Markdown
+        st.warning(esc(e, max_chars=400))
         return
     _predicted_table(sets, label)
     _measured_case(rec, model, kind)
@@ -80,7 +81,7 @@ def _predicted_table(sets: dict, label: str) -> None:
     charts.show(planner_figure({SET_NAMES[k]: v for k, v in sets.items()}), key="dg_plan_chart")
     p2, pl = sets["powers_of_two"]["expected_step_us"], sets["planner"]["expected_step_us"]
     gain = 100 * (1 - pl / p2)
-    st.caption(f"Predicted from the recording's step times, for {label}. Under the same budget the planner's "
+    st.caption(f"Predicted from the recording's step times, for {esc(label)}. Under the same budget the planner's "
                f"set serves a request in {pl:,.1f} µs on average, powers of two in {p2:,.1f} µs "
                f"({abs(gain):.1f}% {'faster' if gain >= 0 else 'slower'}).")
 
@@ -89,7 +90,7 @@ def _measured_case(rec: DiagnoseRecording, model: str, kind: str) -> None:
     case = rec.planner_case(model, "zipf")
     if case is None or kind != case.get("kind", "batch"):
         return
-    st.markdown(f"**Measured** ({rec.meta.source}): {case['distribution']}, budget "
+    st.markdown(f"**Measured** ({rec.meta.source}): {esc(case['distribution'])}, budget "
                 f"{case['budget_bytes'] / MB:,.1f} MB, {next(iter(case['measured'].values()))['requests']} requests "
                 "served one at a time")
     keys = list(case["measured"])

@@ -48,11 +48,11 @@ def knobs(rec: DiagnoseRecording) -> Setting:
     seqs = sorted({p.get("seq") for p in pts if p["dtype"] == dtype}, key=lambda s: (s is None, s or 0))
     shape_name = rec.about(model).get("shape_name")
     if shape_name:
-        seq = _options_knob(c3.select_slider, shape_name, seqs, "dg_seq", default_seq, disabled=len(seqs) < 2,
+        seq = _options_knob(c3.select_slider, esc(shape_name), seqs, "dg_seq", default_seq, disabled=len(seqs) < 2,
                             help="the model's shape knob; shapes other than the default were recorded at batch 1")
     else:
         seq = seqs[0]
-        c3.caption(f"{model} has no shape knob")
+        c3.caption(f"{esc(model)} has no shape knob")
     batches = sorted({p["batch"] for p in pts if p["dtype"] == dtype and p.get("seq") == seq})
     batch = _options_knob(c4.select_slider, "batch size", batches, "dg_batch", 1, disabled=len(batches) < 2)
     return Setting(model, dtype, seq, batch)
@@ -62,7 +62,7 @@ def verdict(p: dict, source_caption: str) -> None:
     """The verdict first: the call, why, and the numbers that decide it."""
     v = p["verdict"]
     why = because(v["host_dispatch_us"], p["gpu_ops"], p["busy_us"], v["gpu_us"])  # as the code words it now
-    (st.success if v["graphs_help"] else st.warning)(f"### {v['headline']}\n{why}")
+    (st.success if v["graphs_help"] else st.warning)(f"### {esc(v['headline'])}\n{why}")  # the recording's words
     st.caption(source_caption)
     c = metric_row()
     c.metric("GPU ops per step", f"{p['gpu_ops']}", help=f"{p['kernels']} kernels; {p['driver_calls']} launch calls",
@@ -121,8 +121,10 @@ def accuracy_panel(rec: DiagnoseRecording) -> None:
         return
     cross = acc["crossovers"]
     share = "—" if acc["share"] is None else f"{acc['share']:.0%}"
-    st.markdown(f"**Predicted speedup within ±{TOLERANCE:.0%}** at {acc['within']} of {acc['eligible']} settings "
-                f"whose measured speedup is at least 1.2x ({share}; target {acc['target_share']:.0%}). "
+    # the recording's summary is not typed by its schema: its counts are shown as text
+    st.markdown(f"**Predicted speedup within ±{TOLERANCE:.0%}** at {esc(acc['within'])} of "
+                f"{esc(acc['eligible'])} settings whose measured speedup is at least 1.2x ({share}; "
+                f"target {acc['target_share']:.0%}). "
                 f"**Crossover within one grid step** for {sum(c['within_one_step'] for c in cross.values())} of "
                 f"{len(cross)} models.")
     if acc["misses"]:

@@ -59,7 +59,8 @@ def lanes_figure(spans: list[dict], title: str, style: dict, lanes: list[str],
 
 def work_vs_overhead_bars(rows: list[dict], title: str) -> go.Figure:
     """One stacked bar per (variant, mode): kernel work below, launch overhead above, µs."""
-    labels = [f"{r['variant']} · {mode_label(r['mode'])}<br>{r['n']} kernels" for r in rows]
+    labels = [f"{plot_text(r['variant'])} · {mode_label(r['mode'])}<br>{plot_text(r['n'])} kernels"
+              for r in rows]  # a recorded lab's fields: Plotly reads HTML in axis labels
     fig = go.Figure()
     fig.add_trace(go.Bar(name="kernel work (µs), solid", x=labels, y=[r["kernel_time_us"] for r in rows],
                          marker=dict(color=P.GREEN)))

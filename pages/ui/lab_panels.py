@@ -6,6 +6,7 @@ import streamlit as st
 
 from pages.ui import bug_lab_panels, charts, gpu_turn, ro_lab_panel, tables
 from pages.ui.common import metric_row, recordings_of, source_badge
+from pages.ui.safe_text import esc, md
 from pages.ui.lab_charts import MALLOC_STYLE, OVERLAP_STYLE, lanes_figure, work_vs_overhead_bars
 from pages.ui.timeline_chart import timeline_figure
 from runtime_core.knobs import PYTORCH_EAGER_LABEL
@@ -43,10 +44,42 @@ def run_button(name: str, live: bool, key: str) -> dict | None:
 
 
 def recorded(name: str) -> dict | None:
-    """Lab `name` as the shipped labs recording measured it on a GPU (labs_*.json), or None."""
+    """Lab `name` as the shipped labs recording measured it on a GPU (labs_*.json), or None (also
+    when a field the panel prints as a number holds something else: see `not_numbers`)."""
+    return _recorded(name)[0]
+
+
+def _recorded(name: str) -> tuple[dict | None, list[str]]:
+    """(the recorded lab or None, the fields that made it unfit to show)."""
     rec, _ = recordings_of("labs")
     r = rec.labs.get(name) if rec else None
-    return dict(r, source=rec.meta.source, device_name=rec.label()) if r else None
+    if not isinstance(r, dict):
+        return None, []
+    bad = not_numbers(r, _simulated(name, ()))
+    return (None, bad) if bad else (dict(r, source=rec.meta.source, device_name=rec.label()), [])
+
+
+def not_numbers(recorded: dict, simulated: dict, where: str = "") -> list[str]:
+    """The fields where the simulated run of a lab holds a number and its recording holds
+    something else (None is allowed: not measured). The labs schema types only a lab's name,
+    signal and verdict; the panels print the other fields into labels and captions, so a
+    recording whose numbers are text (another machine's, possibly links) is not shown."""
+    bad = []
+    for key, want in simulated.items():
+        if key not in recorded or recorded[key] is None:
+            continue
+        got = recorded[key]
+        if isinstance(want, (int, float)) and not isinstance(want, bool):
+            if isinstance(got, bool) or not isinstance(got, (int, float)):
+                bad.append(where + key)
+        elif isinstance(want, dict):
+            bad += not_numbers(got, want, f"{where}{key}.") if isinstance(got, dict) else [where + key]
+        elif isinstance(want, list) and want and isinstance(want[0], dict):
+            if not isinstance(got, list) or not all(isinstance(g, dict) for g in got):
+                bad.append(where + key)
+            else:
+                bad += [b for g in got for b in not_numbers(g, want[0], f"{where}{key}[].")]
+    return bad
 
 
 def show(r: dict, with_recording: bool = True) -> None:
@@ -55,11 +88,15 @@ def show(r: dict, with_recording: bool = True) -> None:
     source_badge(r["source"], r["device_name"])
     SHOW[r["lab"]](r)
     verdict = VERDICTS.get(r["lab"], lambda x: x["verdict"])(r)
-    (st.warning if r["signal"] else st.success)(("**Signal seen.** " if r["signal"] else "") + verdict)
-    gpu = recorded(r["lab"]) if (with_recording and r["source"] == "simulated") else None
+    (st.warning if r["signal"] else st.success)(("**Signal seen.** " if r["signal"] else "")
+                                                 + esc(verdict, max_chars=1200))  # a recording's sentence
+    gpu, bad = _recorded(r["lab"]) if (with_recording and r["source"] == "simulated") else (None, [])
     if gpu:
         with st.expander("The same lab, recorded on a real GPU"):
             show(gpu, with_recording=False)
+    elif bad:
+        st.caption(md("The labs recording's run of this lab is not shown: {fields} should hold numbers.",
+                      fields=", ".join(bad)))
 
 
 def _suffix(r: dict) -> str:
@@ -111,11 +148,12 @@ def _stale(r: dict) -> None:
     c.metric("replay, input in a fresh buffer", tables.num(r["fresh_buffer_value"]),
              f"max error {tables.num(r['max_abs_err_fresh'])}", delta_color="inverse", width="content")
     c.metric("replay, input copied in", tables.num(r["copied_in_value"]), width="content")
-    st.caption(f"Max error against {PYTORCH_EAGER_LABEL}: {tables.num(r['max_abs_err_fresh'])} with the fresh "
-               f"buffer, {tables.num(r['max_abs_err_copied'])} with the copy. "
-               f"The graph reads its static buffer at {r['static_address']}; the fresh input lives at "
-               f"{r['fresh_address']}, an address the recording never saw. Values: the first element of "
-               f"each {r['numel']}-element output after {r['n_kernels']} kernels that each add 1.")
+    st.caption(md(f"Max error against {PYTORCH_EAGER_LABEL}: {tables.num(r['max_abs_err_fresh'])} with the fresh "
+                  f"buffer, {tables.num(r['max_abs_err_copied'])} with the copy. "
+                  "The graph reads its static buffer at {static}; the fresh input lives at {fresh}, an "
+                  f"address the recording never saw. Values: the first element of each {r['numel']}-element "
+                  f"output after {r['n_kernels']} kernels that each add 1.",
+                  static=r["static_address"], fresh=r["fresh_address"]))
 
 
 def _storm(r: dict) -> None:

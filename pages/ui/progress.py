@@ -16,16 +16,29 @@ RUNS, PRED = "ck_runs", "ck_pred"
 URL_RUNS, URL_PRED = "ck", "ckp"
 
 
+MAX_NOTICES = 3  # junk entries quoted one by one per URL key; the rest are counted in one line
+
+
 def init() -> list[str]:
     """Load progress from the URL on a session's first run; notices for entries that were junk
-    (each skipped alone: the rest of the progress is kept)."""
+    (each skipped alone: the rest of the progress is kept), at most MAX_NOTICES + 1 per key."""
     notices = []
     if RUNS not in st.session_state:
         runs, bad = decode_runs(st.query_params.get(URL_RUNS, ""))
         pred, bad_pred = decode_predictions(st.query_params.get(URL_PRED, ""))
         st.session_state[RUNS], st.session_state[PRED] = runs, pred
-        notices = [md("Checkpoint progress in the URL: {why}; skipped.", why=why) for why in bad + bad_pred]
+        notices = junk_notices(URL_RUNS, bad) + junk_notices(URL_PRED, bad_pred)
     return notices
+
+
+def junk_notices(key: str, whys: list[str]) -> list[str]:
+    """A notice (Markdown, the junk escaped) for each of the first MAX_NOTICES junk entries of URL
+    key `key`, then one line counting them all: a link with 20,000 junk tokens gives four
+    notices, not 20,000 (each one an element the browser has to draw)."""
+    out = [md("Checkpoint progress in the URL: {why}; skipped.", why=why) for why in whys[:MAX_NOTICES]]
+    if len(whys) > MAX_NOTICES:
+        out.append(f"{len(whys):,} junk values in `{key}` ignored (the first {MAX_NOTICES} are quoted above).")
+    return out
 
 
 def runs() -> list[Run]:

@@ -13,9 +13,22 @@ meaning to is backslash-escaped (CommonMark shows `\\[` as a plain `[`), control
 bidirectional-override characters become spaces (a newline could start a heading or a list),
 and the text is clipped to a length a notice can show. `md(template, **values)` fills a
 trusted Markdown template with escaped values. Nothing here imports streamlit.
+
+Escapes do not stop GFM's autolink literals: remark-gfm finds `https://x.y`, `www.x.y` and
+`a@b.c` in the text *after* the escapes are resolved, so `https\\://x\\.y` is still a link in
+the browser. `esc` therefore also puts an invisible U+2060 WORD JOINER where such a literal
+would start: before a `:` that follows a letter (`https:`, `mailto:`, `xmpp:`, `javascript:`),
+before every `@`, and between `www` and `.`. A reader sees the value as typed; the patterns no
+longer match. The value's own format characters (Cf, U+2060 among them) become spaces first,
+so a value cannot cancel ours.
+
+For tests: `unescape` is what a reader sees (no escapes, no joiners), `shown_text` the text the
+autolink finder sees (no escapes, the joiners kept), `live_markup` the escaped characters
+blanked out, and `live_constructs` every link, image, tag or autolink still live in a string.
 """
 from __future__ import annotations
 
+import re
 import unicodedata
 
 # ASCII punctuation that CommonMark, GFM or Streamlit give a meaning to:
@@ -24,6 +37,8 @@ import unicodedata
 # by themselves; `:` also starts Streamlit's `:red[...]` directives and emoji shortcodes.
 MARKDOWN_SPECIAL = frozenset("\\`*_{}[]()#+-.!<>|~$:@&")
 MAX_CHARS = 200  # longer values are clipped: a notice is one line, not a dump of the URL
+WORD_JOINER = "\u2060"  # invisible, no width, no line break: it only splits an autolink pattern
+_AUTOLINK_START = re.compile(r"(?<=[A-Za-z])(?=:)|(?=@)|(?<=www)(?=\.)", re.IGNORECASE)
 
 
 def esc(value, max_chars: int | None = MAX_CHARS) -> str:
@@ -39,6 +54,7 @@ def esc(value, max_chars: int | None = MAX_CHARS) -> str:
     if max_chars is not None and len(text) > max_chars:
         more = len(text) - max_chars
         text = text[:max_chars]
+    text = _AUTOLINK_START.sub(WORD_JOINER, text)  # after _printable: input joiners are spaces by now
     out = "".join("\\" + ch if ch in MARKDOWN_SPECIAL else ch for ch in text)
     return out + (f"… ({more} more characters)" if more else "")
 
@@ -49,7 +65,14 @@ def md(template: str, **values) -> str:
 
 
 def unescape(markdown: str) -> str:
-    """What a reader sees of text made by `esc`: the backslash escapes removed (for tests)."""
+    """What a reader sees of text made by `esc`: the backslash escapes and the word joiners
+    removed (for tests: it equals the value as typed)."""
+    return shown_text(markdown).replace(WORD_JOINER, "")
+
+
+def shown_text(markdown: str) -> str:
+    """The text Markdown hands to GFM's autolink finder: the backslash escapes resolved, the word
+    joiners kept (for tests: search it for autolink patterns, see `live_constructs`)."""
     out, i = [], 0
     while i < len(markdown):
         ch = markdown[i]
@@ -75,6 +98,21 @@ def live_markup(markdown: str) -> str:
         out.append(ch)
         i += 1
     return "".join(out)
+
+
+# What GFM (remark-gfm's autolink literal) turns into a link by itself, in the text after the
+# escapes are resolved: www. or http(s):// (any case), an e-mail address, mailto: and xmpp:.
+AUTOLINK_PATTERNS = re.compile(r"(?:https?://|www\.)[-.\w]|(?:mailto|xmpp):[-.\w+]+@|[-.\w+]@[-\w]+\.[-\w]",
+                               re.IGNORECASE)
+LIVE_MARKUP = re.compile(r"\]\(|!\[|<[A-Za-z/!?]")  # a link or an image, an HTML tag
+
+
+def live_constructs(markdown: str) -> list[str]:
+    """Every link, image, HTML tag or autolink `markdown` would still render: escaped characters
+    do not count (`live_markup`), a word joiner in a pattern does (`shown_text`). For tests: a
+    string holding an outside value must give []."""
+    found = [m.group(0) for m in LIVE_MARKUP.finditer(live_markup(markdown))]
+    return found + [m.group(0) for m in AUTOLINK_PATTERNS.finditer(shown_text(markdown))]
 
 
 def plot_text(value, max_chars: int | None = MAX_CHARS) -> str:

@@ -6,7 +6,7 @@ table fits the width it is given, where a data grid would hide columns off its r
 Tables that compare a few alternatives put one alternative per column and one quantity per
 row (`compare`), which keeps them narrow.
 
-st.table reads each cell as Markdown, so a cell is escaped (`safe_text.esc`: a value from a
+st.table reads each cell and each column name as Markdown, so both are escaped (`safe_text.esc`: a value from a
 recording shows as typed), and a long word gets break points after its dots, brackets and
 underscores (a zero-width space), so `torch.compile(mode="reduce-overhead")` can wrap on a phone.
 `plain(cell)` undoes both, for tests.
@@ -66,10 +66,12 @@ def plain(text: str) -> str:
 
 
 def show(rows: list[dict]) -> None:
-    """A table of `rows` (dicts with the same keys, the column names): each value through `cell`."""
+    """A table of `rows` (dicts with the same keys, the column names): each value and each column
+    name through `cell` (st.table renders both as Markdown; a column can be named after a
+    recording's device)."""
     if not rows:
         return
-    st.table(pd.DataFrame([{k: cell(v) for k, v in r.items()} for r in rows]), hide_index=True)
+    st.table(pd.DataFrame([{cell(k): cell(v) for k, v in r.items()} for r in rows]), hide_index=True)
 
 
 def compare(corner: str, names: list[str], quantities: list[tuple[str, list]]) -> None:

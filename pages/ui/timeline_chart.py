@@ -43,7 +43,7 @@ def timeline_figure(spans, title: str, max_us: float | None = None, height: int 
         fig.add_trace(go.Bar(
             orientation="h", name=label,
             marker=dict(color=colour, line=dict(width=0), pattern=dict(shape=hatch, fgcolor=P.BLACK, size=6)),
-            y=[LANES.get(_field(s, "lane"), _field(s, "lane")) for s in mine],
+            y=[LANES.get(_field(s, "lane")) or plot_text(_field(s, "lane")) for s in mine],  # a file's lane: text
             base=[_field(s, "start_us") for s in mine],
             x=[max(_field(s, "end_us") - _field(s, "start_us"), 0.05) for s in mine],
             # A span's name can come from a recording file: Plotly must not read HTML in it.

@@ -6,6 +6,7 @@ Runs with `make browser-test` (CI does), with Debian's Chromium (/usr/bin/chromi
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import socket
@@ -44,30 +45,42 @@ def playwright_api():
     return api
 
 
-@pytest.fixture(scope="session")
-def server(playwright_api):
-    """The app, served once for every browser test (headless, no usage statistics)."""
+@contextlib.contextmanager
+def serve(extra_env: dict | None = None, log_name: str = "streamlit.log"):
+    """The app served on a free port (headless, no usage statistics), with `extra_env` set for it;
+    yields its URL. The server's output goes to `log_name` beside the screenshots."""
     port = _free_port()
     env = dict(os.environ, STREAMLIT_SERVER_PORT=str(port), STREAMLIT_SERVER_HEADLESS="true",
-               STREAMLIT_BROWSER_GATHER_USAGE_STATS="false")
+               STREAMLIT_BROWSER_GATHER_USAGE_STATS="false", **(extra_env or {}))
     SHOTS_DIR.mkdir(parents=True, exist_ok=True)
-    log = open(SHOTS_DIR / "streamlit.log", "w")  # the server's output, kept with the screenshots
+    log = open(SHOTS_DIR / log_name, "w")  # the server's output, kept with the screenshots
     proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "app.py"], cwd=ROOT, env=env,
                             stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
-    for _ in range(120):  # up to a minute for the server to answer its health check
+    try:
+        for _ in range(120):  # up to a minute for the server to answer its health check
+            try:
+                if urllib.request.urlopen(url + "/_stcore/health", timeout=1).read() == b"ok":
+                    break
+            except OSError:
+                time.sleep(0.5)
+        else:
+            pytest.fail("streamlit did not answer /_stcore/health within a minute")
+        yield url
+    finally:
+        proc.terminate()
         try:
-            if urllib.request.urlopen(url + "/_stcore/health", timeout=1).read() == b"ok":
-                break
-        except OSError:
-            time.sleep(0.5)
-    else:
-        proc.kill()
-        pytest.fail("streamlit did not answer /_stcore/health within a minute")
-    yield url
-    proc.terminate()
-    proc.wait(timeout=10)
-    log.close()
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()
+
+
+@pytest.fixture(scope="session")
+def server(playwright_api):
+    """The app, served once for every browser test."""
+    with serve() as url:
+        yield url
 
 
 @pytest.fixture(scope="session")
