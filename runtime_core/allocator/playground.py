@@ -22,8 +22,10 @@ class Playground:
 
     def __init__(self, capacity_bytes: int = 64 * MiB):
         from ..engine.sim.device import SimDevice, SimParams
-        # kernel µs = elements touched; races are collected (and logged), never raised
-        self.device = SimDevice(SimParams(elems_per_us=1.0), raise_on_race=False)
+        from ..recordings.shipped import shipped_constants
+        # kernel µs = elements touched; races are collected (and logged), never raised; the
+        # shipped H200's named costs (sync, gaps), as the lesson's simulated device has
+        self.device = SimDevice(SimParams(elems_per_us=1.0), raise_on_race=False, constants=shipped_constants())
         self.backend = HostArenaBackend(capacity_bytes, device=self.device)
         self.pool = CachingPool(self.backend, record_timeline=True)
         self.side = self.device.new_stream()
