@@ -117,7 +117,7 @@ def hostile_aot_cache(folder: Path) -> None:
     """An AOT cache folder (RUNTIME_CORE_AOT_CACHE) holding this machine's "measured" results, cold
     vs warm and serving, taken from the shipped GPU recordings with the payload in every text
     field: what child processes wrote (device names, paths, compiler and crash lines)."""
-    from runtime_core.aot.paths import MARKER, torch_tag
+    from runtime_core.cache_paths import MARKER, torch_tag
     folder.mkdir(parents=True, exist_ok=True)
     (folder / MARKER).write_text("runtime_core AOT cache: clear-cache may empty this folder\n")
     for kind, prefix in (("aot", "results"), ("serving", "serving")):
