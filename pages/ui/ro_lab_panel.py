@@ -67,12 +67,35 @@ def _shapes(r: dict) -> None:
     elif p.get("recordings_for_new_batches") is not None:
         st.caption(f"Batch 1 at every position: {p['recordings_batch1_all_positions']} graph. Batches "
                    f"{', '.join(map(str, (p.get('batches') or [])[1:]))}: {p['recordings_for_new_batches']} more.")
-    skips = {k: v for k, v in (r.get("skips") or {}).items() if isinstance(v, dict) and "skips" in v}
-    if skips:
+    skip_table(r)
+
+
+def skip_table(r: dict) -> None:
+    """Each region's skips with this torch's graph partitioning and with it off, and the reason."""
+    from runtime_core.labs.reduce_overhead.text import REGIONS
+    on, off = r.get("skips") or {}, r.get("skips_partition_off") or {}
+    rows = []
+    for name, label in REGIONS:
+        a, b = on.get(name), off.get(name)
+        if not isinstance(a, dict) and not isinstance(b, dict):
+            continue
+        rows.append({"region": label, "skips, partitioning on": _skip_cell(a), "skips, partitioning off": _skip_cell(b),
+                     "reason logged": esc(next((x.get("message") for x in (a, b) if isinstance(x, dict) and x.get("message")),
+                                               None) or "(none)", max_chars=300)})
+    if rows:
         st.markdown("**Regions left un-graphed, with torch's reason**")
-        ui_tables.show([{"region": k.replace("_", " "), "skips": v["skips"],
-                                    "reason logged": v.get("message") or "(none on this device)"}
-                                   for k, v in skips.items()])
+        ui_tables.show(rows)
+        st.caption("Partitioning on is this torch's default (torch._inductor.config.graph_partition): Inductor "
+                   "splits CPU ops out of the graph and still graphs the rest. Off, one CPU tensor keeps the "
+                   "whole region un-graphed.")
+
+
+def _skip_cell(x) -> str:
+    if not isinstance(x, dict):
+        return "not measured"
+    if x.get("error"):
+        return "run raised"
+    return str(x.get("skips", "not measured"))
 
 
 def _kernels(r: dict) -> None:

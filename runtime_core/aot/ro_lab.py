@@ -8,7 +8,8 @@
         kernels        our graph vs reduce-overhead's: kernels per step and ms per token
                        (ro_kernels.py; CUDA only)
         new_shapes     one graph per new size, and torch's warning past its limit (ro_shapes.py)
-        skips          regions left un-graphed, with the reason torch logs
+        skips          regions left un-graphed, with the reason torch logs; skips_partition_off
+                       the same with torch._inductor.config.graph_partition = False
     run_in_child(device)  the same in a fresh child process (child.py "ro-lab"), the way the
                           lab runs it: cudagraph trees and step marks are per process state,
                           and the profiler slows every later launch of the process it ran in.
@@ -67,7 +68,8 @@ def run_points(device: str = "cuda", small: bool = False) -> dict:
     else:
         out["kernels"] = {"skipped": "needs a CUDA device: there is no graph to count on a CPU"}
     _point(out, "new_shapes", new_shapes, device, batches=(1, 2, 3, 4) if small else (1, 2, 3, 4, 5, 6), **kw)
-    _point(out, "skips", skipped_graphs, device)
+    _point(out, "skips", skipped_graphs, device)   # this torch's default (graph partitioning on, 2.11+)
+    _point(out, "skips_partition_off", skipped_graphs, device, partition=False)
     return out
 
 

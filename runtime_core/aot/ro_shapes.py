@@ -5,15 +5,18 @@
                     with a dynamic batch, and cudagraph trees record one graph per distinct size
                     of it). Past torch._inductor.config.triton.cudagraph_dynamic_shape_warn_limit
                     sizes torch logs a warning; the lab sets the limit low and catches the text.
-    skipped_graphs  regions Inductor will not turn into a graph, each with the reason it logs:
-                    an input the region mutates, a CPU tensor beside the GPU ones, a branch on
-                    data (torch.cond). The region still runs (un-graphed) and
-                    counters["inductor"]["cudagraph_skips"] goes up.
+    skipped_graphs  regions Inductor may not turn into a graph, each with the reason it logs:
+                    an input the region mutates, a registered buffer it mutates, a CPU tensor
+                    beside the GPU ones, a branch on data (torch.cond). A skipped region still
+                    runs (un-graphed) and counters["inductor"]["cudagraph_skips"] goes up. The lab
+                    runs them twice: with this torch's graph partitioning, and with it off.
 
 Both reset Dynamo first (torch._dynamo.reset(): compiled code and cudagraph trees), so their
 counts start from zero. Every call marks its own step (torch.compiler.cudagraph_mark_step_begin).
 """
 from __future__ import annotations
+
+import contextlib
 
 import torch
 
@@ -79,20 +82,51 @@ def _reads_a_cpu_tensor(x, y_cpu):
     return x * 2, y_cpu + 1
 
 
+class _MutatesItsBuffer(torch.nn.Module):
+    """A module that updates a registered buffer in place (a running statistic, a KV cache)."""
+
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("seen", torch.zeros(8))
+
+    def forward(self, x):
+        self.seen.add_(1)
+        return x * 2
+
+
 def _branches_on_data(x):
     return torch.cond(x.sum() > 0, lambda t: t * 2, lambda t: t - 1, (x,))
 
 
-def skipped_graphs(device: str) -> dict:
+def skipped_graphs(device: str, partition: bool | None = None) -> dict:
     """Compile small regions Inductor may refuse to graph, run each three times. Returns, per
-    region ("mutated_input", "cpu_tensor", "data_branch"): skips (counter increase), message
-    (the first skip reason torch logged, one line, or None) and result_correct. Whether a CPU
-    tensor skips depends on the torch: with graph partitioning (torch.compile's default in recent
-    releases) the CPU part is split off and the rest is still graphed."""
+    region ("mutated_input", "mutated_buffer", "cpu_tensor", "data_branch"): skips (counter
+    increase), message (the first skip reason torch logged, one line, or None) and
+    result_correct; and `graph_partition`, the setting it ran with.
+
+    Args:
+        partition: torch._inductor.config.graph_partition for the run (None: this torch's
+            default). With partitioning, Inductor splits CPU ops out of the graph and still
+            graphs the rest; without it, one CPU tensor keeps the whole region un-graphed."""
+    import torch._inductor.config as inductor_config
+    setting = getattr(inductor_config, "graph_partition", None)
+    if partition is not None and setting is None:
+        return {"skipped": "this torch has no torch._inductor.config.graph_partition setting"}
+    patch = inductor_config.patch(graph_partition=partition) if partition is not None else contextlib.nullcontext()
+    with patch:
+        out = _skip_cases(device)
+        out["graph_partition"] = getattr(inductor_config, "graph_partition", None)
+    return out
+
+
+def _skip_cases(device: str) -> dict:
     out = {}
     full = lambda value: torch.full((8,), value)  # noqa: E731
+    buffered = _MutatesItsBuffer().to(device)
     cases = (("mutated_input", _mutates_its_input, lambda: (torch.ones(8, device=device),),
               lambda r: bool(torch.equal(r.cpu(), full(4.0)))),
+             ("mutated_buffer", buffered, lambda: (torch.ones(8, device=device),),
+              lambda r: bool(torch.equal(r.cpu(), full(2.0)))),
              ("cpu_tensor", _reads_a_cpu_tensor, lambda: (torch.ones(8, device=device), torch.ones(8)),
               lambda r: bool(torch.equal(r[0].cpu(), full(2.0)) and torch.equal(r[1], full(2.0)))),
              ("data_branch", _branches_on_data, lambda: (torch.ones(8, device=device),),

@@ -3,7 +3,7 @@ says what each point shows; sim.py and cuda.py are where the numbers come from).
 from __future__ import annotations
 
 
-POINTS = ("fresh_inputs", "kept_output", "mark_step", "kernels", "new_shapes", "skips")
+POINTS = ("fresh_inputs", "kept_output", "mark_step", "kernels", "new_shapes", "skips", "skips_partition_off")
 RECORD_COMMAND = ("python -m runtime_core aot reduce-overhead --json "
                   "--record lessons/recordings/reduce_overhead_h200.json")
 

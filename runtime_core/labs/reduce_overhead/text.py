@@ -6,7 +6,8 @@ def sentences(r: dict) -> list[str]:
     """Sentences for the points `r` holds; a point that failed or is owed gets none here."""
     out = []
     for point, say in (("fresh_inputs", _fresh), ("kept_output", _kept), ("mark_step", _mark),
-                       ("new_shapes", _shapes), ("skips", _skips), ("kernels", _kernels)):
+                       ("new_shapes", _shapes), ("skips", _skips), ("skips_partition_off", _skips),
+                       ("kernels", _kernels)):
         p = r.get(point)
         if isinstance(p, dict) and p and "error" not in p and not set(p) <= {"skipped"}:
             text = say(p)
@@ -66,21 +67,26 @@ def _shapes(p: dict) -> str:
     return ""
 
 
+REGIONS = (("mutated_input", "a region that mutates its input"),
+           ("mutated_buffer", "a region that mutates a registered buffer"),
+           ("cpu_tensor", "a region with a CPU tensor"), ("data_branch", "a branch on data (torch.cond)"))
+
+
 def _skips(p: dict) -> str:
     parts = []
-    for name, label in (("mutated_input", "a region that mutates its input"), ("cpu_tensor", "a region with a CPU tensor"),
-                        ("data_branch", "a branch on data (torch.cond)")):
+    for name, label in REGIONS:
         s = p.get(name) or {}
         if s.get("error"):
             parts.append(f"{label} was not measured: its run raised ({_short(s['error'], 120)})")
         elif s and not s.get("skips"):
             right = "" if s.get("result_correct") is None else (
                 ", result correct" if s["result_correct"] else ", RESULT WRONG")
-            parts.append(f"{label} was not skipped on this torch (0 skips{right})")
+            parts.append(f"{label} was still graphed (0 skips{right})")
         elif s:
-            why = f": \"{_short(s['message'], 120)}\"" if s.get("message") else " (no reason logged on this device)"
+            why = f": \"{_short(s['message'], 120)}\"" if s.get("message") else " (no reason logged)"
             parts.append(f"{label} was skipped {s.get('skips', 0)} time(s){why}")
-    return ("Graphs skipped: " + "; ".join(parts) + ".") if parts else ""
+    setting = {True: "with graph partitioning on", False: "with graph partitioning off"}.get(p.get("graph_partition"), "")
+    return (f"Graphs skipped{' ' + setting if setting else ''}: " + "; ".join(parts) + ".") if parts else ""
 
 
 def _kernels(p: dict) -> str:
