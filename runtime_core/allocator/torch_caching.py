@@ -41,6 +41,7 @@ def stream_reuse(record_stream: bool) -> dict:
     """Free a block on the host while a side stream's kernel still reads it, then allocate the
     same size on the default stream: is the block handed out again at once?"""
     import torch
+    torch.cuda._sleep(1000)   # load the sleep kernel first: a lazy module load waits for the device
     torch.cuda.synchronize()
     torch.cuda.empty_cache()
     side = torch.cuda.Stream()
