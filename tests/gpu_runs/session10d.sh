@@ -5,7 +5,7 @@
 #   gpu_tests.log           pytest -m gpu
 export PYTHONUNBUFFERED=1 PYTHONPATH=$PWD
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
-timeout 150 python3 tests/gpu_runs/corrections_evidence.py "$OUT/corrections_h200.json" > "$OUT/corrections.log" 2>&1
+timeout 150 python3 tests/gpu_runs/corrections_evidence.py "$OUT/corrections_h200.json" $PART > "$OUT/corrections.log" 2>&1
 echo "rc=$?"; tail -c 2500 "$OUT/corrections.log"
 if [ -d .whl ]; then
   python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl \
