@@ -7,8 +7,8 @@ COLDWARM_ROWS = (
     ("eager first call", "eager_first_call_s", "no compile at all"),
     ("torch.compile, cold cache", "compile_cold_s", "fresh process, empty TORCHINDUCTOR_CACHE_DIR"),
     ("torch.compile, warm cache", "compile_warm_s", "fresh process, the cache dir an earlier run filled"),
-    ("torch.export", "export_s", "0 when the package came from .cache/aot/"),
-    ("AOTInductor package", "aot_compile_s", "0 when the package came from .cache/aot/"),
+    ("torch.export", "export_s", "0 s means the package came from .cache/aot/ and was not built again"),
+    ("AOTInductor package", "aot_compile_s", "0 s means the package came from .cache/aot/ and was not built again"),
     ("AOT load from Python (first)", "aot_load_python_s", "child process; includes lazy imports"),
     ("AOT load from Python (again)", "aot_load_python_again_s", "same child, the loader alone"),
     ("AOT load from C++", "aot_load_cpp_s", "no Python in the process"),
@@ -20,8 +20,14 @@ def coldwarm_rows(res: dict) -> list[dict]:
     rows = []
     for label, key, note in COLDWARM_ROWS:
         v = res.get(key)
+        if key in PACKAGE_STEPS and res.get("package_cached") is not None:
+            note = ("not run: this measurement reused the package already in .cache/aot/ (so 0 s)"
+                    if res["package_cached"] else "built in this measurement")
         rows.append({"step": label, "seconds": None if v is None else round(float(v), 4), "note": note})
     return rows
+
+
+PACKAGE_STEPS = ("export_s", "aot_compile_s")  # skipped when the package was already built
 
 
 def coldwarm_problems(res: dict) -> list[str]:

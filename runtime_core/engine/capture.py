@@ -9,7 +9,9 @@ Why each step is there:
 - Warm-up and capture run on ONE side stream, and that stream first waits for the stream the
   caller was on, which is where the inputs (the static buffers) were written. Without that wait
   the warm-up kernels could read a static input while the copy into it is still running: a race.
-  torch.cuda.make_graphed_callables orders its warm-up and capture the same way.
+  (torch.cuda.make_graphed_callables differs a little: it warms up on a fresh side stream and
+  captures on torch.cuda.graph's own stream.) One stream for both matters because some state,
+  such as cuBLAS workspaces, is kept per stream; the legacy default stream cannot capture at all.
 - Afterwards the caller's stream waits for the side stream, so whatever comes next sees the
   warm-up's writes.
 """
