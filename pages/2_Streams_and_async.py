@@ -65,6 +65,8 @@ def gpu_panel() -> None:
     c.metric(f"{EAGER} wall / step", f"{eager['wall_us']:,.0f} µs", width="content")
     c.metric(f"{STREAMS} wall / step", f"{streams['wall_us']:,.0f} µs", width="content")
     _pair(eager["timeline"], streams["timeline"], f"N=120, {work} µs work", f"gpu{work}")
+    st.caption("Profiled GPU lane, host spans at their unprofiled cost: each drawn step is as long as "
+               "its wall time above.")
     busy = {name: 100 * d["kernel_work_us"] / d["wall_us"] for name, d in (("eager", eager), ("streams", streams))}
     st.caption(f"GPU busy: {busy['eager']:.0f}% of the {EAGER} step, {busy['streams']:.0f}% of the streams step "
                f"(kernel time / wall time). Where the streams lane still has gaps, each launch takes "

@@ -1,5 +1,6 @@
 """§3 The caching allocator: a pool playground, the fragmentation lab, empty_cache on the hot
 path, the realized memory plan, and measured costs. UI only: the logic is runtime_core.allocator."""
+from pages.ui.torch_alloc_panel import torch_allocator_panel
 from pages.ui.common import lesson_columns, metric_row, recordings_of, render_lesson, setup_page, source_badge
 
 import streamlit as st
@@ -229,3 +230,4 @@ with live_col:
     for panel in (playground_panel, stream_reuse_panel, fragmentation_panel, hot_path_panel, plan_panel, cost_panel):
         panel()
         st.divider()
+    torch_allocator_panel(ctx.live)

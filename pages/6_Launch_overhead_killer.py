@@ -71,7 +71,8 @@ with out_col:
                    "(N=120, work 2 or 40 µs): showing the simulated one.")
         pick, spans = "simulated", sim["timeline"]
     n_shown = d["n"] if pick == "measured" else k.n
-    title = f"One step at N={n_shown}: {mode_label(k.mode).split(' (')[0]} ({pick})"
+    title = f"One step at N={n_shown}: {mode_label(k.mode).split(' (')[0]} ({pick})" + (
+        ": GPU lane as profiled, host spans at their unprofiled cost" if pick == "measured" else "")
     charts.show(timeline_figure(spans, title, height=300), key="w_timeline")  # title as text: wraps on a phone
 
 meas_col = shown.label + (f" ({shown.note})" if shown.note else "")
@@ -130,8 +131,10 @@ with tabs["Timeline files"]:
     downloads(spans, pick, d.get("chrome_trace") if pick == "measured" else None)
     if pick == "measured":
         st.caption("A measured timeline comes from torch.profiler in a separate process. The profiler "
-                   "slows the host, so CPU spans are longer than in the timed steps; read the order of "
-                   "events and the GPU kernels from it.")
+                   "slows the host, so the picture above keeps its GPU lane (kernels, durations, order) and "
+                   "draws each host span at its unprofiled cost (the measured launch tax, the calibrated "
+                   "replay call, and a sync up to the measured wall time). The Chrome-trace file is the "
+                   "profiler's own, host spans as it saw them.")
 
 if "Model accuracy" in tabs:
     with tabs["Model accuracy"]:

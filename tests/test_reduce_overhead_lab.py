@@ -40,8 +40,13 @@ def gpu_like_points() -> dict:
                        "per_batch": [{"batch": b, "new_recordings": 1, "warned": b == 4} for b in (1, 2, 3, 4)]},
         "skips": {"mutated_input": {"skips": 1, "message": "skipping cudagraphs due to mutated inputs (1 instances)",
                                     "result_correct": True},
-                  "cpu_tensor": {"skips": 1, "message": "skipping cudagraphs due to cpu device (arg1_1)",
-                                 "result_correct": True}},
+                  "cpu_tensor": {"skips": 0, "message": None, "result_correct": True},
+                  "graph_partition": True},
+        "skips_partition_off": {"mutated_input": {"skips": 1, "message": "skipping cudagraphs due to mutated inputs (1 instances)",
+                                                  "result_correct": True},
+                                "cpu_tensor": {"skips": 1, "message": "skipping cudagraphs due to cpu device (arg1_1)",
+                                               "result_correct": True},
+                                "graph_partition": False},
     }
 
 
@@ -74,7 +79,8 @@ def test_a_shipped_reduce_overhead_recording_is_preferred(tmp_path, monkeypatch)
 def test_no_recording_at_all_is_a_result_not_a_crash(tmp_path, monkeypatch):
     monkeypatch.setenv(store.DIR_ENV, str(tmp_path))
     r = run_lab("reduce_overhead", "sim")
-    assert r["source"] == "recorded" and r["signal"] is False and len(r["owed"]) == 6
+    from runtime_core.labs.reduce_overhead.points import POINTS
+    assert r["source"] == "recorded" and r["signal"] is False and len(r["owed"]) == len(POINTS)
     assert "Not recorded yet" in r["verdict"]
 
 
@@ -136,7 +142,10 @@ def test_every_point_runs_on_the_cpu_where_no_graph_is_recorded():
     assert r["kernels"] == {"skipped": "needs a CUDA device: there is no graph to count on a CPU"}
     shapes = r["new_shapes"]
     assert shapes["compiled_graphs"] >= 2 and shapes["recordings_total"] == 0 and shapes["warn_limit"] == 2
-    assert all(s["skips"] >= 1 and s["result_correct"] for s in r["skips"].values())
+    for part in ("skips", "skips_partition_off"):  # on a CPU no region is graphed, partitioning or not
+        regions = [s for s in r[part].values() if isinstance(s, dict)]
+        assert len(regions) == 4 and all(s["skips"] >= 1 and s["result_correct"] for s in regions)
+    assert (r["skips"]["graph_partition"], r["skips_partition_off"]["graph_partition"]) == (True, False)
     lab = finish(r, backend="cpu", source="cpu", device_name="cpu")
     assert "no CUDA graph was recorded on this device" in lab["verdict"]
 
@@ -244,5 +253,19 @@ def test_a_region_graphed_anyway_reads_as_not_skipped_not_as_skipped_zero_times(
     points = gpu_like_points()
     points["skips"]["cpu_tensor"] = {"skips": 0, "message": None, "result_correct": True}
     v = finish(points, backend="cuda", source="live", device_name="a GPU")["verdict"]
-    assert "a region with a CPU tensor was not skipped on this torch (0 skips, result correct)" in v
+    assert "Graphs skipped with graph partitioning on:" in v and "Graphs skipped with graph partitioning off:" in v
+    assert "a region with a CPU tensor was still graphed (0 skips, result correct)" in v
+    assert "a region with a CPU tensor was skipped 1 time(s)" in v  # with partitioning off
     assert "skipped 0 time" not in v
+
+
+def test_the_skip_table_shows_each_region_with_partitioning_on_and_off():
+    from runtime_core.labs.reduce_overhead.text import skip_rows
+    rows = {r["region"]: r for r in skip_rows(gpu_like_points())}
+    cpu = rows["a region with a CPU tensor"]
+    assert (cpu["skips, partitioning on"], cpu["skips, partitioning off"]) == ("0", "1")
+    assert "cpu device" in cpu["reason logged"]
+    assert rows["a region that mutates its input"]["skips, partitioning on"] == "1"
+    only_on = gpu_like_points()
+    del only_on["skips_partition_off"]
+    assert {r["skips, partitioning off"] for r in skip_rows(only_on)} == {"not measured"}

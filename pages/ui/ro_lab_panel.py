@@ -72,30 +72,13 @@ def _shapes(r: dict) -> None:
 
 def skip_table(r: dict) -> None:
     """Each region's skips with this torch's graph partitioning and with it off, and the reason."""
-    from runtime_core.labs.reduce_overhead.text import REGIONS
-    on, off = r.get("skips") or {}, r.get("skips_partition_off") or {}
-    rows = []
-    for name, label in REGIONS:
-        a, b = on.get(name), off.get(name)
-        if not isinstance(a, dict) and not isinstance(b, dict):
-            continue
-        rows.append({"region": label, "skips, partitioning on": _skip_cell(a), "skips, partitioning off": _skip_cell(b),
-                     "reason logged": esc(next((x.get("message") for x in (a, b) if isinstance(x, dict) and x.get("message")),
-                                               None) or "(none)", max_chars=300)})
+    from runtime_core.labs.reduce_overhead.text import skip_rows
+    rows = [dict(row, **{"reason logged": esc(row["reason logged"], max_chars=300)}) for row in skip_rows(r)]
     if rows:
         st.markdown("**Regions left un-graphed, with torch's reason**")
         ui_tables.show(rows)
         st.caption("Partitioning on is this torch's default (torch._inductor.config.graph_partition): Inductor "
-                   "splits CPU ops out of the graph and still graphs the rest. Off, one CPU tensor keeps the "
-                   "whole region un-graphed.")
-
-
-def _skip_cell(x) -> str:
-    if not isinstance(x, dict):
-        return "not measured"
-    if x.get("error"):
-        return "run raised"
-    return str(x.get("skips", "not measured"))
+                   "splits CPU ops out of the graph and still graphs the rest.")
 
 
 def _kernels(r: dict) -> None:

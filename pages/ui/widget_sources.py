@@ -10,6 +10,7 @@ import streamlit as st
 from runtime_core.constants import TEXTBOOK, Constants
 from runtime_core.knobs import Knobs
 from runtime_core.model.formulas import predict
+from runtime_core.model.timeline_fit import redraw
 from runtime_core.recordings import Recording, is_exact, nearest_point, timeline_for
 from runtime_core.result import Result
 
@@ -103,7 +104,16 @@ def live(k: Knobs, on_wait=None) -> dict:
     """Measure `k` (its extra_tax_us on top of the GPU's own tax) on this machine's GPU, or take
     it from the shared cache (10 minutes per setting). `on_wait(Waiting)` is told the place in
     line while other measurements run; QueueFull past the line's cap."""
-    return live_gpu().measure(k, on_wait=on_wait)
+    d = dict(live_gpu().measure(k, on_wait=on_wait))
+    return _redrawn(d, Constants.from_dict(live_calibration()))
+
+
+def _redrawn(d: dict, consts: Constants) -> dict:
+    """The profiled timeline redrawn with the unprofiled costs (model/timeline_fit.py), so the
+    picture's step is as long as the wall time beside it; the profiler's own is `raw_timeline`."""
+    d["raw_timeline"] = d.get("timeline") or []
+    d["timeline"] = redraw(d["raw_timeline"], d["wall_us"], d["tax_us"], consts) if d["raw_timeline"] else []
+    return d
 
 
 def recorded(rec: Recording, k: Knobs) -> dict | None:
@@ -115,7 +125,7 @@ def recorded(rec: Recording, k: Knobs) -> dict | None:
     d = p.metrics()
     d["timeline"] = timeline_for(rec, p)
     d["exact"] = is_exact(p, k)
-    return d
+    return _redrawn(d, rec.meta.calibration)
 
 
 def live_calibration() -> dict:

@@ -102,3 +102,36 @@ def step_counters(steps: int = 5) -> dict:
         else:
             out[key] = s1.get(key, 0) - s0.get(key, 0)
     return out
+
+
+# ---- rows for the page (plain dicts) -------------------------------------------------------------
+MIB = 1 << 20
+
+
+def reuse_rows(r: dict) -> list[dict]:
+    """One row per run of stream_reuse: was the block handed out again while the side stream ran?"""
+    rows = []
+    for key, label in (("without_record_stream", "freed, no record_stream"), ("with_record_stream", "freed after x.record_stream(side)")):
+        x = r.get(key) or {}
+        if not x:
+            continue
+        rows.append({"the side stream's tensor": label,
+                     "next allocation got its block": "yes" if x.get("same_block_handed_out") else "no, another block",
+                     "side stream still running then": "yes" if x.get("side_stream_busy_then") else "no",
+                     "safe": "NO: the new owner can overwrite it first" if x.get("unsafe") else "yes"})
+    return rows
+
+
+def empty_cache_rows(r: dict) -> list[dict]:
+    """memory_reserved and memory_allocated before and after torch.cuda.empty_cache()."""
+    e = r.get("empty_cache") or {}
+    if not e:
+        return []
+    return [{"": when, "memory_reserved (MiB)": round(e[when]["reserved_bytes"] / MIB, 1),
+             "memory_allocated (MiB)": round(e[when]["allocated_bytes"] / MIB, 1)} for when in ("before", "after")]
+
+
+def counter_rows(r: dict) -> list[dict]:
+    """The memory_stats counters of a few training-like steps."""
+    c = r.get("step_counters") or {}
+    return [{"memory_stats key": k, "value": c[k]} for k in STAT_KEYS if k in c]

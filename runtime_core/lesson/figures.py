@@ -150,6 +150,9 @@ FIGURES: dict[str, Figure] = {
     "decoder.stale_input_max_error": Figure("decoder", _stale_err, ".2f"),
     "decoder.eager_dispatch_ms_at_seed_tax": Figure("decoder", _dispatch_ms_at_seed_tax, ".1f", "ms"),
     # the shipped allocator recording (alloc_*.json): one 1 MiB alloc+free pair, timed from Python
+    "labs.overlap_copy_mib": Figure("labs", lambda rec: rec.labs["overlap"]["copy_bytes"] / (1 << 20), ".0f", "MiB"),
+    "labs.overlap_pinned_added_us": Figure("labs", lambda rec: rec.labs["overlap"]["pinned_added_us"], ".0f", "µs"),
+    "labs.overlap_pageable_added_ms": Figure("labs", lambda rec: rec.labs["overlap"]["pageable_added_us"] / 1000, ".2f", "ms"),
     "alloc.pair_size_mib": Figure("alloc", lambda rec: rec.labs["alloc"]["size_bytes"] / (1 << 20), ".0f", "MiB"),
     "alloc.raw_pair_us": Figure("alloc", _alloc("raw"), ".0f", "µs"),
     "alloc.torch_pair_us": Figure("alloc", _alloc("torch"), ".1f", "µs"),

@@ -72,6 +72,27 @@ REGIONS = (("mutated_input", "a region that mutates its input"),
            ("cpu_tensor", "a region with a CPU tensor"), ("data_branch", "a branch on data (torch.cond)"))
 
 
+def skip_rows(r: dict) -> list[dict]:
+    """One row per region: its skips with graph partitioning on (this torch's default) and off,
+    and the first reason torch logged."""
+    on, off = r.get("skips") or {}, r.get("skips_partition_off") or {}
+    rows = []
+    for name, label in REGIONS:
+        a, b = on.get(name), off.get(name)
+        if not isinstance(a, dict) and not isinstance(b, dict):
+            continue
+        reason = next((x.get("message") for x in (a, b) if isinstance(x, dict) and x.get("message")), None)
+        rows.append({"region": label, "skips, partitioning on": _skip_cell(a),
+                     "skips, partitioning off": _skip_cell(b), "reason logged": reason or "(none)"})
+    return rows
+
+
+def _skip_cell(x) -> str:
+    if not isinstance(x, dict):
+        return "not measured"
+    return "run raised" if x.get("error") else str(x.get("skips", "not measured"))
+
+
 def _skips(p: dict) -> str:
     parts = []
     for name, label in REGIONS:
