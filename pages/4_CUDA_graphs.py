@@ -9,7 +9,7 @@ import streamlit as st
 from pages.ui import lab_panels, tables as ui_tables
 from runtime_core.aot.tables import decoder_rows
 from runtime_core.lesson.claims import evaluate_claims, load_claims
-from runtime_core.lesson.replay_costs import replay_cost_rows
+from runtime_core.lesson.replay_costs import constant_rows, replay_cost_rows
 
 ctx = setup_page("CUDA graphs")
 text_col, live_col = st.columns([5, 6], gap="large")
@@ -23,6 +23,8 @@ def replay_costs_panel() -> None:
         return
     source_badge(rec.meta.source, f"{rec.label()}: the calibrated constants of this sweep")
     ui_tables.show(replay_cost_rows(rec))
+    with st.expander("Each constant's experiment, in full"):
+        ui_tables.show(constant_rows(rec))
     st.caption("A value the calibration holds as 0 was not measured by the run that made this recording "
                "(an older calibration); a newer recording fills it in.")
 

@@ -7,40 +7,36 @@ from __future__ import annotations
 from ..constants import METHODS
 from .figures import field_text
 
-# (figure, what it is, the METHODS key of its experiment, why it matters)
+# (figure, what it is, how it was measured in a few words, why it matters); constants.METHODS
+# has each experiment in full (constant_rows, below)
 ROWS = (
-    ("sweep.graph_launch_us_at_1", "host: one cudaGraphLaunch, 1-node graph", "graph_launch_us",
-     "what the CPU pays per replay, instead of one launch per kernel"),
-    ("sweep.graph_launch_us_at_120", "host: one cudaGraphLaunch, 120-node graph", "graph_launch_per_node_us",
-     "the replay call grows a little with the graph: the model adds the per-node growth"),
-    ("sweep.graph_launch_us_at_1000", "host: one cudaGraphLaunch, 1000-node graph", "graph_launch_per_node_us",
-     "still one call, whatever the node count"),
-    ("sweep.graph_upload_us", "host: extra on a 1-node graph's first replay", "graph_upload_us",
-     "the graph is uploaded to the device once"),
-    ("sweep.graph_upload_per_node_us", "host: that upload, per extra node", "graph_upload_per_node_us",
-     "a big graph's first replay is slow; a capture storm pays it every call"),
-    ("sweep.fixed_us", "GPU: replay call returns → first node starts", "fixed_us",
+    ("sweep.graph_launch_us_at_1", "host: cudaGraphLaunch, 1 node", "replay loop, no sync",
+     "paid once per replay, instead of once per kernel"),
+    ("sweep.graph_launch_us_at_120", "host: cudaGraphLaunch, 120 nodes", "replay loop, no sync",
+     "grows a little with the node count"),
+    ("sweep.graph_launch_us_at_1000", "host: cudaGraphLaunch, 1000 nodes", "replay loop, no sync",
+     "still one call"),
+    ("sweep.graph_upload_us", "host: a first replay's extra, 1 node", "first against later replay call",
+     "the upload, paid once per graph"),
+    ("sweep.graph_upload_per_node_us", "host: a first replay's extra, per node", "fit over four graph sizes",
+     "a capture storm pays it on every call"),
+    ("sweep.fixed_us", "GPU: replay call → first node starts", "profiled replay",
      "a graph is scheduled as a whole before it runs"),
-    ("sweep.node_gap_us", "GPU: gap between two graph nodes (what a step pays)", "node_gap_us",
-     "paid once per node: replay time grows with the node count"),
-    ("sweep.node_gap_profiler_us", "GPU: the node gap as the profiler draws it", "node_gap_us",
-     "the profiler's reading; the model uses the unprofiled slope above, which is what a step pays"),
-    ("sweep.stream_gap_us", "GPU: gap between two separately launched kernels", "stream_gap_us",
-     "what replay removes on the GPU side, even with a full launch queue"),
-    ("sweep.stream_gap_profiler_us", "GPU: the stream gap as the profiler draws it", "stream_gap_us",
-     "the profiler's reading; the model uses the unprofiled slope above"),
-    ("sweep.tax_us", "host: Python dispatch + launch of one kernel (x.add_(1))", "tax_us",
-     "what replay removes on the CPU side, once per kernel"),
-    ("sweep.driver_launch_us", "host: the launch alone, from C++ (no Python)", "driver_launch_us",
-     "most of the per-kernel tax is Python and the dispatcher, not the driver"),
+    ("sweep.node_gap_us", "GPU: gap between two graph nodes", "unprofiled slopes, three kernel lengths",
+     "paid once per node"),
+    ("sweep.node_gap_profiler_us", "GPU: the node gap, as profiled", "profiled replay",
+     "the profiler's reading; the model uses the slopes"),
+    ("sweep.stream_gap_us", "GPU: gap between separately launched kernels", "unprofiled slopes, three kernel lengths",
+     "what replay removes on the GPU side"),
+    ("sweep.stream_gap_profiler_us", "GPU: the stream gap, as profiled", "profiled streams step",
+     "the profiler's reading; the model uses the slopes"),
+    ("sweep.tax_us", "host: Python dispatch + launch of x.add_(1)", "400 launches, no sync",
+     "what replay removes on the CPU side, per kernel"),
+    ("sweep.driver_launch_us", "host: the launch alone, from C++", "the sweep's C++ launcher",
+     "most of the tax is Python and the dispatcher"),
 )
 DRIVER_LAUNCH = ("host µs per launch of the C++ chain launcher (at::cuda::sleep kernels, no Python), the "
                  "median over the sweep's C++-launcher points")
-
-
-def method(key: str) -> str:
-    """The one line that says how constant (or figure) `key` was measured."""
-    return DRIVER_LAUNCH if key == "driver_launch_us" else METHODS.get(key, "")
 
 
 def replay_cost_rows(sweep_rec) -> list[dict]:
@@ -48,12 +44,14 @@ def replay_cost_rows(sweep_rec) -> list[dict]:
     recording)" where the calibration holds 0, "(not recorded)" without a recording), how it was
     measured, why it matters."""
     recs = {"sweep": sweep_rec}
-    return [{"cost": what, "value": field_text(name, recs), "how it was measured": method(key),
-             "why it matters": why} for name, what, key, why in ROWS]
+    return [{"cost": what, "value": field_text(name, recs), "measured by": how,
+             "why it matters": why} for name, what, how, why in ROWS]
 
 
 def constant_rows(sweep_rec) -> list[dict]:
     """Every constant of the calibrated model: its symbol-free name, value and experiment."""
     recs = {"sweep": sweep_rec}
-    return [{"constant": key, "value": field_text(f"sweep.{key}", recs), "how it was measured": line}
+    rows = [{"constant": key, "value": field_text(f"sweep.{key}", recs), "how it was measured": line}
             for key, line in METHODS.items()]
+    return rows + [{"constant": "driver_launch_us", "value": field_text("sweep.driver_launch_us", recs),
+                    "how it was measured": DRIVER_LAUNCH}]
