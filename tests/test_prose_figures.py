@@ -3,7 +3,8 @@
 A figure (a number with a unit: µs, ms, s, MB, MiB, GiB, KiB, %, x, ×, and the other units listed
 in runtime_core/lesson/figures.py) in lessons/*.md or in a text field of lessons/*.json must be a
 template field ({{name}}, computed at render from a shipped recording or the textbook model) or
-sit in a sentence that carries a citation tag ([seed], [h200-measurements], ...).
+sit in a sentence that carries a citation tag ([seed], [pytorch-source], ...). A citation must resolve inside
+the repository: a tag for a file outside it (the old [h200-measurements]) is no citation.
 
 Nothing is skipped: code spans and code blocks are scanned like prose, and LaTeX math is read as
 text after `\\times` becomes × and the `$` signs go, so `$120 \\times 6 = 720$ µs` is the figure
@@ -53,7 +54,7 @@ def test_a_planted_figure_in_a_copy_of_the_lessons_fails_the_check(tmp_path):
 
 @pytest.mark.parametrize("fine", [
     "lesson 06 and §2–§4", "N = 120 kernels", "the address 0x7F0000000000", "120 × 6 = 720",
-    "The copy took 1.5 µs [seed].", "A 64 MiB upload took 1.27 ms [h200-measurements].",
+    "The copy took 1.5 µs [seed].", "The block rounds to 512 bytes [pytorch-source].",
     "It took {{decoder.eager_ms_per_token}} per token.", "a chain of $N$ kernels, $N \\times t$",
     "12-layer, width-256 decoder", "sequence lengths 128, 256, 512",
 ])
@@ -87,7 +88,7 @@ def test_an_unknown_field_or_a_missing_recording_renders_a_marker_never_an_error
 
 
 def test_citations_render_as_markers_and_links_are_left_alone():
-    assert render("It took 6 s [h200-measurements].") == "It took 6 s :gray[‹h200-measurements›]."
+    assert render("It took 6 s [pytorch-source].") == "It took 6 s :gray[‹pytorch-source›]."
     assert render("took 6 s [seed]", markdown=False) == "took 6 s (seed)"
     assert render("[see it live](/CUDA_graphs)") == "[see it live](/CUDA_graphs)"
 
@@ -98,3 +99,10 @@ def test_a_zero_constant_reads_as_not_measured():
     for name in ("sweep.stream_gap_us", "sweep.graph_upload_us"):
         v = figures.value(name, {"sweep": rec})
         assert field_text(name, {"sweep": rec}) == (UNMEASURED if v == 0 else FIGURES[name].text(v))
+
+
+def test_a_tag_for_a_file_outside_the_repository_is_no_citation():
+    """Every citation resolves inside the repository: the reference notes beside it are not one."""
+    assert typed_figures("A 64 MiB upload took 1.27 ms [h200-measurements].")
+    from runtime_core.lesson.figures import CITATIONS
+    assert not [k for k, v in CITATIONS.items() if "shared/" in v or "../" in v]

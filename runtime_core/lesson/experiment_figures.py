@@ -34,3 +34,13 @@ def driver_launch_us(rec):
     """Median host µs per launch of the C++ chain launcher (no Python) over the sweep's points."""
     xs = [p.tax_us - p.extra_tax_us for p in rec.points if p.launcher == "cpp"]
     return statistics.median(xs) if xs else None
+
+
+def diagnose_variant_speedup(model: str, batch: int, variant: str):
+    """A shipped diagnosis point's measured speedup of `variant` over eager (fp32)."""
+    def get(rec):
+        for p in rec.data.get("points", []):
+            if p.get("model") == model and p.get("batch") == batch and p.get("dtype", "fp32") == "fp32":
+                return p["variants"][variant]["speedup"]
+        return None
+    return get

@@ -10,7 +10,7 @@ in the text fields of lessons/*.json, every figure is one of:
                 renders "6.5 ms". An unknown name, a recording that is not shipped, or a value the
                 recording lacks renders NOT_RECORDED, never an exception. Values a recording holds
                 as 0 where 0 means "this calibration predates the constant" render UNMEASURED.
-    a figure in a sentence that carries a citation tag, e.g. "[seed]" or "[h200-measurements]"
+    a figure in a sentence that carries a citation tag, e.g. "[seed]" or "[pytorch-source]"
                 (the keys of CITATIONS): the tag vouches for every figure of its sentence and is
                 rendered as a small source marker. A sentence ends at ". ", "! " or "? ", at a line
                 break, or at a table cell's "|".
@@ -32,8 +32,6 @@ UNMEASURED = "(not measured in this recording)"
 
 CITATIONS = {
     "seed": "the seed lesson this app teaches (its numbers, quoted)",
-    "h200-measurements": "a reference run on one NVIDIA H200 with torch 2.11 (shared/reference/h200-measurements.md); "
-                         "no shipped recording holds this number",
     "pytorch-source": "PyTorch's source (c10/cuda/CUDACachingAllocator.cpp): a constant of the allocator",
     "example": "an illustrative number, not a measurement",
 }
@@ -150,6 +148,15 @@ FIGURES: dict[str, Figure] = {
     "decoder.stale_input_max_error": Figure("decoder", _stale_err, ".2f"),
     "decoder.eager_dispatch_ms_at_seed_tax": Figure("decoder", _dispatch_ms_at_seed_tax, ".1f", "ms"),
     # the shipped allocator recording (alloc_*.json): one 1 MiB alloc+free pair, timed from Python
+    "labs.sync_step_us": Figure("labs", lambda rec: rec.labs["sync"]["step_us"], ".1f", "µs"),
+    "labs.sync_step_with_sync_us": Figure("labs", lambda rec: rec.labs["sync"]["step_with_sync_us"], ".1f", "µs"),
+    "labs.storm_captures": Figure("labs", lambda rec: rec.labs["storm"]["calls"], ".0f"),
+    "labs.storm_shapes": Figure("labs", lambda rec: rec.labs["storm"]["shapes"], ".0f"),
+    "sweep.graph_us_per_node_at_1000": Figure("sweep", _point("graph", 1000, 0, "wall_us", per=1000), ".2f", "µs"),
+    "aot.cpp_load_ms": Figure("aot", lambda rec: rec.data["aot"]["aot_load_cpp_s"] * 1000, ".1f", "ms"),
+    "diagnose.decoder_b1_compile_speedup": Figure("diagnose", xf.diagnose_variant_speedup("decoder", 1, "compile"), ".1f", "×"),
+    "diagnose.decoder_b1_reduce_overhead_speedup": Figure(
+        "diagnose", xf.diagnose_variant_speedup("decoder", 1, "reduce_overhead"), ".1f", "×"),
     "labs.overlap_copy_mib": Figure("labs", lambda rec: rec.labs["overlap"]["copy_bytes"] / (1 << 20), ".0f", "MiB"),
     "labs.overlap_pinned_added_us": Figure("labs", lambda rec: rec.labs["overlap"]["pinned_added_us"], ".0f", "µs"),
     "labs.overlap_pageable_added_ms": Figure("labs", lambda rec: rec.labs["overlap"]["pageable_added_us"] / 1000, ".2f", "ms"),
