@@ -28,8 +28,9 @@ def _walk(nodes):
 def cpu_memory(fn) -> TorchMemory:
     """Run `fn()` under the profiler; count its CPU allocations and their peak live bytes."""
     from torch._C._profiler import _EventType
-    from torch.profiler import ProfilerActivity, profile
-    with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
+    from torch.profiler import ProfilerActivity
+    from ..quiet_profiler import quiet_profile
+    with quiet_profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
         fn()
     tree = prof.profiler.kineto_results.experimental_event_tree()
     allocs = sorted((n for n in _walk(tree) if n.tag == _EventType.Allocation),

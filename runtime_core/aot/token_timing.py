@@ -52,9 +52,10 @@ def interleaved_ms_per_token(steps: dict, inputs, blocks: int = 8) -> dict:
 
 def launches_per_token(step, inputs) -> dict:
     """Kernel launches and graph launches per token, counted by torch.profiler."""
-    from torch.profiler import ProfilerActivity, profile
+    from torch.profiler import ProfilerActivity
+    from ..quiet_profiler import quiet_profile
     torch.cuda.synchronize()
-    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof, torch.no_grad():
+    with quiet_profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof, torch.no_grad():
         for tok, pos in inputs:
             step(tok, pos)
         torch.cuda.synchronize()

@@ -30,10 +30,11 @@ def trace_region(warmup=None):
     session carry the profiler's own start-up cost, so the traced step should not be first.
     """
     import torch
-    from torch.profiler import ProfilerActivity, profile, record_function
+    from torch.profiler import ProfilerActivity, record_function
+    from ..quiet_profiler import quiet_profile
     tr = Trace()
     torch.cuda.synchronize()
-    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
+    with quiet_profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
         if warmup is not None:
             warmup()
             torch.cuda.synchronize()
