@@ -57,3 +57,16 @@ def test_verdict_calls_launch_bound_when_the_host_is_slower_than_the_gpu():
     slow = StepCounts(gpu_ops=54, busy_us=20_000.0, host_us=873.0, inputs=1)
     v = verdict(slow, M, predict_step(slow, M)["graph_speedup"])
     assert not v["launch_bound"] and not v["graphs_help"] and "GPU-bound" in v["headline"]
+
+
+def test_the_verdict_names_the_regime_from_its_own_numbers():
+    from runtime_core.diagnose.verdict import regime
+    assert regime(True, 4254.0, 954.0).startswith("Regime: overhead-bound") and "4,254 µs" in regime(True, 4254.0, 954.0)
+    gpu = regime(False, 300.0, 900.0)
+    assert gpu.startswith("Regime: GPU-bound") and "compute-bound or memory-bandwidth-bound" in gpu
+
+
+def test_the_diagnose_page_shows_the_regime_of_the_point_it_judges():
+    from conftest import open_page
+    at = open_page("pages/7_Will_graphs_help_my_model.py")
+    assert any(c.value.startswith("Regime: ") for c in at.caption)

@@ -14,7 +14,7 @@ from pages.ui.safe_text import esc
 from runtime_core.diagnose.accuracy import TOLERANCE
 from runtime_core.diagnose.measure_variants import LABELS, VARIANTS
 from runtime_core.diagnose.records import DiagnoseRecording
-from runtime_core.diagnose.verdict import because
+from runtime_core.diagnose.verdict import because, regime
 from runtime_core.engine.trace_export import spans_to_chrome_trace, spans_to_csv
 
 MB = 1 << 20
@@ -63,6 +63,7 @@ def verdict(p: dict, source_caption: str) -> None:
     v = p["verdict"]
     why = because(v["host_dispatch_us"], p["gpu_ops"], p["busy_us"], v["gpu_us"])  # as the code words it now
     (st.success if v["graphs_help"] else st.warning)(f"### {esc(v['headline'])}\n{why}")  # the recording's words
+    st.caption(regime(v["launch_bound"], v["host_dispatch_us"], v["gpu_us"]))  # the code's words, old points too
     st.caption(source_caption)
     c = metric_row()
     c.metric("GPU ops per step", f"{p['gpu_ops']}", help=f"{p['kernels']} kernels; {p['driver_calls']} launch calls",

@@ -1,4 +1,5 @@
-"""The verdict of a diagnosis: is this step launch-bound, and will CUDA graphs help?
+"""The verdict of a diagnosis: is this step launch-bound, and will CUDA graphs help? And its
+regime by name: overhead-bound (launch-bound) or GPU-bound (compute or memory bandwidth).
 
 Launch-bound means the GPU waits for the host: dispatching the step's K operations takes the
 host longer (H) than the GPU needs to run them (B plus a gap per kernel). Whether graphs help is
@@ -25,9 +26,21 @@ def verdict(k: StepCounts, m: Machine, predicted_speedup: float) -> dict:
     }[(launch_bound, helps)]
     return {"launch_bound": launch_bound, "graphs_help": helps, "headline": headline,
             "because": because(k.host_us, K, k.busy_us, gpu_us),
+            "regime": regime(launch_bound, k.host_us, gpu_us),
             "host_dispatch_us": round(k.host_us, 3), "gpu_us": round(gpu_us, 3),
             "host_to_gpu_ratio": round(k.host_us / gpu_us, 3) if gpu_us else None,
             "threshold": SPEEDUP_THRESHOLD}
+
+
+def regime(launch_bound: bool, host_us: float, gpu_us: float) -> str:
+    """The regime of the step, named as practitioners name it, from the verdict's own numbers."""
+    if launch_bound:
+        return (f"Regime: overhead-bound. The host's dispatch ({host_us:,.0f} µs) outlasts the GPU's work "
+                f"({gpu_us:,.0f} µs), so the launch tax sets the step time; graphs attack exactly this.")
+    return (f"Regime: GPU-bound. The GPU's work ({gpu_us:,.0f} µs) outlasts the host's dispatch "
+            f"({host_us:,.0f} µs). Whether it is compute-bound or memory-bandwidth-bound depends on each "
+            "kernel's arithmetic per byte moved, which one profiled step does not show; either way, "
+            "faster kernels help more than fewer launches.")
 
 
 def because(host_us: float, gpu_ops: int, busy_us: float, gpu_us: float) -> str:
