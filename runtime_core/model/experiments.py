@@ -32,6 +32,7 @@ what a step pays; the derivation uses it and keeps the profiler's reading beside
 from __future__ import annotations
 
 import statistics
+import weakref
 
 from ..knobs import GraphInput, Knobs, Mode
 
@@ -71,17 +72,17 @@ def _trace(dev, k: Knobs):
     return trace_step(dev, trace_spec(k, 4, ChainWorkload(k.n, k.work_us).base_numel(dev)))
 
 
-_KERNEL_US: dict = {}
+_KERNEL_US: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
 def kernel_us(dev, work_us: float, n: int = SHORT_N) -> float:
     """Mean GPU µs of one chain kernel at `work_us`, from profiled kernel spans. Kept per
     device: a kernel's GPU time does not drift with the host, so later calibrations reuse it."""
-    key = (id(dev), work_us, n)
-    if key not in _KERNEL_US:
+    cache = _KERNEL_US.setdefault(dev, {})
+    if (work_us, n) not in cache:
         tr = _trace(dev, Knobs(Mode.STREAMS, n, work_us))
-        _KERNEL_US[key] = statistics.fmean(s.dur_us for s in _kernels(tr))
-    return _KERNEL_US[key]
+        cache[(work_us, n)] = statistics.fmean(s.dur_us for s in _kernels(tr))
+    return cache[(work_us, n)]
 
 
 def _kernels(tr):
