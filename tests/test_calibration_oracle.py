@@ -12,7 +12,8 @@ from runtime_core.model.calibrate import calibrate, constants_for
 # 40 µs kernel outlasts a launch (so a streams step at 40 µs is GPU-bound).
 MACHINES = {
     "h200-like": dict(tax_us=9.0, sync_us=5.0, graph_launch_us=3.0, node_gap_us=0.25, stream_gap_us=1.2,
-                      graph_upload_us=20.0, kernel_floor_us=0.85, eager_floor_us=16.5, fixed_us=10.0),
+                      graph_upload_us=20.0, kernel_floor_us=0.85, eager_floor_us=16.5, fixed_us=10.0,
+                      graph_launch_per_node_us=0.005, graph_upload_per_node_us=1.1),
     "fast-host": dict(tax_us=4.0, sync_us=2.0, graph_launch_us=2.5, node_gap_us=0.5, stream_gap_us=2.0,
                       graph_upload_us=8.0, kernel_floor_us=2.0, eager_floor_us=9.0, fixed_us=6.0),
     "slow-host": dict(tax_us=15.0, sync_us=8.0, graph_launch_us=6.0, node_gap_us=0.1, stream_gap_us=0.8,
