@@ -1,0 +1,52 @@
+"""A checkpoint step's prediction, judged: close to the textbook model or far off, and why.
+
+A step that asks for a prediction states its tolerance (lessons/checkpoint.json, `predict.tolerance`,
+a fraction of the textbook value; 0 means exact, as for a count of driver calls). The student's
+number is judged against the textbook model, which is what the question asks for, and the message
+also gives the measured value, so a student who predicted the GPU's number learns why it differs.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+DEFAULT_TOLERANCE = 0.10
+
+
+@dataclass(frozen=True)
+class Judgement:
+    """How one prediction compares: `close` within the step's tolerance, and a one-sentence
+    `message` with the numbers."""
+
+    close: bool
+    message: str
+    tolerance: float
+
+
+def judge(guess: float, textbook: float, measured: float | None, tolerance: float = DEFAULT_TOLERANCE,
+          unit: str = "µs", measured_label: str = "the measured run", hint: str = "") -> Judgement:
+    """Judge `guess` against the `textbook` value (and name the `measured` one beside it)."""
+    fmt = (lambda v: f"{v:,.0f}") if unit == "" else (lambda v: f"{v:,.1f} {unit}")
+    off = abs(guess - textbook) / abs(textbook) if textbook else abs(guess)
+    close = off <= tolerance + 1e-12
+    band = "exactly" if tolerance == 0 else f"within ±{tolerance:.0%} of"
+    meas = f"; {measured_label} gave {fmt(measured)}" if measured is not None else ""
+    if close:
+        msg = f"Close: you predicted {fmt(guess)}, {band} the textbook model's {fmt(textbook)}{meas}."
+    else:
+        side = "above" if guess > textbook else "below"
+        how = f"{off:.0%} {side}" if textbook else side
+        msg = (f"Far off: you predicted {fmt(guess)}, {how} the textbook model's {fmt(textbook)} "
+               f"(this step counts {band} it as close){meas}" + (f"; {hint}" if hint else "") + ".")
+    return Judgement(close, msg, tolerance)
+
+
+def summary(judged: dict[str, Judgement], asked: int) -> str:
+    """The line under the steps: how many predictions were close, never 'every check holds' while
+    one was far off."""
+    close = sum(1 for j in judged.values() if j.close)
+    if not judged:
+        return f"No prediction entered yet ({asked} steps ask for one)."
+    far = len(judged) - close
+    return (f"{close} of {len(judged)} predictions within their step's tolerance"
+            + (f"; {far} far off (each step says by how much and why)" if far else "")
+            + (f"; {asked - len(judged)} still to make" if asked > len(judged) else "") + ".")
