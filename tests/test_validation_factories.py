@@ -1,0 +1,40 @@
+"""The external validation grid (validation/external.py): 48 points of public networks, each a
+package.module:factory that `diagnose --model` accepts. Each factory builds and runs at batch 1 on
+this CPU when its library is installed (requirements-validation.txt), and skips saying why otherwise."""
+import importlib
+
+import pytest
+import torch
+
+from runtime_core.diagnose.user_model import resolve
+from validation import external
+
+FACTORIES = {"resnet18": "torchvision", "mobilenet_v3_small": "torchvision", "efficientnet_b0": "torchvision",
+             "bert_base": "transformers", "gpt2_prompt": "transformers", "gpt2_decode": "transformers"}
+
+
+def _library(name: str):
+    try:
+        return importlib.import_module(name)
+    except Exception as e:  # torchvision's wheel can fail to load its ops against another torch build
+        pytest.skip(f"{name} is not usable here ({type(e).__name__}: {str(e)[:120]}); "
+                    "pip install -r requirements-validation.txt")
+
+
+def test_the_grid_is_fixed_and_every_entry_resolves_as_a_factory():
+    points = external.grid()
+    assert len(points) == 48 and {p["dtype"] for p in points} == {"fp32", "bf16"}
+    assert {p["batch"] for p in points} == {1, 4, 16, 64}
+    for name in FACTORIES:
+        assert resolve(f"validation.external:{name}").name == f"validation.external:{name}"
+
+
+@pytest.mark.parametrize("name", sorted(FACTORIES))
+def test_each_factory_builds_and_runs_at_batch_1_on_the_cpu(name):
+    _library(FACTORIES[name])
+    model, inputs = getattr(external, name)(batch=1, seq=None, dtype=torch.float32, device="cpu")
+    with torch.no_grad():
+        out = model(*inputs)
+        again = model(*inputs)  # a step runs many times (the decode step rewrites one cache slot)
+    assert isinstance(out, torch.Tensor) and out.shape[0] == 1 and torch.isfinite(out).all()
+    assert again.shape == out.shape
