@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import streamlit as st
 
-from pages.ui import bug_lab_panels, charts, gpu_turn, ro_lab_panel, tables
+import importlib
+
+from pages.ui import charts, gpu_turn, tables
 from pages.ui.common import metric_row, recordings_of, source_badge
 from pages.ui.safe_text import esc, md
 from pages.ui.lab_charts import MALLOC_STYLE, OVERLAP_STYLE, lanes_figure, work_vs_overhead_bars
 from pages.ui.timeline_chart import timeline_figure
 from runtime_core.knobs import PYTORCH_EAGER_LABEL
-from runtime_core.labs import LABS, REPLAYS_A_RECORDING, run_lab
+from runtime_core.labs import LABS, REPLAYS_A_RECORDING, discover, run_lab
 from runtime_core.labs import sync as sync_lab
 
 state = st.session_state
@@ -86,7 +88,7 @@ def show(r: dict, with_recording: bool = True) -> None:
     """Draw a lab result: its source, its numbers, its verdict; under a simulated run, the same
     lab as recorded on a GPU (when a labs recording ships)."""
     source_badge(r["source"], r["device_name"])
-    SHOW[r["lab"]](r)
+    renderer(r["lab"])(r)
     verdict = VERDICTS.get(r["lab"], lambda x: x["verdict"])(r)
     (st.warning if r["signal"] else st.success)(("**Signal seen.** " if r["signal"] else "")
                                                  + esc(verdict, max_chars=1200))  # a recording's sentence
@@ -108,7 +110,7 @@ def _ms(us: float) -> str:
     return f"{us / 1000:,.2f} ms" if us >= 1000 else f"{us:,.1f} µs"
 
 
-def _overlap(r: dict) -> None:
+def overlap(r: dict) -> None:
     c = metric_row()
     c.metric("compute only", _ms(r["compute_only_wall_us"]), width="content")
     c.metric("+ pinned copy", _ms(r["pinned_wall_us"]), f"+{_ms(r['pinned_added_us'])}", delta_color="inverse",
@@ -124,7 +126,7 @@ def _overlap(r: dict) -> None:
                                      lanes, max_us=end), key=f"lab_overlap_{variant}{_suffix(r)}")
 
 
-def _sync(r: dict) -> None:
+def sync(r: dict) -> None:
     n = sync_lab.numbers(r)  # the same strings as the verdict under the panel
     c = metric_row()
     c.metric("µs per step, no sync", n["step"], width="content")
@@ -142,7 +144,7 @@ def _sync(r: dict) -> None:
             charts.show(fig, key=f"lab_sync_{variant}{_suffix(r)}")
 
 
-def _stale(r: dict) -> None:
+def stale(r: dict) -> None:
     c = metric_row()
     c.metric(f"{PYTORCH_EAGER_LABEL}: the oracle", tables.num(r["expected_value"]), width="content")
     c.metric("replay, input in a fresh buffer", tables.num(r["fresh_buffer_value"]),
@@ -156,7 +158,7 @@ def _stale(r: dict) -> None:
                   static=r["static_address"], fresh=r["fresh_address"]))
 
 
-def _storm(r: dict) -> None:
+def storm(r: dict) -> None:
     policies = ("recapture", "bucket")
     rows = [("distinct shapes", "distinct_shapes", tables.num), ("captures", "captures", tables.num),
             ("evictions", "evictions", tables.num), ("capture time", "capture_ms", lambda v: tables.num(v, unit="ms")),
@@ -169,7 +171,7 @@ def _storm(r: dict) -> None:
                f"{r['cache_size']} graphs; {r['n_kernels']} kernels per graph.")
 
 
-def _malloc(r: dict) -> None:
+def malloc(r: dict) -> None:
     runs = (r["raw_each_step"], r["pool_kept"])
     tables.compare("allocation", ["driver every step", "pool kept"], [
         ("µs per step", [tables.num(v["per_step_us"]) for v in runs]),
@@ -188,7 +190,7 @@ def _malloc(r: dict) -> None:
                     key=f"lab_malloc_tl{_suffix(r)}")
 
 
-def _fusion(r: dict) -> None:
+def fusion(r: dict) -> None:
     charts.show(work_vs_overhead_bars(
         r["rows"], f"{r['n']} kernels of {r['work_us']:g} µs vs {r['fused_n']} fused kernels of "
                    f"{r['fused_work_us']:g} µs"), key=f"lab_fusion_bars{_suffix(r)}")
@@ -200,8 +202,15 @@ def _fusion(r: dict) -> None:
 # Labs whose verdict is re-made from the stored numbers (the ones the panel prints).
 VERDICTS = {"sync": sync_lab.verdict}
 
-SHOW = {"overlap": _overlap, "sync": _sync, "stale": _stale, "storm": _storm, "malloc": _malloc,
-        "fusion": _fusion, **bug_lab_panels.SHOW, **ro_lab_panel.SHOW}
+def rows_table(r: dict) -> None:
+    """The plainest renderer, for a lab whose result holds `rows` (a list of dicts): one table."""
+    tables.show(r["rows"])
+
+
+def renderer(name: str):
+    """The function that draws lab `name`'s numbers: the one its module names in LAB["renderer"]."""
+    module, _, function = discover()[name].renderer.partition(":")
+    return getattr(importlib.import_module(module), function)
 
 
 def lab_section(name: str, live: bool, key: str) -> None:

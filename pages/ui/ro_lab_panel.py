@@ -101,6 +101,3 @@ def show(r: dict) -> None:
     if r.get("owed") and r["source"] == "recorded":
         st.caption(f"Not recorded yet: {', '.join(r['owed'])}. A GPU run records them:")
         st.code(RECORD_COMMAND, language=None, wrap_lines=True)
-
-
-SHOW = {"reduce_overhead": show}
