@@ -133,6 +133,11 @@ def _stale_err(rec):
     return rec.data["decoder"]["stale_input"]["fresh_tensor_max_abs_err"]
 
 
+def _sim_params():
+    from ..engine.sim.params import SimParams
+    return SimParams()
+
+
 def _speedup_threshold() -> float:
     from ..diagnose.predict import SPEEDUP_THRESHOLD
     return SPEEDUP_THRESHOLD
@@ -155,6 +160,8 @@ FIGURES: dict[str, Figure] = {
     "alloc.torch_pair_us": Figure("alloc", _alloc("torch"), ".1f", "µs"),
     "alloc.our_pool_pair_us": Figure("alloc", _alloc("caching_pool"), ".1f", "µs"),
     "alloc.plan_arena_us": Figure("alloc", _alloc("plan_arena"), ".2f", "µs"),
+    # the simulator's own parameters (engine/sim/params.py)
+    "sim.driver_call_us": Figure(None, lambda _rec: _sim_params().driver_call_us, ".0f", "µs"),
     # the shipped sweep (sweep_*.json): its calibrated constants and its points
     "sweep.tax_us": Figure("sweep", lambda rec: rec.meta.intrinsic_tax_us, ".1f", "µs"),
     "sweep.sync_us": Figure("sweep", _cal("sync_us"), ".1f", "µs"),
