@@ -12,25 +12,7 @@ from dataclasses import dataclass, field
 
 from pages.ui.safe_text import esc
 from runtime_core.knobs import Knobs, mode_label
-
-NOT_COUNTED = ("Not counted: this step was not traced, and a count is measured by the profiler or "
-               "shown as absent, never guessed.")
-
-NO_RECORDED_TIMELINE = ("The recording has timelines only for the seed's default and checkpoint settings "
-                        "(N=120, work 2 or 40 µs): showing the simulated one.")
-SIDE_BY_SIDE_CAPTION = ("Textbook and simulated columns are computed at your setting. Calibrated model: the same "
-                        "formulas with constants measured on the GPU (sync round trip, eager floor, graph launch "
-                        "and its latency, the GPU-side gaps between launched kernels and between graph nodes, "
-                        "kernel floor) and the GPU's own launch tax. The widget's *eager* blocks after every "
-                        "launch; PyTorch's own eager mode is asynchronous, which is *streams* here.")
-FALLBACK_CAPTION = ("On a shape miss the textbook row snaps back to *eager*, as the seed's widget does; "
-                    "PyTorch, our graph executor, the simulator and the calibrated model fall back to "
-                    "asynchronous dispatch (*streams*) instead.")
-DYNAMIC_HINT = ("Tick **dynamic shapes** in graph mode to see what each shape-miss policy costs "
-                "(guard misses, captures, memory, padded work).")
-MEASURED_TIMELINE_CAPTION = ("A measured timeline comes from torch.profiler in a separate process. The profiler "
-                             "slows the host, so CPU spans are longer than in the timed steps; read the order of "
-                             "events and the GPU kernels from it.")
+from runtime_core.lesson.page_text import text
 
 
 def fmt_us(x: float) -> str:
@@ -97,7 +79,7 @@ def headline_metrics(numbers: dict, note: str, book: dict) -> list[Metric]:
         Metric(f"wall time / step{at}", fmt_us(numbers["wall_us"]), f"textbook {fmt_us(book['wall_us'])}",
                "From the first launch to the last kernel's end, per step."),
         Metric(f"driver calls{at}", "—" if calls is None else f"{calls:,}", f"textbook {book['driver_calls']:,}",
-               NOT_COUNTED if calls is None else "kernel launches plus graph launches in one step"),
+               text("widget", "not_counted") if calls is None else "kernel launches plus graph launches in one step"),
         Metric(f"graph valid?{at}", ":green[TRUE]" if numbers["graph_valid"] else ":red[FALSE]",
                f"textbook {'TRUE' if book['graph_valid'] else 'FALSE'}",
                "Could the captured graph be replayed for this call? FALSE when the shape "
@@ -126,7 +108,7 @@ def _timeline(k: Knobs, shown, book: dict, sim: dict, pick: str | None) -> Timel
              "textbook model": book["timeline"]}[pick]
     caption = ""
     if pick == "measured" and not spans:
-        caption, pick, spans = NO_RECORDED_TIMELINE, "simulated", sim["timeline"]
+        caption, pick, spans = text("widget", "no_recorded_timeline"), "simulated", sim["timeline"]
     n_shown = d["n"] if pick == "measured" else k.n
     title = f"One step at N={n_shown}: {mode_label(k.mode).split(' (')[0]} ({pick})"
     return Timeline(choices, pick, spans, title, caption)
@@ -164,12 +146,11 @@ def _side_by_side(k: Knobs, ctx, shown, src, book: dict, sim: dict) -> SideBySid
             "textbook model": src.textbook, "simulated": src.simulated_numbers, "calibrated model": calibrated,
             meas_col: (lambda kk: src.recorded(rec, kk.replace(extra_tax_us=extra)))
             if (rec and shown.source != "live") else None}, list(rows))))
-    captions = [SIDE_BY_SIDE_CAPTION]
+    captions = [text("widget", "side_by_side")]
     if shown.note:
-        captions.append(f"The {esc(shown.label)} column is {shown.note}: the recording has no point at your setting. "
-                        f"The metrics above compare it with the textbook at that same setting.")
+        captions.append(text("widget", "off_grid", label=esc(shown.label), note=shown.note))
     if k.missed_shape and k.policy == "fallback":
-        captions.append(FALLBACK_CAPTION)
+        captions.append(text("widget", "fallback"))
     return SideBySide(f"Side by side: {mode_label(k.mode)}", list(rows), quantities, captions)
 
 
@@ -194,8 +175,8 @@ def widget_view(k: Knobs, ctx, shown, src, pick: str | None = None) -> WidgetVie
         tabs.append("Compare recordings")
     files = [f"The timeline shown above ({timeline.pick}), to open in a spreadsheet or in Perfetto."]
     if timeline.pick == "measured":
-        files.append(MEASURED_TIMELINE_CAPTION)
+        files.append(text("widget", "measured_timeline"))
     return WidgetView(badge=_badge(k, ctx, shown), metrics=headline_metrics(d, shown.note, src.textbook(at_shown)),
                       timeline=timeline, tabs=tabs, side_by_side=_side_by_side(k, ctx, shown, src, book, sim),
-                      dynamic_hint="" if (k.dynamic and k.mode == "graph") else DYNAMIC_HINT,
+                      dynamic_hint="" if (k.dynamic and k.mode == "graph") else text("widget", "dynamic_hint"),
                       files_captions=files, measured=d if has_measured else None, simulated=sim)
