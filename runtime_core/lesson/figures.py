@@ -36,6 +36,7 @@ CITATIONS = {
                          "no shipped recording holds this number",
     "pytorch-source": "PyTorch's source (c10/cuda/CUDACachingAllocator.cpp): a constant of the allocator",
     "example": "an illustrative number, not a measurement",
+    "dev-machine": "measured on the 2-core development machine (CPU only), not on a GPU",
 }
 FIELD = re.compile(r"\{\{\s*([A-Za-z0-9_.]+)\s*\}\}")
 CITE = re.compile(r"\s?\[(" + "|".join(re.escape(k) for k in CITATIONS) + r")\](?!\()")
