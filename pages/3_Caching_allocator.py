@@ -6,7 +6,7 @@ import streamlit as st
 
 from pages.ui import alloc_charts, charts, gpu_turn, lab_panels, tables
 from pages.ui.safe_text import esc
-from runtime_core.lesson.page_text import text
+from runtime_core.lesson.page_text import text as prose
 from runtime_core.allocator import AllocatorOOM, BadAllocSize, fmt_bytes
 from runtime_core.allocator import compare, hot_path, labs, plan_report
 from runtime_core.allocator.playground import Playground
@@ -32,7 +32,7 @@ def playground_panel() -> None:
                 pg.advance(1000.0)
             if st.button("empty_cache", key="alloc_pg_empty"):
                 pg.empty_cache()
-        st.caption(text("caching_allocator", "side_stream", kernel_ms=1))
+        st.caption(prose("caching_allocator", "side_stream", kernel_ms=1))
         with st.container(horizontal=True):
             if st.button("with record_stream", key="alloc_pg_side",
                          help="record_stream(side) makes the free wait for an event on the side stream"):
@@ -101,13 +101,13 @@ def _explain_request(result: dict, request: int) -> None:
         return
     st.error(esc(result["oom"], max_chars=600))
     if result["oom_fragmented"]:
-        st.markdown(text("caching_allocator", "oom_why", free=fmt_bytes(s["free_bytes"]), request=fmt_bytes(request),
+        st.markdown(prose("caching_allocator", "oom_why", free=fmt_bytes(s["free_bytes"]), request=fmt_bytes(request),
                          largest=fmt_bytes(s["largest_free_block_bytes"])))
 
 
 def hot_path_panel() -> None:
     st.subheader("empty_cache() on the hot path")
-    source_badge("simulated", text("caching_allocator", "hot_path_badge", markdown=False))
+    source_badge("simulated", prose("caching_allocator", "hot_path_badge", markdown=False))
     every = st.toggle("call empty_cache() every step", value=True, key="alloc_hot_toggle")
     steps = 6
     runs = {flag: hot_path.hot_path_sim(steps=steps, empty_cache_each_step=flag) for flag in (True, False)}
@@ -115,7 +115,7 @@ def hot_path_panel() -> None:
     charts.show(alloc_charts.memory_over_time(r["samples"], "Reserved bytes saw up and down"
                                               if every else "Reserved bytes stay put"), key="alloc_hot_mem")
     charts.show(alloc_charts.host_timeline(r["spans"], "Driver calls before kernels (CPU lane)"), key="alloc_hot_tl")
-    st.caption(text("caching_allocator", "hot_path_caption", steps=steps, wall_every=f"{runs[True]['wall_us']:.0f}",
+    st.caption(prose("caching_allocator", "hot_path_caption", steps=steps, wall_every=f"{runs[True]['wall_us']:.0f}",
                     mallocs_every=runs[True]["driver_mallocs_after_first_step"],
                     wall_kept=f"{runs[False]['wall_us']:.0f}",
                     mallocs_kept=runs[False]["driver_mallocs_after_first_step"]))
@@ -135,7 +135,7 @@ def plan_panel() -> None:
     row.metric("sum of buffers", fmt_bytes(p["sum_bytes"]), help=f"{p['buffers']} intermediates", width="content")
     row.metric("plan arena", fmt_bytes(p["arena_bytes"]), width="content")
     row.metric("allocations per step", tables.num(p["allocations_per_step"]), width="content")
-    st.caption(text("caching_allocator", "plan_torch", torch_peak=fmt_bytes(p["torch_peak_allocated_bytes"]),
+    st.caption(prose("caching_allocator", "plan_torch", torch_peak=fmt_bytes(p["torch_peak_allocated_bytes"]),
                     pool_allocated=fmt_bytes(p["caching_pool_peak_allocated_bytes"]),
                     pool_reserved=fmt_bytes(p["caching_pool_peak_reserved_bytes"]), matches=p["output_matches_eager"]))
 
@@ -187,7 +187,7 @@ def cost_panel() -> None:
         source_badge(rec.meta.source, rec.label())
         recorded = rec.labs["alloc"]
         _cost_table(recorded["allocators"])
-        st.caption(text("caching_allocator", "cost_recorded", file=esc(rec.meta.file)))
+        st.caption(prose("caching_allocator", "cost_recorded", file=esc(rec.meta.file)))
         if recorded["expandable"].get("torch"):
             st.caption("PyTorch's own allocator, default vs PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True "
                        "(each in a child process), same allocation orders as the lab:")
@@ -205,11 +205,11 @@ def cost_panel() -> None:
         if ctx.live:
             source_badge("live", f"{MEASURE_BYTES >> 20} MiB buffers")
         else:
-            source_badge("simulated", text("caching_allocator", "cost_simulated_badge", markdown=False,
+            source_badge("simulated", prose("caching_allocator", "cost_simulated_badge", markdown=False,
                                            size=f"{MEASURE_BYTES >> 20} MiB"))
         _cost_table(state["alloc_costs"])
     elif not rec:
-        st.info(text("caching_allocator", "cost_none"))
+        st.info(prose("caching_allocator", "cost_none"))
 
 
 text_col, live_col = lesson_columns()

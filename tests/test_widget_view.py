@@ -9,7 +9,7 @@ pytest.importorskip("streamlit")  # the sources cache through streamlit; the vie
 from pages.ui import widget_sources as src  # noqa: E402
 from pages.ui import widget_view as wv  # noqa: E402
 from runtime_core.knobs import Knobs  # noqa: E402
-from runtime_core.lesson.page_text import text  # noqa: E402
+from runtime_core.lesson.page_text import text as prose  # noqa: E402
 from runtime_core.recordings import best  # noqa: E402
 
 REC = best("sweep")
@@ -61,9 +61,9 @@ def test_without_a_recording_the_simulator_is_the_column_and_no_measured_timelin
 
 def test_dynamic_graph_shows_the_policy_panel_and_the_fallback_caption():
     v = view(Knobs("graph", 120, 2.0, tax_us=6.0, dynamic=True))
-    assert v.dynamic_hint == "" and text("widget", "fallback") in v.side_by_side.captions
+    assert v.dynamic_hint == "" and prose("widget", "fallback") in v.side_by_side.captions
     assert "FALSE" in by_stem(v)["graph valid?"].value
-    assert view(Knobs("eager", 120, 2.0, tax_us=6.0)).dynamic_hint == text("widget", "dynamic_hint")
+    assert view(Knobs("eager", 120, 2.0, tax_us=6.0)).dynamic_hint == prose("widget", "dynamic_hint")
 
 
 def test_the_view_module_draws_nothing():

@@ -12,7 +12,7 @@ from runtime_core.aot.paths import cache_root, clear_cache
 from runtime_core.aot.serving import MISS_POLICIES, RequestRejected, ServingLoop, jit_compile_fn
 from runtime_core.engine.fair_lock import ordinal
 from runtime_core.errors import UsageError
-from runtime_core.lesson.page_text import text
+from runtime_core.lesson.page_text import text as prose
 from runtime_core.recordings import store
 
 
@@ -28,14 +28,14 @@ def coldwarm_panel(device: str) -> None:
             recorded_gpu_panel("aot", "aot", "The same steps, recorded on a GPU", _coldwarm_tables, AOT_RECORD_COMMAND)
         return
     left, right = st.columns(2)
-    if left.button("measure", key="aot_measure", help=text("aot", "measure_help", markdown=False)):
+    if left.button("measure", key="aot_measure", help=prose("aot", "measure_help", markdown=False)):
         _measure(device)
     if right.button("clear cache", key="aot_clear",
                     help="Deletes .cache/aot/. Waits for a measurement in progress to finish first."):
         _clear()
     res = coldwarm.cached_results(device)
     if res is None:
-        st.info(text("aot", "not_measured"))
+        st.info(prose("aot", "not_measured"))
     else:
         where = _where(res)
         # CPU numbers are real measurements, but not the GPU that "live" promises
@@ -94,7 +94,7 @@ def compile_stages_panel(res: dict) -> None:
     st.markdown("**Cold vs warm, stage by stage** (seconds; a stage includes the stages nested in it)")
     ui_tables.show(tables.compile_stage_rows(res))
     ui_tables.show(tables.cache_counter_rows(res))
-    st.caption(text("aot", "cold_warm"))
+    st.caption(prose("aot", "cold_warm"))
 
 
 def _waiting_line(box):
@@ -169,7 +169,7 @@ def serving_panel(device: str = "cpu") -> None:
     from runtime_core.aot.models import mlp_input
     st.subheader("The serving loop")
     plan = serving_plan.SERVING_PLAN
-    st.caption(text("aot", "serving_plan", ranged=esc(serving_plan.ranged_name()),
+    st.caption(prose("aot", "serving_plan", ranged=esc(serving_plan.ranged_name()),
                     exact=esc(", ".join(map(str, plan.loop_exact)))))
     loop = _loop()
     a, b = st.columns(2)
@@ -201,7 +201,7 @@ def packages_panel(device: str) -> None:
     st.markdown("**The same loop over the real packages: one ranged .pt2 against exact-shape ones**")
     if not _cache_refused():
         if st.button("serve through the packages", key="aot_serve_measure",
-                     help=text("aot", "serve_help", markdown=False)):
+                     help=prose("aot", "serve_help", markdown=False)):
             _measure_serving(device)
         res = serving_measure.cached_serving(device)
         if res is None:
@@ -230,14 +230,14 @@ def _serving_tables(res: dict) -> None:
     if res.get("rows"):
         ui_tables.show(tables.serving_rows(res))
         ui_tables.show(tables.serving_time_rows(res))
-    st.caption(text("aot", "serving_times"))
+    st.caption(prose("aot", "serving_times"))
     line = tables.unchecked_line(res)
     if line:
         st.warning(esc(line, max_chars=600))
     cpp = tables.serving_cpp_rows(res)
     if cpp:
         every = len({r["package"] for r in res.get("cpp", [])}) > 1
-        st.markdown(text("aot", "cpp_serves", what="every package" if every else "the ranged package"))
+        st.markdown(prose("aot", "cpp_serves", what="every package" if every else "the ranged package"))
         ui_tables.show(cpp)
         for line in tables.serving_cpp_errors(res):
             st.caption(esc(line, max_chars=600))
@@ -265,7 +265,7 @@ def decoder_panel(live: bool) -> None:
     st.subheader("Decoder step: PyTorch eager (async) vs graphs vs reduce-overhead")
     rec, _ = recordings_of("decoder")
     if rec is None:
-        st.warning(text("aot", "decoder_owed"))
+        st.warning(prose("aot", "decoder_owed"))
         return
     source_badge(rec.meta.source, rec.label())
     if live:

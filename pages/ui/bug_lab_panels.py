@@ -7,6 +7,7 @@ import streamlit as st
 from pages.ui import tables
 from pages.ui.common import metric_row
 from runtime_core.knobs import PYTORCH_EAGER_LABEL
+from runtime_core.lesson.page_text import text as prose
 
 _RACE = {True: "race", False: "no race", None: "— (a GPU cannot tell)"}
 
@@ -20,10 +21,7 @@ def stream_reuse(r: dict) -> None:
         ("it should read", [tables.num(v["expected_value"]) for v in runs]),
         ("race detector", [_RACE[v["race_detected"]] for v in runs])])
     bad = r["without_record_stream"]
-    st.caption(f"A {bad['block_bytes'] // 1024} KiB block from our CachingPool, read by the side stream after a "
-               f"{bad['side_kernel_us'] / 1000:g} ms kernel, freed by the host before that. A block freed on "
-               "its own stream is reusable at once (the stream runs in order); only streams named with "
-               "record_stream get an event.")
+    st.caption(prose("labs", "stream_reuse", kib=bad["block_bytes"] // 1024, kernel_ms=f"{bad['side_kernel_us'] / 1000:g}"))
     if bad["races"]:
         st.code(bad["races"][0], language=None, wrap_lines=True)
 

@@ -14,6 +14,7 @@ from pages.ui.timeline_chart import timeline_figure
 from runtime_core.knobs import PYTORCH_EAGER_LABEL
 from runtime_core.labs import LABS, REPLAYS_A_RECORDING, discover, run_lab
 from runtime_core.labs import sync as sync_lab
+from runtime_core.lesson.page_text import text as prose
 
 state = st.session_state
 
@@ -150,12 +151,9 @@ def stale(r: dict) -> None:
     c.metric("replay, input in a fresh buffer", tables.num(r["fresh_buffer_value"]),
              f"max error {tables.num(r['max_abs_err_fresh'])}", delta_color="inverse", width="content")
     c.metric("replay, input copied in", tables.num(r["copied_in_value"]), width="content")
-    st.caption(md(f"Max error against {PYTORCH_EAGER_LABEL}: {tables.num(r['max_abs_err_fresh'])} with the fresh "
-                  f"buffer, {tables.num(r['max_abs_err_copied'])} with the copy. "
-                  "The graph reads its static buffer at {static}; the fresh input lives at {fresh}, an "
-                  f"address the recording never saw. Values: the first element of each {r['numel']}-element "
-                  f"output after {r['n_kernels']} kernels that each add 1.",
-                  static=r["static_address"], fresh=r["fresh_address"]))
+    st.caption(prose("labs", "stale", eager=PYTORCH_EAGER_LABEL, err_fresh=tables.num(r["max_abs_err_fresh"]),
+                    err_copied=tables.num(r["max_abs_err_copied"]), static=esc(r["static_address"]),
+                    fresh=esc(r["fresh_address"]), numel=r["numel"], n_kernels=r["n_kernels"]))
 
 
 def storm(r: dict) -> None:
@@ -177,9 +175,7 @@ def malloc(r: dict) -> None:
         ("µs per step", [tables.num(v["per_step_us"]) for v in runs]),
         ("driver mallocs after step 1", [tables.num(v["driver_mallocs_after_first_step"]) for v in runs]),
         ("reserved drops", [tables.num(v["reserved_drops"]) for v in runs])])
-    st.caption(f"{r['raw_each_step']['steps']} steps. *Driver every step*: empty_cache() after each step "
-               f"hands the segments back, so each step allocates from the driver again. *Reserved drops*: "
-               f"how often reserved memory fell (the sawtooth).")
+    st.caption(prose("labs", "malloc", steps=r["raw_each_step"]["steps"]))
     if "raw_pair_us" in r:
         st.caption(f"One 1 MiB cudaMalloc+cudaFree pair: {r['raw_pair_us']:.1f} µs; "
                    f"one pooled torch.empty: {r['pool_pair_us']:.1f} µs.")
@@ -194,9 +190,8 @@ def fusion(r: dict) -> None:
     charts.show(work_vs_overhead_bars(
         r["rows"], f"{r['n']} kernels of {r['work_us']:g} µs vs {r['fused_n']} fused kernels of "
                    f"{r['fused_work_us']:g} µs"), key=f"lab_fusion_bars{_suffix(r)}")
-    st.caption(f"Bars: measured ({r['source']}). Diamonds: the model with the same device's constants "
-               f"({'SimDevice parameters' if r['backend'] == 'sim' else 'calibrated on this GPU'}). "
-               f"Launch tax {r['tax_us']:.1f} µs.")
+    st.caption(prose("labs", "fusion", source=r["source"], tax_us=f"{r['tax_us']:.1f}",
+                    constants="SimDevice parameters" if r["backend"] == "sim" else "calibrated on this GPU"))
 
 
 # Labs whose verdict is re-made from the stored numbers (the ones the panel prints).

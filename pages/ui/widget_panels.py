@@ -11,6 +11,7 @@ from runtime_core.knobs import mode_label
 from runtime_core.lesson.replay_costs import constant_rows
 from runtime_core.model.accuracy import accuracy
 from runtime_core.engine.trace_export import spans_to_chrome_trace, spans_to_csv
+from runtime_core.lesson.page_text import text as prose
 
 
 def count_cell(x) -> str:
@@ -140,8 +141,7 @@ def accuracy_panel(rec) -> None:
     st.plotly_chart(fig, width="stretch", key="w_accuracy")  # shared by every session: drawn as it is
     st.markdown("**The calibrated model's constants, each read off its own experiment**")
     ui_tables.show(constant_rows(rec))
-    st.caption("The sweep never feeds these constants: it only tests them. The two gaps are read off "
-               "unprofiled slopes; §4's table shows the profiler's reading of each beside it.")
+    st.caption(prose("widget", "constants"))
     if acc["misses"]:
         st.markdown(f"**Points outside ±{acc['tolerance']:.0%}, and why**")
         ui_tables.show(miss_rows(acc["misses"]))

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from pages.ui.safe_text import esc
 from runtime_core.knobs import Knobs, mode_label
-from runtime_core.lesson.page_text import text
+from runtime_core.lesson.page_text import text as prose
 
 
 def fmt_us(x: float) -> str:
@@ -79,11 +79,10 @@ def headline_metrics(numbers: dict, note: str, book: dict) -> list[Metric]:
         Metric(f"wall time / step{at}", fmt_us(numbers["wall_us"]), f"textbook {fmt_us(book['wall_us'])}",
                "From the first launch to the last kernel's end, per step."),
         Metric(f"driver calls{at}", "—" if calls is None else f"{calls:,}", f"textbook {book['driver_calls']:,}",
-               text("widget", "not_counted") if calls is None else "kernel launches plus graph launches in one step"),
+               prose("widget", "not_counted") if calls is None else "kernel launches plus graph launches in one step"),
         Metric(f"graph valid?{at}", ":green[TRUE]" if numbers["graph_valid"] else ":red[FALSE]",
                f"textbook {'TRUE' if book['graph_valid'] else 'FALSE'}",
-               "Could the captured graph be replayed for this call? FALSE when the shape "
-               "missed the captured one (or nothing was captured)."),
+               prose("widget", "graph_valid_help")),
     ]
 
 
@@ -108,7 +107,7 @@ def _timeline(k: Knobs, shown, book: dict, sim: dict, pick: str | None) -> Timel
              "textbook model": book["timeline"]}[pick]
     caption = ""
     if pick == "measured" and not spans:
-        caption, pick, spans = text("widget", "no_recorded_timeline"), "simulated", sim["timeline"]
+        caption, pick, spans = prose("widget", "no_recorded_timeline"), "simulated", sim["timeline"]
     n_shown = d["n"] if pick == "measured" else k.n
     title = f"One step at N={n_shown}: {mode_label(k.mode).split(' (')[0]} ({pick})"
     return Timeline(choices, pick, spans, title, caption)
@@ -146,11 +145,11 @@ def _side_by_side(k: Knobs, ctx, shown, src, book: dict, sim: dict) -> SideBySid
             "textbook model": src.textbook, "simulated": src.simulated_numbers, "calibrated model": calibrated,
             meas_col: (lambda kk: src.recorded(rec, kk.replace(extra_tax_us=extra)))
             if (rec and shown.source != "live") else None}, list(rows))))
-    captions = [text("widget", "side_by_side")]
+    captions = [prose("widget", "side_by_side")]
     if shown.note:
-        captions.append(text("widget", "off_grid", label=esc(shown.label), note=shown.note))
+        captions.append(prose("widget", "off_grid", label=esc(shown.label), note=shown.note))
     if k.missed_shape and k.policy == "fallback":
-        captions.append(text("widget", "fallback"))
+        captions.append(prose("widget", "fallback"))
     return SideBySide(f"Side by side: {mode_label(k.mode)}", list(rows), quantities, captions)
 
 
@@ -175,8 +174,8 @@ def widget_view(k: Knobs, ctx, shown, src, pick: str | None = None) -> WidgetVie
         tabs.append("Compare recordings")
     files = [f"The timeline shown above ({timeline.pick}), to open in a spreadsheet or in Perfetto."]
     if timeline.pick == "measured":
-        files.append(text("widget", "measured_timeline"))
+        files.append(prose("widget", "measured_timeline"))
     return WidgetView(badge=_badge(k, ctx, shown), metrics=headline_metrics(d, shown.note, src.textbook(at_shown)),
                       timeline=timeline, tabs=tabs, side_by_side=_side_by_side(k, ctx, shown, src, book, sim),
-                      dynamic_hint="" if (k.dynamic and k.mode == "graph") else text("widget", "dynamic_hint"),
+                      dynamic_hint="" if (k.dynamic and k.mode == "graph") else prose("widget", "dynamic_hint"),
                       files_captions=files, measured=d if has_measured else None, simulated=sim)

@@ -161,6 +161,10 @@ FIGURES: dict[str, Figure] = {
     "alloc.torch_pair_us": Figure("alloc", _alloc("torch"), ".1f", "µs"),
     "alloc.our_pool_pair_us": Figure("alloc", _alloc("caching_pool"), ".1f", "µs"),
     "alloc.plan_arena_us": Figure("alloc", _alloc("plan_arena"), ".2f", "µs"),
+    # the shipped diagnose recording (diagnose_*.json): its longest torch.compile set-up
+    "diagnose.compile_setup_s": Figure("diagnose", lambda rec: max(
+        (v["setup_s"] for pt in rec.data["points"] for name, v in (pt.get("variants") or {}).items()
+         if name in ("compile", "reduce_overhead") and v.get("setup_s")), default=None), ".0f", "s"),
     # the simulator's own parameters (engine/sim/params.py)
     "sim.driver_call_us": Figure(None, lambda _rec: _sim_params().driver_call_us, ".0f", "µs"),
     # the shipped sweep (sweep_*.json): its calibrated constants and its points
