@@ -11,6 +11,7 @@ from runtime_core.aot.tables import decoder_rows
 from runtime_core.labs import failure_modes, labs_on
 from runtime_core.lesson.claims import evaluate_claims, load_claims
 from runtime_core.lesson.replay_costs import replay_cost_rows
+from runtime_core.lesson.page_text import text as prose
 
 ctx = setup_page("CUDA graphs")
 text_col, live_col = st.columns([5, 6], gap="large")
@@ -67,8 +68,7 @@ def decoder_panel() -> None:
     st.subheader("Worked example: a small decoder, one token per step")
     rec, _ = recordings_of("decoder")
     if rec is None:
-        st.warning("No decoder recording is shipped (lessons/recordings/decoder_*.json), so there are no "
-                   "measured numbers for this example here. It needs a GPU to record.")
+        st.warning(prose("cuda_graphs", "no_decoder"))
         return
     source_badge(rec.meta.source, rec.label())
     ui_tables.show(decoder_rows(rec))

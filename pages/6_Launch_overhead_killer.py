@@ -15,11 +15,12 @@ from pages.ui.timeline_chart import timeline_figure
 from pages.ui.widget_panels import accuracy_panel, compare_panel, downloads, draw_metrics, policy_panel
 from pages.ui.widget_view import timeline_choices, widget_view
 from runtime_core.errors import UsageError
+from runtime_core.lesson.page_text import text as prose
 
 ctx = setup_page("Launch-overhead killer")
 notices = knobs.init_from_url()
 st.title("Launch-overhead killer")
-st.caption("N tiny kernels dispatched three ways. Turn the knobs; every number says where it came from.")
+st.caption(prose("widget", "intro"))
 for note in notices:
     st.warning(note)  # Markdown with the URL's values escaped (knobs.init_from_url)
 

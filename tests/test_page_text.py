@@ -22,3 +22,32 @@ def test_the_allocator_page_cites_the_simulators_driver_call_and_the_recorded_pa
     assert f"costs {SimParams().driver_call_us:.0f} µs" in badge
     raw = best("alloc").labs["alloc"]["allocators"]["raw"]["alloc_free_us"]
     assert f"~{raw:.0f} µs per cudaMalloc+cudaFree pair" in badge
+
+
+def _paragraphs(path):
+    """String literals (docstrings aside) in a page file that hold more than one sentence."""
+    import ast
+    tree = ast.parse(path.read_text())
+    skip = {id(n.body[0].value) for n in ast.walk(tree)
+            if isinstance(n, (ast.Module, ast.FunctionDef, ast.ClassDef)) and n.body
+            and isinstance(n.body[0], ast.Expr) and isinstance(n.body[0].value, ast.Constant)}
+    skip |= {id(v) for n in ast.walk(tree) if isinstance(n, ast.JoinedStr) for v in n.values}
+    sentence_break = re.compile(r"[.!?:](?:\*\*|\*|\))?\s+[A-Z*(]")
+    for node in ast.walk(tree):
+        if id(node) in skip:
+            continue
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            s = node.value
+        elif isinstance(node, ast.JoinedStr):
+            s = "".join(v.value if isinstance(v, ast.Constant) else "X" for v in node.values)
+        else:
+            continue
+        if len(s) > 80 and sentence_break.search(s):
+            yield f"{path.name}:{node.lineno}: {s[:60]}..."
+
+
+def test_no_paragraph_of_prose_is_left_in_the_pages():
+    from pathlib import Path
+    pages = Path(__file__).resolve().parents[1] / "pages"
+    found = [p for path in sorted(pages.rglob("*.py")) for p in _paragraphs(path)]
+    assert not found, "prose belongs in lessons/page_text.json:\n" + "\n".join(found)
