@@ -12,7 +12,7 @@ from pages.ui.safe_text import esc, md
 from pages.ui.lab_charts import MALLOC_STYLE, OVERLAP_STYLE, lanes_figure, work_vs_overhead_bars
 from pages.ui.timeline_chart import timeline_figure
 from runtime_core.knobs import PYTORCH_EAGER_LABEL
-from runtime_core.labs import LABS, REPLAYS_A_RECORDING, discover, run_lab
+from runtime_core.labs import REPLAYS_A_RECORDING, discover, run_lab
 from runtime_core.labs import sync as sync_lab
 from runtime_core.lesson.page_text import text as prose
 
@@ -37,7 +37,7 @@ def run(name: str, live: bool, **params) -> dict | None:
 def run_button(name: str, live: bool, key: str) -> dict | None:
     """A "run the lab" button; the result stays on the page (session state) until run again."""
     where = "on this GPU" if live else ("from the GPU recording" if name in REPLAYS_A_RECORDING else "on the simulator")
-    if st.button(f"run the {name} lab {where}", key=f"lab_run_{name}_{key}", help=LABS[name],
+    if st.button(f"run the {name} lab {where}", key=f"lab_run_{name}_{key}", help=discover()[name].summary,
                  icon=":material/play_arrow:", wrap=True):
         with st.spinner(f"running the {name} lab {where}…"):
             r = run(name, live)
