@@ -7,6 +7,7 @@ import streamlit as st
 from pages.ui import lab_panels
 from pages.ui.nav import page_for, page_title
 from runtime_core.labs import LABS
+from runtime_core.lesson.page_text import text as prose
 
 ctx = setup_page("Interview prompts", icon=":material/record_voice_over:")
 cards = lesson_data("interview")["cards"]
@@ -29,8 +30,7 @@ def grade(card_id: str, mark: str) -> None:
 
 
 st.title("Interview prompts")
-st.caption("Answer out loud first, then reveal. Grade yourself honestly: the tally is only for you "
-           "and lasts this session.")
+st.caption(prose("interview", "intro"))
 c = metric_row()
 c.metric("got it", tally["got it"], width="content")
 c.metric("missed", tally["missed"], width="content")

@@ -7,6 +7,7 @@ import streamlit as st
 from pages.ui import lab_panels
 from pages.ui.safe_text import esc
 from runtime_core.lesson.claims import evaluate_claims
+from runtime_core.lesson.page_text import text as prose
 
 ctx = setup_page("Claims vs measurements", icon=":material/fact_check:")
 # Verdicts as coloured words (the word carries the meaning; the colour only repeats it).
@@ -21,10 +22,7 @@ def _recordings() -> dict:
 
 
 st.title("The lesson's claims, checked")
-st.caption("Each measured cell is computed when this page renders, from the recordings shipped in "
-           "lessons/recordings/ (or a lab run), never typed in. A claim can hold in spirit and still "
-           "differ in its number: the reason says which. Only a real GPU's number (recorded or live) "
-           "can make a claim hold or differ: a number from the simulator alone is *not evidence*.")
+st.caption(prose("claims", "intro"))
 
 recs = _recordings()
 for kind, rec in recs.items():

@@ -7,6 +7,7 @@ from pages.ui import tables
 from pages.ui.nav import page_title
 from runtime_core.knobs import SEED_N, SEED_TAX_US, SEED_WORK_US, Knobs, mode_label
 from runtime_core.model.formulas import predict
+from runtime_core.lesson.page_text import text as prose
 
 ctx = setup_page("Artifact vs runtime")
 text_col, live_col = lesson_columns()
@@ -38,7 +39,5 @@ with live_col:
         ("kernel work", [tables.num(m[mode]["kernel_work_us"], unit="µs") for mode in modes]),
         ("driver calls", [tables.num(m[mode]["driver_calls"]) for mode in modes]),
     ])
-    st.caption("Same compiled kernels, same work: only how the runtime launches them changes. "
-               "The widget's *eager* blocks after every launch; PyTorch's own eager mode is "
-               "asynchronous, which is *streams* here.")
+    st.caption(prose("artifact", "same_kernels"))
     st.page_link("pages/6_Launch_overhead_killer.py", label="Turn the knobs yourself", icon=":material/tune:")

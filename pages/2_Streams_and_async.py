@@ -7,6 +7,7 @@ import streamlit as st
 from pages.ui import charts, lab_panels, widget_sources as src
 from pages.ui.timeline_chart import timeline_figure
 from runtime_core.knobs import SEED_TAX_US, SEED_WORK_US, Knobs, mode_label
+from runtime_core.lesson.page_text import text as prose
 
 EAGER, STREAMS = mode_label("eager"), mode_label("streams")
 
@@ -25,9 +26,7 @@ def _pair(eager: list, streams: list, title: str, key: str) -> None:
 
 def simulated_panel() -> None:
     st.subheader("The CPU runs ahead: a few kernels, two ways")
-    st.info("**PyTorch's own eager mode is asynchronous**: it is the *streams* lane below. The *eager* "
-            "lane blocks after every launch (as with `CUDA_LAUNCH_BLOCKING=1`), the widget's pessimistic "
-            "baseline.")
+    st.info(prose("streams", "async_note"))
     n = st.slider("kernels in the chain (N)", 2, 24, 8, key="s2_n")
     source_badge("simulated", f"SimDevice: {SEED_TAX_US:g} µs launch tax, {SEED_WORK_US:g} µs per kernel")
     eager = src.simulated(Knobs("eager", n, SEED_WORK_US, tax_us=SEED_TAX_US))
@@ -68,9 +67,8 @@ def gpu_panel() -> None:
     st.caption("Profiled GPU lane, host spans at their unprofiled cost: each drawn step is as long as "
                "its wall time above.")
     busy = {name: 100 * d["kernel_work_us"] / d["wall_us"] for name, d in (("eager", eager), ("streams", streams))}
-    st.caption(f"GPU busy: {busy['eager']:.0f}% of the {EAGER} step, {busy['streams']:.0f}% of the streams step "
-               f"(kernel time / wall time). Where the streams lane still has gaps, each launch takes "
-               f"longer than its kernel.")
+    st.caption(prose("streams", "gpu_busy", eager_pct=f"{busy['eager']:.0f}", eager=EAGER,
+                     streams_pct=f"{busy['streams']:.0f}"))
 
 
 with text_col:

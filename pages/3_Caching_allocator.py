@@ -7,6 +7,7 @@ import streamlit as st
 
 from pages.ui import alloc_charts, charts, gpu_turn, lab_panels, tables
 from pages.ui.safe_text import esc
+from runtime_core.lesson.page_text import text as prose
 from runtime_core.allocator import AllocatorOOM, BadAllocSize, fmt_bytes
 from runtime_core.allocator import compare, hot_path, labs, plan_report
 from runtime_core.allocator.playground import Playground
@@ -32,8 +33,7 @@ def playground_panel() -> None:
                 pg.advance(1000.0)
             if st.button("empty_cache", key="alloc_pg_empty"):
                 pg.empty_cache()
-        st.caption("A side stream runs a 1 ms kernel, then reads the newest block; the host frees the block "
-                   "at once:")
+        st.caption(prose("caching_allocator", "side_stream", kernel_ms=1))
         with st.container(horizontal=True):
             if st.button("with record_stream", key="alloc_pg_side",
                          help="record_stream(side) makes the free wait for an event on the side stream"):
@@ -102,27 +102,24 @@ def _explain_request(result: dict, request: int) -> None:
         return
     st.error(esc(result["oom"], max_chars=600))
     if result["oom_fragmented"]:
-        st.markdown(
-            f"**Why:** {fmt_bytes(s['free_bytes'])} is free, more than the {fmt_bytes(request)} asked "
-            f"for, but the largest free block is only {fmt_bytes(s['largest_free_block_bytes'])} "
-            f"(< {fmt_bytes(request)}). The free bytes are scattered over segments that each still hold "
-            "a live block, so empty_cache() cannot give any segment back, and the device has no room "
-            "for a new one. Try **expandable** segments: freed neighbours merge across the whole range.")
+        st.markdown(prose("caching_allocator", "oom_why", free=fmt_bytes(s["free_bytes"]), request=fmt_bytes(request),
+                         largest=fmt_bytes(s["largest_free_block_bytes"])))
 
 
 def hot_path_panel() -> None:
     st.subheader("empty_cache() on the hot path")
-    source_badge("simulated", "a simulated driver call costs 51 µs (the H200 recording measured ~70 µs per cudaMalloc+cudaFree pair)")
+    source_badge("simulated", prose("caching_allocator", "hot_path_badge", markdown=False))
     every = st.toggle("call empty_cache() every step", value=True, key="alloc_hot_toggle")
-    runs = {flag: hot_path.hot_path_sim(steps=6, empty_cache_each_step=flag) for flag in (True, False)}
+    steps = 6
+    runs = {flag: hot_path.hot_path_sim(steps=steps, empty_cache_each_step=flag) for flag in (True, False)}
     r = runs[every]
     charts.show(alloc_charts.memory_over_time(r["samples"], "Reserved bytes saw up and down"
                                               if every else "Reserved bytes stay put"), key="alloc_hot_mem")
     charts.show(alloc_charts.host_timeline(r["spans"], "Driver calls before kernels (CPU lane)"), key="alloc_hot_tl")
-    st.caption(f"6 steps: {runs[True]['wall_us']:.0f} µs with empty_cache every step "
-               f"({runs[True]['driver_mallocs_after_first_step']} driver mallocs after step 1) vs "
-               f"{runs[False]['wall_us']:.0f} µs with the cache kept "
-               f"({runs[False]['driver_mallocs_after_first_step']} after step 1).")
+    st.caption(prose("caching_allocator", "hot_path_caption", steps=steps, wall_every=f"{runs[True]['wall_us']:.0f}",
+                    mallocs_every=runs[True]["driver_mallocs_after_first_step"],
+                    wall_kept=f"{runs[False]['wall_us']:.0f}",
+                    mallocs_kept=runs[False]["driver_mallocs_after_first_step"]))
 
 
 @st.cache_data(show_spinner="planning TinyBlock's forward...")
@@ -139,12 +136,12 @@ def plan_panel() -> None:
     row.metric("sum of buffers", fmt_bytes(p["sum_bytes"]), help=f"{p['buffers']} intermediates", width="content")
     row.metric("plan arena", fmt_bytes(p["arena_bytes"]), width="content")
     row.metric("allocations per step", tables.num(p["allocations_per_step"]), width="content")
-    st.caption(f"Same forward, eager PyTorch on the CPU: peak {fmt_bytes(p['torch_peak_allocated_bytes'])} "
-               f"live; our caching pool: peak {fmt_bytes(p['caching_pool_peak_allocated_bytes'])} allocated, "
-               f"{fmt_bytes(p['caching_pool_peak_reserved_bytes'])} reserved (one 2 MiB segment). "
-               f"Output matches eager: {p['output_matches_eager']}.")
+    st.caption(prose("caching_allocator", "plan_torch", torch_peak=fmt_bytes(p["torch_peak_allocated_bytes"]),
+                    pool_allocated=fmt_bytes(p["caching_pool_peak_allocated_bytes"]),
+                    pool_reserved=fmt_bytes(p["caching_pool_peak_reserved_bytes"]), matches=p["output_matches_eager"]))
 
 
+MEASURE_BYTES = 1 << 20  # the comparison's buffer size
 ALLOCATOR_NAMES = {"raw": "raw driver", "torch": "PyTorch", "caching_pool": "our pool", "plan_arena": "plan arena"}
 
 
@@ -191,12 +188,7 @@ def cost_panel() -> None:
         source_badge(rec.meta.source, rec.label())
         recorded = rec.labs["alloc"]
         _cost_table(recorded["allocators"])
-        st.caption(f"From {esc(rec.meta.file)} (labs.alloc.allocators), measured by runtime_core/allocator/compare.py: "
-                   "the median over batches of one alloc+free pair, timed from Python on the GPU machine's CPU. "
-                   "*Our pool* is our own CachingPool, the Python model of PyTorch's policy that the "
-                   "playground above runs: it made no driver call in its steady loop (driver mallocs 0), so "
-                   "its time is Python bookkeeping (rounding, best-fit search, split and merge, event queries, "
-                   "statistics), which PyTorch's allocator does in C++.")
+        st.caption(prose("caching_allocator", "cost_recorded", file=esc(rec.meta.file)))
         if recorded["expandable"].get("torch"):
             st.caption("PyTorch's own allocator, default vs PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True "
                        "(each in a child process), same allocation orders as the lab:")
@@ -205,22 +197,20 @@ def cost_panel() -> None:
     if st.button("measure on this machine (a few seconds)", key="alloc_measure"):
         from runtime_core.recordings.shipped import get_device
         def measure():
-            return compare.measure_allocators(get_device(backend), 1 << 20)
+            return compare.measure_allocators(get_device(backend), MEASURE_BYTES)
         costs = (gpu_turn.in_turn(measure, fallback="The recorded table above stands; try again in a moment.")
                  if ctx.live else measure())
         if costs is not None:
             state["alloc_costs"] = costs
     if "alloc_costs" in state:
         if ctx.live:
-            source_badge("live", "1 MiB buffers")
+            source_badge("live", f"{MEASURE_BYTES >> 20} MiB buffers")
         else:
-            source_badge("simulated", "1 MiB buffers, on the simulator's virtual clock: only driver calls "
-                                      "cost time there (at the H200's measured ≈51 µs each), so this "
-                                      "shows where the driver is called, not how fast Python is")
+            source_badge("simulated", prose("caching_allocator", "cost_simulated_badge", markdown=False,
+                                           size=f"{MEASURE_BYTES >> 20} MiB"))
         _cost_table(state["alloc_costs"])
     elif not rec:
-        st.info("No GPU recording is shipped yet (lessons/recordings/alloc_*.json). Press the button "
-                "to run the comparison on this machine's device.")
+        st.info(prose("caching_allocator", "cost_none"))
 
 
 text_col, live_col = lesson_columns()

@@ -2,14 +2,16 @@
 (stale lab), a capture storm (storm lab, recapture vs bucket), the silent graph bugs (five labs),
 the decoder worked example from the shipped recording, and what mode="reduce-overhead" really
 does (the reduce_overhead lab)."""
-from pages.ui.common import lesson_data, recordings_of, render_lesson, setup_page, source_badge
+from pages.ui.common import recordings_of, render_lesson, setup_page, source_badge
 
 import streamlit as st
 
 from pages.ui import lab_panels, tables as ui_tables
 from runtime_core.aot.tables import decoder_rows
+from runtime_core.labs import failure_modes, labs_on
 from runtime_core.lesson.claims import evaluate_claims, load_claims
 from runtime_core.lesson.replay_costs import constant_rows, replay_cost_rows
+from runtime_core.lesson.page_text import text as prose
 
 ctx = setup_page("CUDA graphs")
 text_col, live_col = st.columns([5, 6], gap="large")
@@ -53,26 +55,22 @@ def storm_panel() -> None:
         lab_panels.show(st.session_state["s4_storm_gpu"])
 
 
-GRAPH_BUG_LABS = ("output_overwrite", "frozen_scalar", "broadcast_copy", "unmasked_padding", "no_warmup")
-
-
 def graph_bugs_panel() -> None:
     st.subheader("Labs: bugs a replay does not report")
     st.caption("Each lab captures a small region by hand, shows the wrong answer a replay returns "
                "without any error, then the fix.")
-    titles = {fm["lab"]: fm["title"] for fm in lesson_data("labs")["failure_modes"]}
-    for name in GRAPH_BUG_LABS:
+    titles = {fm["id"]: fm["title"] for fm in failure_modes()}
+    for lab in labs_on("pages/4_CUDA_graphs.py", "graph_bugs"):  # every lab that declares this panel
         with st.container(border=True):
-            st.markdown(f"**{titles[name]}**")
-            lab_panels.lab_section(name, ctx.live, "s4")
+            st.markdown(f"**{titles.get(lab.text_key, lab.summary)}**")
+            lab_panels.lab_section(lab.name, ctx.live, "s4")
 
 
 def decoder_panel() -> None:
     st.subheader("Worked example: a small decoder, one token per step")
     rec, _ = recordings_of("decoder")
     if rec is None:
-        st.warning("No decoder recording is shipped (lessons/recordings/decoder_*.json), so there are no "
-                   "measured numbers for this example here. It needs a GPU to record.")
+        st.warning(prose("cuda_graphs", "no_decoder"))
         return
     source_badge(rec.meta.source, rec.label())
     ui_tables.show(decoder_rows(rec))

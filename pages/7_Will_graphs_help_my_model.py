@@ -12,6 +12,7 @@ from pages.ui.diagnose_planner import planner_panel
 from pages.ui.safe_text import esc, md
 from pages.ui.timeline_chart import timeline_figure
 from runtime_core.diagnose.sweep import crossovers
+from runtime_core.lesson.page_text import text as prose
 
 ctx = setup_page("Will graphs help my model?", icon=":material/biotech:")
 st.title("Will CUDA graphs help my model?")
@@ -29,9 +30,9 @@ source_badge(src.source, rec.label())
 
 s = view.knobs(rec)
 p = rec.point(s.model, s.dtype, s.batch, s.seq)
-view.verdict(p, f"{'Simulated' if src.source == 'simulated' else 'Recorded'}: {esc(s.model)}, {s.dtype}, batch "
-                f"{s.batch}{'' if s.seq is None else f', shape {s.seq}'} on {esc(rec.meta.device_name)}. "
-                "Predicted from the kernel count, GPU busy time and host dispatch time alone; then measured.")
+view.verdict(p, prose("diagnose", "verdict_intro", source="Simulated" if src.source == "simulated" else "Recorded",
+                      model=esc(s.model), dtype=s.dtype, batch=s.batch, shape="" if s.seq is None else f", shape {s.seq}",
+                      device=esc(rec.meta.device_name)))
 if ctx.live and src.source == "recorded" and st.button("diagnose this setting on this GPU now", key="dg_live"):
     with st.spinner("Profiling, predicting and measuring on the GPU (a few seconds)…"):
         live = live_diagnosis(s.model, s.batch, s.seq, s.dtype)
@@ -53,8 +54,7 @@ if spans:
                    f"showing batch {near}.")
     charts.show(timeline_figure(spans, f"{s.model}, batch {near}: {variant.replace('_', ' ')} step"),
                 key="dg_timeline")
-    st.caption("From torch.profiler in a separate process (or the simulator's own trace). The profiler slows "
-               "the host, so CPU spans are longer than in the timed steps; read the order and the gaps.")
+    st.caption(prose("diagnose", "timeline"))
 else:
     st.info("No timeline is recorded for this model.")
 

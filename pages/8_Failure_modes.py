@@ -1,9 +1,10 @@
 """Failure modes and checklist: each failure mode next to a lab that shows its signal."""
-from pages.ui.common import lesson_columns, lesson_data, render_lesson, setup_page
+from pages.ui.common import lesson_columns, render_lesson, setup_page
 
 import streamlit as st
 
 from pages.ui import lab_panels
+from runtime_core.labs import failure_modes
 
 ctx = setup_page("Failure modes")
 text_col, live_col = lesson_columns()
@@ -17,7 +18,7 @@ with live_col:
     st.subheader("See each failure happen")
     st.caption("Each button runs a small lab " + ("on this machine's GPU." if ctx.live else
                "on the simulated GPU (no GPU here), and says what it measured."))
-    for i, fm in enumerate(lesson_data("labs")["failure_modes"], start=1):
+    for i, fm in enumerate(failure_modes(), start=1):
         with st.container(border=True):
             st.markdown(f"**{i}. {fm['title']}**")
             st.caption(f"Look for: {fm['look_for']}")

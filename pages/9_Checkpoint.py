@@ -14,6 +14,7 @@ from pages.ui.widget_panels import count_cell, headline_metrics
 from runtime_core.knobs import Knobs
 from runtime_core.lesson.checkpoint import MAX_RUNS, ORDER, STEP_NEEDS, Run, check_step
 from runtime_core.lesson.figures import field_text
+from runtime_core.lesson.page_text import text as prose
 
 ctx = setup_page("Checkpoint")
 notices = knobs.init_from_url()
@@ -42,9 +43,7 @@ def numbers(run: Run) -> dict:
 
 
 st.title("Checkpoint: try it")
-st.markdown("Six steps. Set the knobs, press **Record this result**, and each step checks the results "
-            "you recorded. Where a step asks for a prediction, type it first: the numbers appear once "
-            "you have. Your progress is kept in this page's address, so a reload keeps it.")
+st.markdown(prose("checkpoint", "intro"))
 for note in notices:
     st.warning(note)  # Markdown with the URL's values escaped (knobs.init_from_url, progress.init)
 

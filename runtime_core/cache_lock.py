@@ -1,13 +1,13 @@
-"""File locks on the AOT cache: who may build, use or clear what under .cache/aot/, across threads
-and processes.
+"""File locks on the AOT cache, through the `filelock` package: who may build, use or clear what
+under .cache/aot/, across threads and processes.
 
-    file_lock(path)      flock(2) on a lock file: exclusive (or shared) between every thread and
-                         process that opens it. Each call opens the file anew, so two threads of one
-                         process exclude each other too (flock belongs to the open file, not the
-                         process; a POSIX fcntl lock would not).
-    cache_in_use()       a shared lock on <root>/.in-use.lock for as long as files under the cache
-                         are read, run or built. Re-entrant per thread.
-    cache_exclusive()    the exclusive side of it: "clear cache" waits until nobody uses the cache.
+    file_lock(path)      an exclusive filelock.FileLock. Each call takes a fresh lock object, so two
+                         threads of one process exclude each other too.
+    cache_in_use()       a shared (read) hold of filelock.ReadWriteLock on <root>/.in-use.lock for
+                         as long as files under the cache are read, run or built. Re-entrant per
+                         thread.
+    cache_exclusive()    the exclusive (write) side of it: "clear cache" waits until nobody uses
+                         the cache.
 
 Lock files live at the top of the cache root (".in-use.lock", ".measure.lock") and are never
 deleted by clear_cache: a lock on a deleted file would no longer exclude anyone.
@@ -15,11 +15,11 @@ deleted by clear_cache: a lock on a deleted file would no longer exclude anyone.
 from __future__ import annotations
 
 import contextlib
-import fcntl
-import os
 import threading
 import time
 from pathlib import Path
+
+from filelock import FileLock, ReadWriteLock, Timeout
 
 from .cache_paths import cache_root
 
@@ -30,45 +30,70 @@ LOCK_FILES = (IN_USE_LOCK, MEASURE_LOCK)
 _held = threading.local()  # per thread: {cache root: depth} of cache_in_use()
 
 
+def _acquire(acquire, path: Path, on_wait, poll_s: float, timeout_s: float | None) -> None:
+    """Call acquire(timeout=...) until it succeeds, telling on_wait about every second."""
+    try:
+        acquire(timeout=0)
+        return
+    except Timeout:
+        pass
+    if on_wait is None and timeout_s is None:
+        acquire(timeout=-1)  # nobody to tell: just block
+        return
+    deadline = None if timeout_s is None else time.monotonic() + timeout_s
+    while True:
+        if on_wait is not None:
+            on_wait()
+        step = 1.0 if deadline is None else max(0.0, min(1.0, deadline - time.monotonic()))
+        try:
+            acquire(timeout=step, poll_s=poll_s)
+            return
+        except Timeout:
+            if deadline is not None and time.monotonic() >= deadline:
+                raise TimeoutError(f"{path} stayed locked for {timeout_s:g} s") from None
+
+
 @contextlib.contextmanager
-def file_lock(path: str | Path, shared: bool = False, on_wait=None, poll_s: float = 0.25,
-              timeout_s: float | None = None):
-    """Hold flock on `path` (created if missing) for the body.
+def file_lock(path: str | Path, on_wait=None, poll_s: float = 0.25, timeout_s: float | None = None):
+    """Hold an exclusive lock on `path` (created if missing) for the body.
 
     Args:
-        shared: LOCK_SH instead of LOCK_EX.
         on_wait: called with no argument if the lock is busy, then about every second while it
-            stays busy (the lock is polled meanwhile).
+            stays busy.
         poll_s: seconds between polls while busy.
         timeout_s: give up after this long (TimeoutError).
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
+    lock = FileLock(path)
+
+    def acquire(timeout, poll_s=0.05):
+        lock.acquire(timeout=timeout, poll_interval=poll_s)
+    _acquire(acquire, path, on_wait, poll_s, timeout_s)
     try:
-        op = fcntl.LOCK_SH if shared else fcntl.LOCK_EX
-        try:
-            fcntl.flock(fd, op | fcntl.LOCK_NB)
-        except BlockingIOError:
-            deadline = None if timeout_s is None else time.monotonic() + timeout_s
-            told_at = -1e9
-            while True:
-                if deadline is None and on_wait is None:
-                    fcntl.flock(fd, op)  # nobody to tell: just block
-                    break
-                if on_wait is not None and time.monotonic() - told_at >= 1.0:
-                    told_at = time.monotonic()
-                    on_wait()
-                try:
-                    fcntl.flock(fd, op | fcntl.LOCK_NB)
-                    break
-                except BlockingIOError:
-                    if deadline is not None and time.monotonic() > deadline:
-                        raise TimeoutError(f"{path} stayed locked for {timeout_s:g} s") from None
-                    time.sleep(poll_s)
         yield
     finally:
-        os.close(fd)  # closing the file releases its lock
+        lock.release()
+
+
+@contextlib.contextmanager
+def _rw_lock(path: Path, write: bool, on_wait=None, poll_s: float = 0.25):
+    """A read (shared) or write (exclusive) hold on the ReadWriteLock at `path`. A fresh lock
+    object per hold, so that threads of one process wait for each other (filelock's rule)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    lock = ReadWriteLock(path, is_singleton=False)
+    take = lock.acquire_write if write else lock.acquire_read
+
+    def acquire(timeout, poll_s=None):
+        take(timeout=timeout, blocking=timeout != 0)
+    try:
+        _acquire(acquire, path, on_wait, poll_s, None)
+        try:
+            yield
+        finally:
+            lock.release()
+    finally:
+        lock.close()
 
 
 @contextlib.contextmanager
@@ -85,7 +110,7 @@ def cache_in_use():
         finally:
             depth[root] -= 1
         return
-    with file_lock(Path(root) / IN_USE_LOCK, shared=True):
+    with _rw_lock(Path(root) / IN_USE_LOCK, write=False):
         depth[root] = 1
         try:
             yield
@@ -103,5 +128,5 @@ def cache_exclusive(on_wait=None):
     if (getattr(_held, "depth", None) or {}).get(str(cache_root()), 0):
         raise RuntimeError("the AOT cache cannot be cleared from inside a use of it (a build, a run "
                            "or a measurement in this thread)")
-    with file_lock(cache_root() / IN_USE_LOCK, shared=False, on_wait=on_wait):
+    with _rw_lock(cache_root() / IN_USE_LOCK, write=True, on_wait=on_wait):
         yield

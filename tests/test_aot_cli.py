@@ -17,8 +17,8 @@ def aot(*args, timeout=600):
 
 
 @pytest.mark.slow
-def test_aot_json_measures_everything_and_outputs_match(tmp_path, shared_aot_cache, monkeypatch):
-    monkeypatch.setenv("RUNTIME_CORE_AOT_CACHE", str(shared_aot_cache))  # warm after test_aot_class.py
+def test_aot_json_measures_everything_and_outputs_match(tmp_path, warm_aot_cache, monkeypatch):
+    monkeypatch.setenv("RUNTIME_CORE_AOT_CACHE", str(warm_aot_cache))  # warm, whatever ran before
     rec = tmp_path / "aot.json"
     p = aot("--json", "--record", str(rec))
     assert p.returncode == 0, p.stderr[-2000:]

@@ -9,12 +9,12 @@ from runtime_core.recordings import best, store
 
 
 def _typed(doc: dict):
-    """The fixture as the app sees it: migrated, validated against the sweep schema, typed."""
+    """The fixture as the app sees it: validated against the sweep schema, typed."""
     doc = copy.deepcopy(doc)
     for p in doc["points"]:
         p.setdefault("launch_overhead_us", p["wall_us"] - p["kernel_time_us"])
         p.setdefault("graph_valid", True)
-    store.validate(store.migrate(doc))
+    store.validate(doc)
     return store.from_doc(doc)
 
 
@@ -32,7 +32,8 @@ def _fixture_sweep(eager_overhead_us: float) -> dict:
     ]
     cal = {"sync_us": 0, "graph_launch_us": None, "node_gap_us": 0, "kernel_floor_us": 0, "eager_floor_us": 0,
            "fixed_us": 0}
-    return {"meta": {"device_name": "Fixture GPU", "torch_version": "0", "recorded_at": "2026-01-01T00:00:00Z",
+    return {"meta": {"kind": "sweep", "schema_version": 2, "backend": "cuda", "complete": True,
+                     "device_name": "Fixture GPU", "torch_version": "0", "recorded_at": "2026-01-01T00:00:00Z",
                      "intrinsic_tax_us": 6.0, "calibration": cal}, "points": pts}
 
 

@@ -88,9 +88,8 @@ def test_both_peers_implement_every_hook():
     assert {"wait_stream", "capture", "item", "copy_from_host", "measure_tax", "trace",
             "reserved_bytes", "allocated_bytes", "launch_busy_kernel"} <= hooks
     assert not Sim.__abstractmethods__
-    src = (ROOT / "runtime_core/engine/cuda/device.py").read_text()
-    for hook in hooks:  # CudaDevice can't be built without a GPU: check its source defines each hook
-        assert re.search(rf"def {hook}\(", src), hook
+    from runtime_core.engine.cuda.device import CudaDevice  # importable without a GPU, not buildable
+    assert not CudaDevice.__abstractmethods__
 
 
 def test_services_take_a_device_and_are_not_its_methods():
@@ -303,7 +302,10 @@ def test_cuda_ops_agree_with_the_simulator(op):
         assert got["cuda"] == got["sim"], (op, dst_shape, src_shape, got)
 
 
-def test_cuda_races_seen_cannot_tell():
-    src = (ROOT / "runtime_core/engine/cuda/device.py").read_text()
-    body = src.split("def races_seen", 1)[1].split("\n    def ", 1)[0]
-    assert "fn()" in body and "return None" in body
+def test_cuda_races_seen_runs_the_step_and_cannot_tell():
+    """A GPU runs a race silently: races_seen runs the step and answers None, not False."""
+    pytest.importorskip("torch")
+    from runtime_core.engine.cuda.device import CudaDevice
+    ran = []
+    device = object.__new__(CudaDevice)  # no GPU needed: the method touches nothing of the device
+    assert device.races_seen(lambda: ran.append(1)) is None and ran == [1]

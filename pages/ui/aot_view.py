@@ -12,6 +12,7 @@ from runtime_core.aot.paths import cache_root, clear_cache
 from runtime_core.aot.serving import MISS_POLICIES, RequestRejected, ServingLoop, jit_compile_fn
 from runtime_core.engine.fair_lock import ordinal
 from runtime_core.errors import UsageError
+from runtime_core.lesson.page_text import text as prose
 from runtime_core.recordings import store
 
 
@@ -27,17 +28,14 @@ def coldwarm_panel(device: str) -> None:
             recorded_gpu_panel("aot", "aot", "The same steps, recorded on a GPU", _coldwarm_tables, AOT_RECORD_COMMAND)
         return
     left, right = st.columns(2)
-    if left.button("measure", key="aot_measure", help="It compiles: 279 s the first time on 2 CPU cores, 66 s once the caches are warm. "
-                   "One measurement at a time for everyone: you may wait in line."):
+    if left.button("measure", key="aot_measure", help=prose("aot", "measure_help", markdown=False)):
         _measure(device)
     if right.button("clear cache", key="aot_clear",
                     help="Deletes .cache/aot/. Waits for a measurement in progress to finish first."):
         _clear()
     res = coldwarm.cached_results(device)
     if res is None:
-        st.info("Not measured on this machine yet. Press **measure**: every step runs in its own "
-                "child process. The first run compiles everything: 279 s on 2 CPU cores with an empty cache, "
-                "66 s with a warm one. The box below shows each step as it starts.")
+        st.info(prose("aot", "not_measured"))
     else:
         where = _where(res)
         # CPU numbers are real measurements, but not the GPU that "live" promises
@@ -96,10 +94,7 @@ def compile_stages_panel(res: dict) -> None:
     st.markdown("**Cold vs warm, stage by stage** (seconds; a stage includes the stages nested in it)")
     ui_tables.show(tables.compile_stage_rows(res))
     ui_tables.show(tables.cache_counter_rows(res))
-    st.caption("Both children compile the same MLP in a fresh process. The warm one still traces the bytecode "
-               "and builds guards; its caches hand back the compiled graph, so Inductor's lowering, code "
-               "generation and kernel compilation do not run. Timers come from "
-               "torch._dynamo.utils.compile_times(), counters from torch._dynamo.utils.counters.")
+    st.caption(prose("aot", "cold_warm"))
 
 
 def _waiting_line(box):
@@ -174,13 +169,8 @@ def serving_panel(device: str = "cpu") -> None:
     from runtime_core.aot.models import mlp_input
     st.subheader("The serving loop")
     plan = serving_plan.SERVING_PLAN
-    st.caption(md("Artifacts, checked in order: the {ranged} (one .pt2 with a dynamic batch), then the exact-shape "
-                  "package for batch {exact}. A request inside the range runs as it is; outside it, the loop pads "
-                  "up to a package that fits or rejects. Requests sent here run the eager MLP under those guards "
-                  "in this process (packages only load in child processes); the table below serves the same loop "
-                  "through the real packages. The recompile branch uses torch.compile with the cheap 'eager' "
-                  "backend (Dynamo capture and guards, no Inductor codegen).",
-                  ranged=serving_plan.ranged_name(), exact=", ".join(map(str, plan.loop_exact))))
+    st.caption(prose("aot", "serving_plan", ranged=esc(serving_plan.ranged_name()),
+                    exact=esc(", ".join(map(str, plan.loop_exact)))))
     loop = _loop()
     a, b = st.columns(2)
     batch = a.number_input("request batch size", 1, 256, 5, key="aot_batch")
@@ -211,8 +201,7 @@ def packages_panel(device: str) -> None:
     st.markdown("**The same loop over the real packages: one ranged .pt2 against exact-shape ones**")
     if not _cache_refused():
         if st.button("serve through the packages", key="aot_serve_measure",
-                     help="Builds the packages the first time (10-20 s each on 2 CPU cores), then serves every "
-                          "request size in a child process. One AOT measurement at a time for everyone."):
+                     help=prose("aot", "serve_help", markdown=False)):
             _measure_serving(device)
         res = serving_measure.cached_serving(device)
         if res is None:
@@ -241,20 +230,14 @@ def _serving_tables(res: dict) -> None:
     if res.get("rows"):
         ui_tables.show(tables.serving_rows(res))
         ui_tables.show(tables.serving_time_rows(res))
-    st.caption("ms: median of repeated calls; served ms is the whole loop (guard, pad, run), ranged and exact "
-               "ms the ranged and the exact-shape package alone. The ranged package's own check is "
-               "AOTInductor's input check "
-               "(AOTI_RUNTIME_CHECK_INPUTS=1 in the serving child): outside its range the package refuses with "
-               "the message shown.")
+    st.caption(prose("aot", "serving_times"))
     line = tables.unchecked_line(res)
     if line:
         st.warning(esc(line, max_chars=600))
     cpp = tables.serving_cpp_rows(res)
     if cpp:
         every = len({r["package"] for r in res.get("cpp", [])}) > 1
-        st.markdown("**The C++ runner serves " + ("every package" if every else "the ranged package") +
-                    "** (no Python in the process). With the input check on, a size outside the ranged "
-                    "package's range is refused by the package itself.")
+        st.markdown(prose("aot", "cpp_serves", what="every package" if every else "the ranged package"))
         ui_tables.show(cpp)
         for line in tables.serving_cpp_errors(res):
             st.caption(esc(line, max_chars=600))
@@ -282,9 +265,7 @@ def decoder_panel(live: bool) -> None:
     st.subheader("Decoder step: PyTorch eager (async) vs graphs vs reduce-overhead")
     rec, _ = recordings_of("decoder")
     if rec is None:
-        st.warning("Owed: no decoder recording is shipped yet. It needs a GPU: "
-                   "`python -m runtime_core aot decoder --json --record lessons/recordings/decoder_h200.json`. "
-                   "On a CPU the graph variants cannot run at all.")
+        st.warning(prose("aot", "decoder_owed"))
         return
     source_badge(rec.meta.source, rec.label())
     if live:

@@ -7,11 +7,12 @@ import streamlit as st
 from pages.ui import tables
 from pages.ui.common import metric_row
 from runtime_core.knobs import PYTORCH_EAGER_LABEL
+from runtime_core.lesson.page_text import text as prose
 
 _RACE = {True: "race", False: "no race", None: "— (a GPU cannot tell)"}
 
 
-def _stream_reuse(r: dict) -> None:
+def stream_reuse(r: dict) -> None:
     runs = (r["without_record_stream"], r["with_record_stream"])
     tables.compare("after the free", ["no record_stream", "record_stream(side)"], [
         ("block state at free", [v["block_state_at_free"] for v in runs]),
@@ -20,15 +21,12 @@ def _stream_reuse(r: dict) -> None:
         ("it should read", [tables.num(v["expected_value"]) for v in runs]),
         ("race detector", [_RACE[v["race_detected"]] for v in runs])])
     bad = r["without_record_stream"]
-    st.caption(f"A {bad['block_bytes'] // 1024} KiB block from our CachingPool, read by the side stream after a "
-               f"{bad['side_kernel_us'] / 1000:g} ms kernel, freed by the host before that. A block freed on "
-               "its own stream is reusable at once (the stream runs in order); only streams named with "
-               "record_stream get an event.")
+    st.caption(prose("labs", "stream_reuse", kib=bad["block_bytes"] // 1024, kernel_ms=f"{bad['side_kernel_us'] / 1000:g}"))
     if bad["races"]:
         st.code(bad["races"][0], language=None, wrap_lines=True)
 
 
-def _output_overwrite(r: dict) -> None:
+def output_overwrite(r: dict) -> None:
     c = metric_row()
     c.metric(f"{PYTORCH_EAGER_LABEL}, step 1", tables.num(r["expected_step1_value"]), width="content")
     c.metric("kept step-1 output, after step 2", tables.num(r["kept_reference_value"]),
@@ -38,7 +36,7 @@ def _output_overwrite(r: dict) -> None:
                f"step 2's replay ({r['n_kernels']} kernels, input {r['second_value']:g}) wrote it.")
 
 
-def _frozen_scalar(r: dict) -> None:
+def frozen_scalar(r: dict) -> None:
     c = metric_row()
     c.metric(f"{PYTORCH_EAGER_LABEL}, k = {r['new_k']}", tables.num(r["expected_value"]), width="content")
     c.metric(f"replay captured with k = {r['captured_k']}", tables.num(r["frozen_replay_value"]), width="content")
@@ -47,7 +45,7 @@ def _frozen_scalar(r: dict) -> None:
     st.caption(f"Each run starts from {r['start_value']:g} and should add k.")
 
 
-def _broadcast_copy(r: dict) -> None:
+def broadcast_copy(r: dict) -> None:
     rows = [{"run": f"{PYTORCH_EAGER_LABEL} on the 1-element request", "output elements": r["eager_output_numel"],
              "output sum": r["eager_output_sum"]},
             {"run": "copy_ into the static input, replay", "output elements": r["graph_output_numel"],
@@ -61,7 +59,7 @@ def _broadcast_copy(r: dict) -> None:
         st.code(r["mismatch_error"], language=None, wrap_lines=True)
 
 
-def _unmasked_padding(r: dict) -> None:
+def unmasked_padding(r: dict) -> None:
     c = metric_row()
     c.metric(f"{PYTORCH_EAGER_LABEL}, {r['valid_rows']} rows", tables.num(r["expected_sum"]), width="content")
     c.metric(f"graph sum over the {r['bucket_rows']}-row bucket", tables.num(r["unmasked_sum"]),
@@ -71,7 +69,7 @@ def _unmasked_padding(r: dict) -> None:
                f"{r['n_kernels']} kernels of the region.")
 
 
-def _no_warmup(r: dict) -> None:
+def no_warmup(r: dict) -> None:
     runs = (r["with_warmup"], r["without_warmup"])
     tables.compare("capture", ["after a warm-up", "without warm-up"], [
         ("replays counted", [f"{tables.num(v['replays_counted'])} of {tables.num(r['replays'])}" for v in runs]),
@@ -79,7 +77,3 @@ def _no_warmup(r: dict) -> None:
         ("correct", [tables.num(v["correct"]) for v in runs])])
     st.caption(f"The module's first call zeroes its counter and runs a {r['init_kernel_us']:g} µs set-up "
                "kernel; without a warm-up that first call is the capture, so every replay repeats it.")
-
-
-SHOW = {"stream_reuse": _stream_reuse, "output_overwrite": _output_overwrite, "frozen_scalar": _frozen_scalar,
-        "broadcast_copy": _broadcast_copy, "unmasked_padding": _unmasked_padding, "no_warmup": _no_warmup}

@@ -15,6 +15,7 @@ from pages.ui.safe_text import esc, md
 from runtime_core.engine.device import cuda_available
 from runtime_core.lesson import figures
 from runtime_core.recordings import Recording, store
+from runtime_core.lesson.page_text import text as prose
 
 ROOT = Path(__file__).resolve().parents[2]
 LESSONS = ROOT / "lessons"
@@ -113,8 +114,7 @@ def setup_page(title: str, icon: str = ":material/bolt:") -> PageContext:
             if st.session_state.get("rec_pick") not in labels:
                 st.session_state["rec_pick"] = found[0].meta.file
             st.selectbox("recording shown", list(labels), key="rec_pick", format_func=labels.get,
-                         help="Every sweep recording in lessons/recordings/. Record your own GPU with "
-                              "`make record`, and it appears here.")
+                         help=prose("app", "recording_pick_help"))
             ctx.recording = next(r for r in found if r.meta.file == st.session_state["rec_pick"])
         elif ctx.recording and not ctx.live:
             st.caption(md("Recording: {label}", label=ctx.recording_label()))

@@ -10,6 +10,7 @@ import streamlit as st
 from runtime_core.diagnose.records import SIM_FIXTURE, DiagnoseRecording, best_recording, simulated_demo
 from runtime_core.engine.gpu_queue import SharedResults
 from runtime_core.recordings import store
+from runtime_core.lesson.page_text import text as prose
 
 LIVE_DIAGNOSES = SharedResults(max_entries=64, ttl_s=600.0)  # every session's live diagnoses
 RECORD_COMMAND = ("python -m runtime_core diagnose --sweep --record "
@@ -38,10 +39,7 @@ def load_source() -> Source:
                                              "settings or variants are missing.")
         return Source(rec, "recorded", note)
     demo = rec or (_demo(SIM_FIXTURE.stat().st_mtime_ns) if SIM_FIXTURE.exists() else None)
-    notice = ("**No GPU recording of real models is shipped yet**, so nothing below was measured on a GPU. "
-              f"On a machine with one, run `{RECORD_COMMAND}` and reload. Until then the page shows a "
-              "**SIMULATED** demo: fake models (their names start with `fake-`) whose kernel counts and "
-              "times are made up, stepped on the simulated GPU.")
+    notice = prose("diagnose", "no_recording", command=RECORD_COMMAND)
     return Source(demo, "simulated", notice)
 
 

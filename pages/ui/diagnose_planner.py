@@ -13,6 +13,7 @@ from pages.ui.safe_text import esc
 from runtime_core.diagnose.planner import CostModel, compare, default_budget_bytes, powers_of_two, preset
 from runtime_core.diagnose.records import DiagnoseRecording
 from runtime_core.errors import UsageError
+from runtime_core.lesson.page_text import text as prose
 
 MB = 1 << 20
 KINDS = {"batch sizes": "batch", "sequence lengths (tokens)": "tokens"}
@@ -29,9 +30,7 @@ def _clamp(key: str, lo, hi, default) -> None:
 
 def planner_panel(rec: DiagnoseRecording, model: str) -> None:
     st.subheader("Which shapes should I capture?")
-    st.caption("A server captures one graph per bucket size; a request runs the smallest bucket that fits it, "
-               "padded, or eagerly when none does. Pick how request sizes are spread and how much graph "
-               "memory you allow.")
+    st.caption(prose("diagnose", "planner_intro"))
     kinds = ["batch sizes"] + (["sequence lengths (tokens)"] if rec.token_sweep(model) else [])
     c1, c2, c3 = st.columns([3, 3, 3])
     kind = KINDS[c1.radio("request sizes are", kinds, key="dg_plan_kind", horizontal=True)]
@@ -81,9 +80,8 @@ def _predicted_table(sets: dict, label: str) -> None:
     charts.show(planner_figure({SET_NAMES[k]: v for k, v in sets.items()}), key="dg_plan_chart")
     p2, pl = sets["powers_of_two"]["expected_step_us"], sets["planner"]["expected_step_us"]
     gain = 100 * (1 - pl / p2)
-    st.caption(f"Predicted from the recording's step times, for {esc(label)}. Under the same budget the planner's "
-               f"set serves a request in {pl:,.1f} µs on average, powers of two in {p2:,.1f} µs "
-               f"({abs(gain):.1f}% {'faster' if gain >= 0 else 'slower'}).")
+    st.caption(prose("diagnose", "planner_gain", label=esc(label), planner=f"{pl:,.1f}", powers=f"{p2:,.1f}",
+                    gain=f"{abs(gain):.1f}", direction="faster" if gain >= 0 else "slower"))
 
 
 def _measured_case(rec: DiagnoseRecording, model: str, kind: str) -> None:

@@ -16,6 +16,7 @@ from runtime_core.diagnose.measure_variants import LABELS, VARIANTS
 from runtime_core.diagnose.records import DiagnoseRecording
 from runtime_core.diagnose.verdict import because, regime
 from runtime_core.engine.trace_export import spans_to_chrome_trace, spans_to_csv
+from runtime_core.lesson.page_text import text as prose
 
 MB = 1 << 20
 
@@ -97,10 +98,7 @@ def variants_table(p: dict) -> None:
                  for name, v in measured.items()])
     if later and "eager" in measured:
         rows = "The last row was" if len(later) == 1 else f"The last {len(later)} rows were"
-        st.caption(f"{rows} timed in a later run of their own (each torch.compile builds for about "
-                   f"10 s first), interleaved with eager again. Eager took "
-                   f"{_us(measured['eager']['us'])} per step in that run, and their speedups are over that "
-                   f"eager: the host's pace drifts between runs, so compare within a run.")
+        st.caption(prose("diagnose", "later_rows", rows=rows, eager=_us(measured["eager"]["us"])))
     setup = [{"variant": LABELS[name],
               "capture or compile": tables.DASH if not v.get("setup_s") else tables.num(v["setup_s"], unit="s"),
               "graph pool": tables.DASH if v.get("pool_bytes") in (None, 0) else tables.num(v["pool_bytes"] / MB, unit="MB")}
@@ -110,9 +108,7 @@ def variants_table(p: dict) -> None:
         tables.show(setup)
     missing = [LABELS[n] for n in VARIANTS if n not in (p.get("variants") or {})]
     if missing:
-        st.caption("Not measured at this setting: " + "; ".join(missing) + ". The recording runs them at "
-                   "batches 1 and 64 (fp32) and 1 (bf16) only: each torch.compile costs about 12 s. On the "
-                   "simulator only eager and our graph exist.")
+        st.caption(prose("diagnose", "not_measured", missing="; ".join(missing)))
 
 
 def accuracy_panel(rec: DiagnoseRecording) -> None:
@@ -123,11 +119,9 @@ def accuracy_panel(rec: DiagnoseRecording) -> None:
     cross = acc["crossovers"]
     share = "—" if acc["share"] is None else f"{acc['share']:.0%}"
     # the recording's summary is not typed by its schema: its counts are shown as text
-    st.markdown(f"**Predicted speedup within ±{TOLERANCE:.0%}** at {esc(acc['within'])} of "
-                f"{esc(acc['eligible'])} settings whose measured speedup is at least 1.2x ({share}; "
-                f"target {acc['target_share']:.0%}). "
-                f"**Crossover within one grid step** for {sum(c['within_one_step'] for c in cross.values())} of "
-                f"{len(cross)} models.")
+    st.markdown(prose("diagnose", "accuracy", tolerance=f"{TOLERANCE:.0%}", within=esc(acc["within"]),
+                     eligible=esc(acc["eligible"]), share=share, target=f"{acc['target_share']:.0%}",
+                     cross_within=sum(c["within_one_step"] for c in cross.values()), cross_all=len(cross)))
     if acc["misses"]:
         with st.expander(f"Misses, and why ({len(acc['misses'])})"):
             for m in acc["misses"]:

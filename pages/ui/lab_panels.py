@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import streamlit as st
 
-from pages.ui import bug_lab_panels, charts, gpu_turn, ro_lab_panel, tables
+import importlib
+
+from pages.ui import charts, gpu_turn, tables
 from pages.ui.common import metric_row, recordings_of, source_badge
 from pages.ui.safe_text import esc, md
 from pages.ui.lab_charts import MALLOC_STYLE, OVERLAP_STYLE, lanes_figure, work_vs_overhead_bars
 from pages.ui.timeline_chart import timeline_figure
 from runtime_core.knobs import PYTORCH_EAGER_LABEL
-from runtime_core.labs import LABS, REPLAYS_A_RECORDING, run_lab
+from runtime_core.labs import REPLAYS_A_RECORDING, discover, run_lab
 from runtime_core.labs import sync as sync_lab
+from runtime_core.lesson.page_text import text as prose
 
 state = st.session_state
 
@@ -34,7 +37,7 @@ def run(name: str, live: bool, **params) -> dict | None:
 def run_button(name: str, live: bool, key: str) -> dict | None:
     """A "run the lab" button; the result stays on the page (session state) until run again."""
     where = "on this GPU" if live else ("from the GPU recording" if name in REPLAYS_A_RECORDING else "on the simulator")
-    if st.button(f"run the {name} lab {where}", key=f"lab_run_{name}_{key}", help=LABS[name],
+    if st.button(f"run the {name} lab {where}", key=f"lab_run_{name}_{key}", help=discover()[name].summary,
                  icon=":material/play_arrow:", wrap=True):
         with st.spinner(f"running the {name} lab {where}…"):
             r = run(name, live)
@@ -86,7 +89,7 @@ def show(r: dict, with_recording: bool = True) -> None:
     """Draw a lab result: its source, its numbers, its verdict; under a simulated run, the same
     lab as recorded on a GPU (when a labs recording ships)."""
     source_badge(r["source"], r["device_name"])
-    SHOW[r["lab"]](r)
+    renderer(r["lab"])(r)
     verdict = VERDICTS.get(r["lab"], lambda x: x["verdict"])(r)
     (st.warning if r["signal"] else st.success)(("**Signal seen.** " if r["signal"] else "")
                                                  + esc(verdict, max_chars=1200))  # a recording's sentence
@@ -108,7 +111,7 @@ def _ms(us: float) -> str:
     return f"{us / 1000:,.2f} ms" if us >= 1000 else f"{us:,.1f} µs"
 
 
-def _overlap(r: dict) -> None:
+def overlap(r: dict) -> None:
     c = metric_row()
     c.metric("compute only", _ms(r["compute_only_wall_us"]), width="content")
     c.metric("+ pinned copy", _ms(r["pinned_wall_us"]), f"+{_ms(r['pinned_added_us'])}", delta_color="inverse",
@@ -124,7 +127,7 @@ def _overlap(r: dict) -> None:
                                      lanes, max_us=end), key=f"lab_overlap_{variant}{_suffix(r)}")
 
 
-def _sync(r: dict) -> None:
+def sync(r: dict) -> None:
     n = sync_lab.numbers(r)  # the same strings as the verdict under the panel
     c = metric_row()
     c.metric("µs per step, no sync", n["step"], width="content")
@@ -142,21 +145,18 @@ def _sync(r: dict) -> None:
             charts.show(fig, key=f"lab_sync_{variant}{_suffix(r)}")
 
 
-def _stale(r: dict) -> None:
+def stale(r: dict) -> None:
     c = metric_row()
     c.metric(f"{PYTORCH_EAGER_LABEL}: the oracle", tables.num(r["expected_value"]), width="content")
     c.metric("replay, input in a fresh buffer", tables.num(r["fresh_buffer_value"]),
              f"max error {tables.num(r['max_abs_err_fresh'])}", delta_color="inverse", width="content")
     c.metric("replay, input copied in", tables.num(r["copied_in_value"]), width="content")
-    st.caption(md(f"Max error against {PYTORCH_EAGER_LABEL}: {tables.num(r['max_abs_err_fresh'])} with the fresh "
-                  f"buffer, {tables.num(r['max_abs_err_copied'])} with the copy. "
-                  "The graph reads its static buffer at {static}; the fresh input lives at {fresh}, an "
-                  f"address the recording never saw. Values: the first element of each {r['numel']}-element "
-                  f"output after {r['n_kernels']} kernels that each add 1.",
-                  static=r["static_address"], fresh=r["fresh_address"]))
+    st.caption(prose("labs", "stale", eager=PYTORCH_EAGER_LABEL, err_fresh=tables.num(r["max_abs_err_fresh"]),
+                    err_copied=tables.num(r["max_abs_err_copied"]), static=esc(r["static_address"]),
+                    fresh=esc(r["fresh_address"]), numel=r["numel"], n_kernels=r["n_kernels"]))
 
 
-def _storm(r: dict) -> None:
+def storm(r: dict) -> None:
     policies = ("recapture", "bucket")
     rows = [("distinct shapes", "distinct_shapes", tables.num), ("captures", "captures", tables.num),
             ("evictions", "evictions", tables.num), ("capture time", "capture_ms", lambda v: tables.num(v, unit="ms")),
@@ -169,15 +169,13 @@ def _storm(r: dict) -> None:
                f"{r['cache_size']} graphs; {r['n_kernels']} kernels per graph.")
 
 
-def _malloc(r: dict) -> None:
+def malloc(r: dict) -> None:
     runs = (r["raw_each_step"], r["pool_kept"])
     tables.compare("allocation", ["driver every step", "pool kept"], [
         ("µs per step", [tables.num(v["per_step_us"]) for v in runs]),
         ("driver mallocs after step 1", [tables.num(v["driver_mallocs_after_first_step"]) for v in runs]),
         ("reserved drops", [tables.num(v["reserved_drops"]) for v in runs])])
-    st.caption(f"{r['raw_each_step']['steps']} steps. *Driver every step*: empty_cache() after each step "
-               f"hands the segments back, so each step allocates from the driver again. *Reserved drops*: "
-               f"how often reserved memory fell (the sawtooth).")
+    st.caption(prose("labs", "malloc", steps=r["raw_each_step"]["steps"]))
     if "raw_pair_us" in r:
         st.caption(f"One 1 MiB cudaMalloc+cudaFree pair: {r['raw_pair_us']:.1f} µs; "
                    f"one pooled torch.empty: {r['pool_pair_us']:.1f} µs.")
@@ -188,20 +186,26 @@ def _malloc(r: dict) -> None:
                     key=f"lab_malloc_tl{_suffix(r)}")
 
 
-def _fusion(r: dict) -> None:
+def fusion(r: dict) -> None:
     charts.show(work_vs_overhead_bars(
         r["rows"], f"{r['n']} kernels of {r['work_us']:g} µs vs {r['fused_n']} fused kernels of "
                    f"{r['fused_work_us']:g} µs"), key=f"lab_fusion_bars{_suffix(r)}")
-    st.caption(f"Bars: measured ({r['source']}). Diamonds: the model with the same device's constants "
-               f"({'SimDevice parameters' if r['backend'] == 'sim' else 'calibrated on this GPU'}). "
-               f"Launch tax {r['tax_us']:.1f} µs.")
+    st.caption(prose("labs", "fusion", source=r["source"], tax_us=f"{r['tax_us']:.1f}",
+                    constants="SimDevice parameters" if r["backend"] == "sim" else "calibrated on this GPU"))
 
 
 # Labs whose verdict is re-made from the stored numbers (the ones the panel prints).
 VERDICTS = {"sync": sync_lab.verdict}
 
-SHOW = {"overlap": _overlap, "sync": _sync, "stale": _stale, "storm": _storm, "malloc": _malloc,
-        "fusion": _fusion, **bug_lab_panels.SHOW, **ro_lab_panel.SHOW}
+def rows_table(r: dict) -> None:
+    """The plainest renderer, for a lab whose result holds `rows` (a list of dicts): one table."""
+    tables.show(r["rows"])
+
+
+def renderer(name: str):
+    """The function that draws lab `name`'s numbers: the one its module names in LAB["renderer"]."""
+    module, _, function = discover()[name].renderer.partition(":")
+    return getattr(importlib.import_module(module), function)
 
 
 def lab_section(name: str, live: bool, key: str) -> None:

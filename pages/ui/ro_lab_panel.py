@@ -7,6 +7,7 @@ import streamlit as st
 from pages.ui import tables as ui_tables
 from pages.ui.safe_text import esc
 from runtime_core.labs.reduce_overhead import RECORD_COMMAND
+from runtime_core.lesson.page_text import text as prose
 
 
 def _fmt(v, digits: int) -> str:
@@ -32,9 +33,7 @@ def _inputs(r: dict) -> None:
     if manual:
         c[1].metric("our hand capture, fresh tensor", f"{manual['fresh_tensor_max_abs_err']:.3g}",
                     "stale input: no copy", delta_color="off")
-    st.caption("cudagraph trees copy every input that is not a parameter or buffer into the graph's static "
-               "buffer before each replay. Routing inputs through static buffers yourself is the rule for a "
-               "graph captured by hand (the stale lab).")
+    st.caption(prose("labs", "ro_inputs"))
 
 
 def _outputs(r: dict) -> None:
@@ -93,9 +92,7 @@ def _kernels(r: dict) -> None:
                                 "mean kernel µs": _fmt(v.get("kernel_mean_us"), 2), "GPU busy µs": _fmt(v.get("busy_us"), 1),
                                 "launch calls": _fmt(v.get("launch_calls"), 0),
                                 "graph launches": _fmt(v.get("graph_launches"), 0)} for k, v in p.items()])
-    st.caption("Both replay one graph per token. Ours holds the decoder's eager kernels one for one; "
-               "reduce-overhead's holds the kernels Inductor generated after fusing neighbours. Kernels are "
-               "counted by torch.profiler over one step (graph nodes, plus any kernel launched outside the graph).")
+    st.caption(prose("labs", "ro_kernels"))
 
 
 def show(r: dict) -> None:
@@ -107,6 +104,3 @@ def show(r: dict) -> None:
     if r.get("owed") and r["source"] == "recorded":
         st.caption(f"Not recorded yet: {', '.join(r['owed'])}. A GPU run records them:")
         st.code(RECORD_COMMAND, language=None, wrap_lines=True)
-
-
-SHOW = {"reduce_overhead": show}

@@ -6,28 +6,17 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from pages.ui import tables as ui_tables
+from pages.ui.widget_view import headline_metrics as view_metrics
 from runtime_core.knobs import mode_label
 from runtime_core.lesson.replay_costs import constant_rows
 from runtime_core.model.accuracy import accuracy
 from runtime_core.engine.trace_export import spans_to_chrome_trace, spans_to_csv
-
-
-NOT_COUNTED = ("Not counted: this step was not traced, and a count is measured by the profiler or "
-               "shown as absent, never guessed.")
+from runtime_core.lesson.page_text import text as prose
 
 
 def count_cell(x) -> str:
     """A call count for a table: the number, or "—" where it was not measured."""
     return "—" if x is None else f"{x}"
-
-
-def fmt_us(x: float) -> str:
-    """A time that fits a metric: 6.0 µs, 720 µs, 2,297 µs, 12.3 ms, 212 ms."""
-    if abs(x) < 100:
-        return f"{x:,.1f} µs"
-    if abs(x) < 10_000:
-        return f"{x:,.0f} µs"
-    return f"{x / 1000:,.1f} ms" if abs(x) < 100_000 else f"{x / 1000:,.0f} ms"
 
 
 METRIC_CSS = """<style>
@@ -39,43 +28,18 @@ h1 { font-size: 2rem !important; padding-top: 0 !important; }
 </style>"""
 
 
-def headline_metrics(numbers: dict, note: str, book: dict) -> None:
-    """Four metrics of the headline column: overhead, wall, driver calls and graph-capture
-    valid, each with the textbook model's value at the same setting beneath it. `note` ("recorded
-    at N=120") goes into every label when the column was recorded at another setting. Labels
-    wrap rather than cut off (METRIC_CSS)."""
+def draw_metrics(metrics: list) -> None:
+    """The headline metrics (widget_view.Metric), side by side. Labels wrap rather than cut off
+    (METRIC_CSS)."""
     st.html(METRIC_CSS)
-    at = f" ({note})" if note else ""
-    c = st.columns(4)
-    ovh = numbers["launch_overhead_us"]
-    text = dict(delta_color="off", delta_arrow="off")
-    c[0].metric(f"launch overhead{at}", fmt_us(max(ovh, 0.0)), delta=f"textbook {fmt_us(book['launch_overhead_us'])}",
-                help="Wall time minus the GPU's busy time: what launching cost on top of the work."
-                + ("" if ovh >= 0 else f" Measured wall time is {-ovh:.1f} µs below the GPU busy time, "
-                   "which is timed separately in bulk: the overhead is zero within the noise of the two "
-                   "measurements."), **text)
-    c[1].metric(f"wall time / step{at}", fmt_us(numbers["wall_us"]), delta=f"textbook {fmt_us(book['wall_us'])}",
-                help="From the first launch to the last kernel's end, per step.", **text)
-    calls = numbers["driver_calls"]
-    c[2].metric(f"driver calls{at}", "—" if calls is None else f"{calls:,}",
-                delta=f"textbook {book['driver_calls']:,}",
-                help=NOT_COUNTED if calls is None else "kernel launches plus graph launches in one step", **text)
-    c[3].metric(f"graph valid?{at}", ":green[TRUE]" if numbers["graph_valid"] else ":red[FALSE]",
-                delta=f"textbook {'TRUE' if book['graph_valid'] else 'FALSE'}",
-                help="Could the captured graph be replayed for this call? FALSE when the shape "
-                     "missed the captured one (or nothing was captured).", **text)
+    for col, m in zip(st.columns(len(metrics)), metrics):
+        col.metric(m.label, m.value, delta=m.delta, help=m.help, delta_color="off", delta_arrow="off")
 
 
-def copy_costs(k, sources: dict, columns: list[str]) -> list[float | None]:
-    """Per column, what the static-input copy costs: wall on the copy path minus zero-copy (µs).
-    `sources` maps a column to a function of Knobs (or None where it can't be priced)."""
-    out = []
-    for name in columns:
-        fn = sources.get(name)
-        a = fn(k.replace(graph_input="copy")) if fn else None
-        b = fn(k.replace(graph_input="zero-copy")) if fn else None
-        out.append(None if not (a and b) else round(a["wall_us"] - b["wall_us"], 1))
-    return out
+def headline_metrics(numbers: dict, note: str, book: dict) -> None:
+    """Draw widget_view.headline_metrics: overhead, wall, driver calls and graph valid, with the
+    textbook model's value at the same setting beneath each."""
+    draw_metrics(view_metrics(numbers, note, book))
 
 
 def compare_panel(recordings: list, k) -> None:
@@ -177,8 +141,7 @@ def accuracy_panel(rec) -> None:
     st.plotly_chart(fig, width="stretch", key="w_accuracy")  # shared by every session: drawn as it is
     st.markdown("**The calibrated model's constants, each read off its own experiment**")
     ui_tables.show(constant_rows(rec))
-    st.caption("The sweep never feeds these constants: it only tests them. The two gaps are read off "
-               "unprofiled slopes; §4's table shows the profiler's reading of each beside it.")
+    st.caption(prose("widget", "constants"))
     if acc["misses"]:
         st.markdown(f"**Points outside ±{acc['tolerance']:.0%}, and why**")
         ui_tables.show(miss_rows(acc["misses"]))

@@ -13,6 +13,7 @@ from runtime_core.model.formulas import predict
 from runtime_core.model.timeline_fit import redraw
 from runtime_core.recordings import Recording, is_exact, nearest_point, timeline_for
 from runtime_core.result import Result
+from runtime_core.lesson.page_text import text as prose
 
 SIM_MAX_KERNEL_TIMELINE = 400
 
@@ -175,8 +176,7 @@ def shown(is_live: bool, rec: Recording | None, k: Knobs, on_wait=None) -> Shown
             d = live(k.replace(extra_tax_us=extra), on_wait=on_wait)
             return Shown(d, "live", "measured live", "", Constants.from_dict(live_calibration()), floor + extra)
         except QueueFull as e:
-            notice = (f"The GPU is busy: {e}. Showing the recorded numbers instead; change a knob "
-                      "or wait a moment to measure live.")
+            notice = prose("widget", "gpu_busy", error=e)
     if rec is not None:
         floor = rec.meta.intrinsic_tax_us or 0.0
         at = k.replace(extra_tax_us=max(0.0, k.tax_us - floor))

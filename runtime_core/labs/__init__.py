@@ -19,31 +19,109 @@ returns a plain dict (see common.py for the keys every lab shares). The labs in
 REPLAYS_A_RECORDING need torch.compile on a GPU, which the simulator cannot run: on the
 simulator they return a shipped GPU recording instead, labelled "recorded" in `source`.
 
+A lab is one module (or package) here that defines `run(backend, **params)` and declares
+
+    LAB = dict(name=..., summary=..., page="pages/N_....py", panel=..., renderer="pages.ui.MOD:FN",
+               text_key=...)   # text_key: its failure mode's id in lessons/labs.json, or None
+
+plus that entry in lessons/labs.json. `discover()` finds every one, here and in the folders named
+by $RUNTIME_LABS_DIRS (a toy lab in a test, a student's own), each with a labs.json of its own.
+
 CLI: python -m runtime_core lab NAME [--backend auto|cuda|sim] [--json]
 """
 from __future__ import annotations
 
 import importlib
+import importlib.util
+import json
+import os
+import pkgutil
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from types import ModuleType
 
 from ..errors import UsageError
 
-LABS = {
-    "overlap": "pinned vs pageable host-to-device copy beside compute",
-    "sync": "a sync (.item()) in every step of a tiny loop",
-    "stale": "graph replay with the input in a fresh buffer vs copied in",
-    "storm": "graph capture against dynamic shapes: recapture vs bucket",
-    "malloc": "driver allocation every step vs a kept pool",
-    "fusion": "fused kernels in streams mode vs graph replay",
-    "stream_reuse": "a tensor used on a side stream, freed and reused without and with record_stream",
-    "output_overwrite": "a graph's output kept across replays vs cloned",
-    "frozen_scalar": "a Python value frozen at capture vs a value in a static buffer",
-    "broadcast_copy": "a one-element input broadcast into a graph's static buffer vs a shape guard",
-    "unmasked_padding": "a reduction over a padded bucket vs over the valid rows",
-    "no_warmup": "capture without warm-up records one-off work that every replay repeats",
-    "reduce_overhead": "torch.compile(mode='reduce-overhead') on the decoder: inputs copied in, outputs "
-                       "overwritten, a graph per shape, skips, fewer nodes than our capture",
-}
+DIRS_ENV = "RUNTIME_LABS_DIRS"  # more folders of lab modules, os.pathsep-separated
+TEXTS = Path(__file__).resolve().parents[2] / "lessons" / "labs.json"
 REPLAYS_A_RECORDING = frozenset({"reduce_overhead"})
+
+
+@dataclass(frozen=True)
+class LabInfo:
+    """What a lab module declares in LAB, and the module."""
+
+    name: str
+    summary: str
+    page: str | None
+    panel: str | None
+    renderer: str        # "pages.ui.MODULE:FUNCTION", drawn by pages/ui/lab_panels.show
+    text_key: str | None
+    module: ModuleType
+
+
+def _extra_dirs() -> tuple[str, ...]:
+    return tuple(d for d in os.environ.get(DIRS_ENV, "").split(os.pathsep) if d)
+
+
+def discover() -> dict[str, LabInfo]:
+    """Every lab: the modules of this package that declare LAB, then those of $RUNTIME_LABS_DIRS."""
+    return dict(_discover(_extra_dirs()))
+
+
+@lru_cache(maxsize=8)
+def _discover(extra: tuple[str, ...]) -> tuple[tuple[str, LabInfo], ...]:
+    here = Path(__file__).parent
+    modules = [importlib.import_module(f".{m.name}", __name__) for m in pkgutil.iter_modules(__path__)
+               if _declares_lab(here / m.name / "__init__.py" if m.ispkg else here / f"{m.name}.py")]
+    for folder in extra:
+        for path in sorted(Path(folder).glob("*.py")):
+            if not _declares_lab(path):
+                continue
+            spec = importlib.util.spec_from_file_location(f"{__name__}._extra_{path.stem}", path)
+            module = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(module)
+            modules.append(module)
+    found = {}
+    for module in modules:
+        lab = getattr(module, "LAB", None)
+        if isinstance(lab, dict) and callable(getattr(module, "run", None)):
+            found[lab["name"]] = LabInfo(lab["name"], lab["summary"], lab.get("page"), lab.get("panel"),
+                                         lab["renderer"], lab.get("text_key"), module)
+    order = [fm.get("lab") for fm in failure_modes()]  # the lesson's order first, then by name
+    return tuple(sorted(found.items(), key=lambda kv: (kv[0] not in order, order.index(kv[0])
+                                                       if kv[0] in order else 0, kv[0])))
+
+
+def _declares_lab(path: Path) -> bool:
+    """Read before importing: the CLI and the shared helpers beside the labs are not labs."""
+    return "\nLAB = dict(" in path.read_text(encoding="utf-8")
+
+
+def failure_modes() -> list[dict]:
+    """The failure modes of lessons/labs.json, then those of each $RUNTIME_LABS_DIRS folder."""
+    return list(_failure_modes(_extra_dirs()))
+
+
+@lru_cache(maxsize=8)
+def _failure_modes(extra: tuple[str, ...]) -> tuple[dict, ...]:
+    out = []
+    for path in (TEXTS, *(Path(d) / "labs.json" for d in extra)):
+        if path.is_file():
+            out += json.loads(path.read_text(encoding="utf-8")).get("failure_modes", [])
+    return tuple(out)
+
+
+def labs_on(page: str, panel: str | None = None) -> list[LabInfo]:
+    """The labs a page hosts (in one of its panels, if `panel` is given), in the lesson's order."""
+    return [i for i in discover().values() if i.page == page and (panel is None or i.panel == panel)]
+
+
+def __getattr__(name: str):
+    if name == "LABS":  # name -> one-line summary, for the CLI and the pages
+        return {n: i.summary for n, i in discover().items()}
+    raise AttributeError(name)
 
 
 def run_lab(name: str, backend: str = "auto", **params) -> dict:
@@ -53,7 +131,7 @@ def run_lab(name: str, backend: str = "auto", **params) -> dict:
         UsageError: unknown lab, unknown backend, a parameter out of range, or backend "cuda"
             without a CUDA device.
     """
-    if name not in LABS:
-        raise UsageError(f"unknown lab {name!r}; choose one of {', '.join(LABS)}")
-    module = importlib.import_module(f".{name}", __name__)
-    return module.run(backend, **params)
+    labs = discover()
+    if name not in labs:
+        raise UsageError(f"unknown lab {name!r}; choose one of {', '.join(labs)}")
+    return labs[name].module.run(backend, **params)

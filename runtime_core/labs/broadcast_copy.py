@@ -22,6 +22,11 @@ from ..engine.graph_executor import GraphExecutor
 from ..engine.workload import ChainWorkload
 from .common import capture_copy_chain, header
 
+# What the registry and the pages need to list this lab (runtime_core/labs/__init__.py).
+LAB = dict(name="broadcast_copy", summary="a one-element input broadcast into a graph's static buffer vs a shape guard",
+           page="pages/4_CUDA_graphs.py", panel="graph_bugs",
+           renderer="pages.ui.bug_lab_panels:broadcast_copy", text_key="broadcasting_copy")
+
 N_KERNELS = 3        # kernels in the captured chain, each adds 1
 NUMEL = 4096         # the captured (static) input size: the batch the graph was built for
 REQUEST_VALUE = 2.0  # the value of the wrongly shaped (one-element) request

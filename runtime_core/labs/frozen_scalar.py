@@ -22,6 +22,11 @@ from ..engine.capture import warm_up_and_capture
 from ..recordings.shipped import get_device
 from .common import header
 
+# What the registry and the pages need to list this lab (runtime_core/labs/__init__.py).
+LAB = dict(name="frozen_scalar", summary="a Python value frozen at capture vs a value in a static buffer",
+           page="pages/4_CUDA_graphs.py", panel="graph_bugs",
+           renderer="pages.ui.bug_lab_panels:frozen_scalar", text_key="frozen_python_value")
+
 NUMEL = 1024
 START_VALUE = 10.0   # the static buffer before each measured replay
 CAPTURED_K = 2       # the Python value at capture time

@@ -20,6 +20,11 @@ from ..errors import UsageError
 from ..knobs import Knobs
 from .common import header
 
+# What the registry and the pages need to list this lab (runtime_core/labs/__init__.py).
+LAB = dict(name="fusion", summary="fused kernels in streams mode vs graph replay",
+           page="pages/8_Failure_modes.py", panel="failure_modes",
+           renderer="pages.ui.lab_panels:fusion", text_key="compiler_fixes_launches")
+
 DEFAULT_N = 120        # the seed's chain length
 DEFAULT_WORK_US = 1.0  # a tiny kernel (the seed: "≈1–2 µs")
 DEFAULT_FUSE = 4       # kernels merged into one

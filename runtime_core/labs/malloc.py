@@ -16,6 +16,11 @@ from ..allocator.hot_path import SIM_PARAMS, hot_path
 from ..recordings.shipped import get_device
 from .common import header
 
+# What the registry and the pages need to list this lab (runtime_core/labs/__init__.py).
+LAB = dict(name="malloc", summary="driver allocation every step vs a kept pool",
+           page="pages/8_Failure_modes.py", panel="failure_modes",
+           renderer="pages.ui.lab_panels:malloc", text_key="hot_malloc")
+
 STEPS = 6
 PAIR_BYTES = 1 << 20  # the buffer size for the per-pair costs
 

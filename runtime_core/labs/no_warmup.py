@@ -24,6 +24,11 @@ from ..engine.capture import warm_up_and_capture
 from ..recordings.shipped import get_device
 from .common import header, timed_us
 
+# What the registry and the pages need to list this lab (runtime_core/labs/__init__.py).
+LAB = dict(name="no_warmup", summary="capture without warm-up records one-off work that every replay repeats",
+           page="pages/4_CUDA_graphs.py", panel="graph_bugs",
+           renderer="pages.ui.bug_lab_panels:no_warmup", text_key="capture_without_warmup")
+
 INIT_KERNEL_US = 200.0   # the one-off set-up kernel of the first call
 REPLAYS = 5              # replays per variant
 

@@ -18,6 +18,11 @@ from __future__ import annotations
 from ..recordings.shipped import get_device
 from .common import capture_copy_chain, header
 
+# What the registry and the pages need to list this lab (runtime_core/labs/__init__.py).
+LAB = dict(name="output_overwrite", summary="a graph's output kept across replays vs cloned",
+           page="pages/4_CUDA_graphs.py", panel="graph_bugs",
+           renderer="pages.ui.bug_lab_panels:output_overwrite", text_key="output_kept_across_replays")
+
 N_KERNELS = 4        # kernels in the captured chain, each adds 1
 NUMEL = 1024         # elements of the static input and output buffers
 FIRST_VALUE = 1.0    # step 1's request

@@ -18,6 +18,11 @@ from ..engine.tracing import trace_inline
 from ..recordings.shipped import get_device
 from .common import header, span_rows, timed_us
 
+# What the registry and the pages need to list this lab (runtime_core/labs/__init__.py).
+LAB = dict(name="overlap", summary="pinned vs pageable host-to-device copy beside compute",
+           page="pages/2_Streams_and_async.py", panel="overlap",
+           renderer="pages.ui.lab_panels:overlap", text_key=None)
+
 COPY_BYTES = 64 << 20      # one 64 MiB upload
 KERNELS = 10               # long kernels in the compute chain
 KERNEL_US = 2700.0         # each ≈ one 4096² fp32 matmul: ten took ≈27.0 ms on an H200

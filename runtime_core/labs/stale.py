@@ -17,6 +17,11 @@ from ..engine.graph_executor import GraphExecutor
 from ..engine.workload import ChainWorkload
 from .common import header
 
+# What the registry and the pages need to list this lab (runtime_core/labs/__init__.py).
+LAB = dict(name="stale", summary="graph replay with the input in a fresh buffer vs copied in",
+           page="pages/4_CUDA_graphs.py", panel="stale",
+           renderer="pages.ui.lab_panels:stale", text_key="fresh_inputs")
+
 N_KERNELS = 8        # the captured chain: each kernel adds 1, so the output is input + 8
 NUMEL = 4096         # elements of the input buffer
 FIRST_VALUE = 1.0    # the input the graph was captured with

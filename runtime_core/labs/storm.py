@@ -19,6 +19,11 @@ from ..engine.workload import ChainWorkload
 from ..errors import UsageError
 from .common import header
 
+# What the registry and the pages need to list this lab (runtime_core/labs/__init__.py).
+LAB = dict(name="storm", summary="graph capture against dynamic shapes: recapture vs bucket",
+           page="pages/4_CUDA_graphs.py", panel="storm",
+           renderer="pages.ui.lab_panels:storm", text_key="capture_dynamic")
+
 N_KERNELS = 20       # kernels per captured chain
 BASE_NUMEL = 4000    # the smallest request; requests are BASE_NUMEL + 32·k elements
 SHAPE_STEP = 32

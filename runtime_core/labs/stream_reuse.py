@@ -28,6 +28,11 @@ from ..allocator.backends import for_device
 from ..recordings.shipped import get_device
 from .common import header
 
+# What the registry and the pages need to list this lab (runtime_core/labs/__init__.py).
+LAB = dict(name="stream_reuse", summary="a tensor used on a side stream, freed and reused without and with record_stream",
+           page="pages/3_Caching_allocator.py", panel="stream_reuse",
+           renderer="pages.ui.bug_lab_panels:stream_reuse", text_key="reuse_without_record_stream")
+
 BLOCK_NUMEL = 64 * 1024         # float32 elements: a 256 KiB block (a 2 MiB small-pool segment)
 POOL_CAPACITY = 64 << 20        # bytes the lab's pool may reserve
 SIDE_KERNEL_US = 5000.0         # the side stream's long kernel before it reads the block

@@ -14,6 +14,11 @@ from ..engine.tracing import trace_inline
 from ..recordings.shipped import get_device
 from .common import header, span_rows, timed_us
 
+# What the registry and the pages need to list this lab (runtime_core/labs/__init__.py).
+LAB = dict(name="sync", summary="a sync (.item()) in every step of a tiny loop",
+           page="pages/2_Streams_and_async.py", panel="sync",
+           renderer="pages.ui.lab_panels:sync", text_key="sync_in_loop")
+
 STEPS = 200           # timed steps per variant
 TIMELINE_STEPS = 3    # steps drawn in each timeline
 OP_WORK_US = 5.0      # per kernel: long enough that, without a sync, the GPU is rarely idle

@@ -19,6 +19,11 @@ from ..recordings.shipped import get_device
 from ..engine.graph_executor import bucket_numel
 from .common import header
 
+# What the registry and the pages need to list this lab (runtime_core/labs/__init__.py).
+LAB = dict(name="unmasked_padding", summary="a reduction over a padded bucket vs over the valid rows",
+           page="pages/4_CUDA_graphs.py", panel="graph_bugs",
+           renderer="pages.ui.bug_lab_panels:unmasked_padding", text_key="unmasked_padding")
+
 N_KERNELS = 3        # per-row kernels in the region, each adds 1
 VALID_ROWS = 5       # rows in the request
 ROW_VALUE = 1.0      # every request row holds this

@@ -34,6 +34,7 @@ CITATIONS = {
     "seed": "the seed lesson this app teaches (its numbers, quoted)",
     "pytorch-source": "PyTorch's source (c10/cuda/CUDACachingAllocator.cpp): a constant of the allocator",
     "example": "an illustrative number, not a measurement",
+    "dev-machine": "measured on the 2-core development machine (CPU only), not on a GPU",
 }
 FIELD = re.compile(r"\{\{\s*([A-Za-z0-9_.]+)\s*\}\}")
 CITE = re.compile(r"\s?\[(" + "|".join(re.escape(k) for k in CITATIONS) + r")\](?!\()")
@@ -131,6 +132,11 @@ def _stale_err(rec):
     return rec.data["decoder"]["stale_input"]["fresh_tensor_max_abs_err"]
 
 
+def _sim_params():
+    from ..engine.sim.params import SimParams
+    return SimParams()
+
+
 def _speedup_threshold() -> float:
     from ..diagnose.predict import SPEEDUP_THRESHOLD
     return SPEEDUP_THRESHOLD
@@ -165,6 +171,12 @@ FIGURES: dict[str, Figure] = {
     "alloc.torch_pair_us": Figure("alloc", _alloc("torch"), ".1f", "µs"),
     "alloc.our_pool_pair_us": Figure("alloc", _alloc("caching_pool"), ".1f", "µs"),
     "alloc.plan_arena_us": Figure("alloc", _alloc("plan_arena"), ".2f", "µs"),
+    # the shipped diagnose recording (diagnose_*.json): its longest torch.compile set-up
+    "diagnose.compile_setup_s": Figure("diagnose", lambda rec: max(
+        (v["setup_s"] for pt in rec.data["points"] for name, v in (pt.get("variants") or {}).items()
+         if name in ("compile", "reduce_overhead") and v.get("setup_s")), default=None), ".0f", "s"),
+    # the simulator's own parameters (engine/sim/params.py)
+    "sim.driver_call_us": Figure(None, lambda _rec: _sim_params().driver_call_us, ".0f", "µs"),
     # the shipped sweep (sweep_*.json): its calibrated constants and its points
     "sweep.tax_us": Figure("sweep", lambda rec: rec.meta.intrinsic_tax_us, ".1f", "µs"),
     "sweep.sync_us": Figure("sweep", _cal("sync_us"), ".1f", "µs"),

@@ -3,7 +3,7 @@
     types.py      Recording, Meta and a sweep's Point
     schemas/      one JSON Schema per kind (sweep, alloc, decoder, bench, aot, reduce_overhead, diagnose,
                   labs, serving)
-    store.py      load (validate, migrate), scan and best, atomic write
+    store.py      load (validate), scan and best, atomic write
     lookup.py     the nearest recorded point to a setting, and its timeline
     sweep.py      measure the widget's grid into a sweep recording
     cli.py        `python -m runtime_core sweep`

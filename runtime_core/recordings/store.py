@@ -1,4 +1,4 @@
-"""Reading and writing recordings: validate on load, migrate old layouts, write atomically.
+"""Reading and writing recordings: validate on load, write atomically.
 
     load(path)        -> Recording, or RecordingError naming the file and the field
     scan(kind)        -> every recording of a kind in lessons/recordings/, and the files skipped
@@ -6,16 +6,17 @@
                          simulator, then the newest
     write(path, doc)  -> validate, then write through a temporary file and a rename
 
-A file is checked against schemas/<kind>.schema.json (JSON Schema, via `jsonschema`, or the
-small mini_schema.py checker where that package is missing). Files
-written before schema_version 2 carry no `kind`, `schema_version`, `backend` or `complete`:
-`migrate()` fills them in from what the file holds, so old recordings still load.
+A file is checked against schemas/<kind>.schema.json with `jsonschema` (pinned in
+requirements.txt). Where it is not installed (a bare GPU machine), a recording is read with only
+its header checked and written unvalidated, with one line on stderr saying so; it is validated
+wherever it is read with jsonschema present.
 """
 from __future__ import annotations
 
 import datetime as dt
 import json
 import os
+import sys
 from functools import lru_cache
 from pathlib import Path
 
@@ -29,8 +30,8 @@ SCHEMAS_DIR = Path(__file__).resolve().parent / "schemas"
 
 
 # ---- loading --------------------------------------------------------------------------------
-def load(path: str | Path, kind: str | None = None, use_jsonschema: bool = True) -> Recording:
-    """Read, migrate and validate one recording.
+def load(path: str | Path, kind: str | None = None) -> Recording:
+    """Read and validate one recording.
 
     Args:
         path: the JSON file.
@@ -45,11 +46,13 @@ def load(path: str | Path, kind: str | None = None, use_jsonschema: bool = True)
         raise RecordingError(f"{path.name}: cannot read it ({e.strerror or e})") from None
     except (UnicodeDecodeError, json.JSONDecodeError) as e:
         raise RecordingError(f"{path.name}: not JSON, maybe truncated ({_one_line(e)})") from None
-    doc = migrate(doc, path.name)
-    validate(doc, path.name, use_jsonschema)
+    validate(doc, path.name)
     if kind is not None and doc["meta"]["kind"] != kind:
         raise RecordingError(f"{path.name}: meta.kind is {doc['meta']['kind']!r}, expected a {kind} recording")
-    return from_doc(doc, path)
+    try:
+        return from_doc(doc, path)
+    except (KeyError, TypeError, ValueError, AttributeError) as e:  # unvalidated: no jsonschema here
+        raise RecordingError(f"{path.name}: {_one_line(repr(e))}") from None
 
 
 def from_doc(doc: dict, path: Path | None = None) -> Recording:
@@ -65,71 +68,44 @@ def from_doc(doc: dict, path: Path | None = None) -> Recording:
                      labs=doc.get("labs") or {}, data=doc, path=path)
 
 
-def migrate(doc, name: str = "recording") -> dict:
-    """Bring an older layout up to SCHEMA_VERSION (in place) and return it.
-
-    Version 1 (before types): no kind, schema_version, backend or complete in meta.
-    """
+def check_header(doc, name: str = "recording") -> dict:
+    """The checks that need no jsonschema: an object whose meta names a kind and a version this
+    app reads. Returns `doc`."""
     if not isinstance(doc, dict):
         raise RecordingError(f"{name}: top level: expected an object, got {type(doc).__name__}")
     meta = doc.get("meta")
     if not isinstance(meta, dict):
         raise RecordingError(f"{name}: meta: expected an object, got {type(meta).__name__}")
-    version = meta.get("schema_version", 1)
-    if not isinstance(version, int) or version > SCHEMA_VERSION:
-        raise RecordingError(f"{name}: meta.schema_version: {version!r} is newer than this app reads "
-                             f"({SCHEMA_VERSION})")
-    if version == 1:
-        meta.setdefault("kind", _guess_kind(doc))
-        meta.setdefault("backend", _guess_backend(doc))
-        meta.setdefault("complete", True)
-        meta["schema_version"] = 2
+    version = meta.get("schema_version")
+    if version != SCHEMA_VERSION:
+        raise RecordingError(f"{name}: meta.schema_version: {version!r}, this app reads {SCHEMA_VERSION}")
+    kind = meta.get("kind")
+    if kind not in KINDS:
+        raise RecordingError(f"{name}: meta.kind: {kind!r} is not a recording kind ({', '.join(KINDS)})")
     return doc
 
 
-def _guess_kind(doc: dict) -> str:
-    if "calibration" in doc["meta"] or "calibration_passes" in doc["meta"]:
-        return "sweep"
-    if "decoder" in doc:
-        return "decoder"
-    if "aot" in doc:
-        return "aot"
-    labs = doc.get("labs") if isinstance(doc.get("labs"), dict) else {}
-    for kind in ("alloc", "bench", "reduce_overhead"):
-        if kind in labs:
-            return kind
-    return "unknown"
+def validate(doc, name: str = "recording") -> bool:
+    """Check `doc` against the schema of its kind; RecordingError names the field.
 
-
-def _guess_backend(doc: dict) -> str:
-    name = str(doc["meta"].get("device_name", ""))
-    if name.startswith("SimDevice"):
-        return "sim"
-    return "cpu" if (doc.get("aot") or {}).get("device") == "cpu" else "cuda"
-
-
-def validate(doc: dict, name: str = "recording", use_jsonschema: bool = True) -> None:
-    """Check a (migrated) document against the schema of its kind; RecordingError names the field.
-    Uses `jsonschema` (pinned in requirements.txt) and, where it is not installed (a bare GPU
-    machine), the small checker of mini_schema.py."""
-    kind = doc["meta"].get("kind")
-    if kind not in KINDS:
-        raise RecordingError(f"{name}: meta.kind: {kind!r} is not a recording kind ({', '.join(KINDS)})")
-    try:
-        if not use_jsonschema:
-            raise ImportError
-        import jsonschema
-    except ImportError:
-        from .mini_schema import SchemaViolation, check
-        try:
-            check(doc, _schemas()[f"{kind}.schema.json"], _schemas())
-        except SchemaViolation as e:
-            raise RecordingError(f"{name}: {_where(e.path)}: {_one_line(e.message)}") from None
-        return
-    errors = list(_validator(kind).iter_errors(doc))
+    Returns False (only the header checked) where jsonschema is not installed."""
+    check_header(doc, name)
+    jsonschema = _jsonschema()
+    if jsonschema is None:
+        return False
+    errors = list(_validator(doc["meta"]["kind"]).iter_errors(doc))
     if errors:
         e = jsonschema.exceptions.best_match(errors)
         raise RecordingError(f"{name}: {_where(e.absolute_path)}: {_one_line(e.message)}")
+    return True
+
+
+def _jsonschema():
+    try:
+        import jsonschema
+    except ImportError:
+        return None
+    return jsonschema
 
 
 def _where(path) -> str:
@@ -226,6 +202,7 @@ def write(path: str | Path, doc: dict, check: bool = True, overwrite: bool = Tru
     """
     from .. import atomic
     path = Path(path)
-    if check:
-        validate(migrate(doc, path.name), path.name)
+    if check and not validate(doc, path.name):
+        print(f"{path.name}: written unvalidated (jsonschema is not installed here); it is validated "
+              "where it is read with jsonschema", file=sys.stderr)
     return atomic.write_json(path, doc, indent=1, overwrite=overwrite)

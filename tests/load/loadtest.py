@@ -44,7 +44,7 @@ TICKS = os.sysconf("SC_CLK_TCK")
 
 
 def fmt_us(x: float) -> str:
-    from pages.ui.widget_panels import fmt_us as page_fmt
+    from pages.ui.widget_view import fmt_us as page_fmt
     return page_fmt(x)
 
 

@@ -22,6 +22,13 @@ from ...knobs import Backend
 from . import cuda, sim
 from .points import POINTS, RECORD_COMMAND, finish, points_from_decoder, signal, verdict  # noqa: F401
 
+# What the registry and the pages need to list this lab (runtime_core/labs/__init__.py).
+LAB = dict(name="reduce_overhead",
+           summary="torch.compile(mode='reduce-overhead') on the decoder: inputs copied in, outputs "
+                   "overwritten, a graph per shape, skips, fewer nodes than our capture",
+           page="pages/4_CUDA_graphs.py", panel="reduce_overhead",
+           renderer="pages.ui.ro_lab_panel:show", text_key=None)
+
 _BY_BACKEND = {Backend.CUDA: cuda.run, Backend.SIM: sim.run}
 
 

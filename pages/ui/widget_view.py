@@ -1,0 +1,182 @@
+"""What page 6 (the launch-overhead widget) shows, as plain data: the source badge, the headline
+metrics with their labels, the timeline's choices, spans and title, the tabs and the side-by-side
+table with its captions. A pure function of the knobs, the app's context and the numbers of each
+source; no streamlit here, so tests call it directly and the page only draws what it returns.
+
+    choices = timeline_choices(shown)           # for the "timeline from" radio
+    view = widget_view(k, ctx, shown, src, pick)
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from pages.ui.safe_text import esc
+from runtime_core.knobs import Knobs, mode_label
+from runtime_core.lesson.page_text import text as prose
+
+
+def fmt_us(x: float) -> str:
+    """A time that fits a metric: 6.0 µs, 720 µs, 2,297 µs, 12.3 ms, 212 ms."""
+    if abs(x) < 100:
+        return f"{x:,.1f} µs"
+    if abs(x) < 10_000:
+        return f"{x:,.0f} µs"
+    return f"{x / 1000:,.1f} ms" if abs(x) < 100_000 else f"{x / 1000:,.0f} ms"
+
+
+@dataclass(frozen=True)
+class Metric:
+    """One headline metric: what st.metric draws."""
+
+    label: str
+    value: str
+    delta: str
+    help: str
+
+
+@dataclass(frozen=True)
+class Timeline:
+    choices: list[str]
+    pick: str              # the source drawn (the simulated one when the measured has no spans)
+    spans: list[dict]
+    title: str
+    caption: str = ""      # why the pick changed, or ""
+
+
+@dataclass(frozen=True)
+class SideBySide:
+    title: str
+    columns: list[str]
+    quantities: list[tuple[str, list]]
+    captions: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class WidgetView:
+    badge: tuple[str, str]          # (source key, detail)
+    metrics: list[Metric]
+    timeline: Timeline
+    tabs: list[str]
+    side_by_side: SideBySide
+    dynamic_hint: str               # "" when the policy panel is shown instead
+    files_captions: list[str]
+    measured: dict | None           # the measured (or recorded) column's numbers, None if none
+    simulated: dict
+
+
+def headline_metrics(numbers: dict, note: str, book: dict) -> list[Metric]:
+    """Overhead, wall, driver calls and graph-capture valid, each with the textbook model's value
+    at the same setting as its delta. `note` ("recorded at N=120") goes into every label when the
+    column was recorded at another setting."""
+    at = f" ({note})" if note else ""
+    ovh, calls = numbers["launch_overhead_us"], numbers["driver_calls"]
+    return [
+        Metric(f"launch overhead{at}", fmt_us(max(ovh, 0.0)), f"textbook {fmt_us(book['launch_overhead_us'])}",
+               "Wall time minus the GPU's busy time: what launching cost on top of the work."
+               + ("" if ovh >= 0 else f" Measured wall time is {-ovh:.1f} µs below the GPU busy time, "
+                  "which is timed separately in bulk: the overhead is zero within the noise of the two "
+                  "measurements.")),
+        Metric(f"wall time / step{at}", fmt_us(numbers["wall_us"]), f"textbook {fmt_us(book['wall_us'])}",
+               "From the first launch to the last kernel's end, per step."),
+        Metric(f"driver calls{at}", "—" if calls is None else f"{calls:,}", f"textbook {book['driver_calls']:,}",
+               prose("widget", "not_counted") if calls is None else "kernel launches plus graph launches in one step"),
+        Metric(f"graph valid?{at}", ":green[TRUE]" if numbers["graph_valid"] else ":red[FALSE]",
+               f"textbook {'TRUE' if book['graph_valid'] else 'FALSE'}",
+               prose("widget", "graph_valid_help")),
+    ]
+
+
+def timeline_choices(shown) -> list[str]:
+    """The sources the timeline can be drawn from: measured (when there is a measured or recorded
+    column), simulated, the textbook model."""
+    return (["measured"] if not shown.fallback else []) + ["simulated", "textbook model"]
+
+
+def _badge(k: Knobs, ctx, shown) -> tuple[str, str]:
+    d = shown.numbers
+    detail = (f"this machine's GPU, measured at {d.get('measured_at', '?')}" if shown.source == "live" else
+              f"SimDevice with a {k.tax_us:g} µs launch tax" if shown.fallback else
+              f"{ctx.recording.meta.device_name}, {ctx.recording.meta.recorded_at[:10]}")
+    return shown.source, detail
+
+
+def _timeline(k: Knobs, shown, book: dict, sim: dict, pick: str | None) -> Timeline:
+    choices, d = timeline_choices(shown), shown.numbers
+    pick = pick if pick in choices else choices[0]
+    spans = {"measured": d["timeline"] if not shown.fallback else [], "simulated": sim["timeline"],
+             "textbook model": book["timeline"]}[pick]
+    caption = ""
+    if pick == "measured" and not spans:
+        caption, pick, spans = prose("widget", "no_recorded_timeline"), "simulated", sim["timeline"]
+    n_shown = d["n"] if pick == "measured" else k.n
+    title = f"One step at N={n_shown}: {mode_label(k.mode).split(' (')[0]} ({pick})" + (
+        ": GPU lane as profiled, host spans at their unprofiled cost" if pick == "measured" else "")
+    return Timeline(choices, pick, spans, title, caption)
+
+
+def _copy_costs(k: Knobs, sources: dict, columns: list[str]) -> list[float | None]:
+    """Per column, what the static-input copy costs: wall on the copy path minus zero-copy (µs)."""
+    out = []
+    for name in columns:
+        fn = sources.get(name)
+        a = fn(k.replace(graph_input="copy")) if fn else None
+        b = fn(k.replace(graph_input="zero-copy")) if fn else None
+        out.append(None if not (a and b) else round(a["wall_us"] - b["wall_us"], 1))
+    return out
+
+
+def _side_by_side(k: Knobs, ctx, shown, src, book: dict, sim: dict) -> SideBySide:
+    d, has_measured = shown.numbers, not shown.fallback
+    meas_col = shown.label + (f" ({shown.note})" if shown.note else "")
+    rows = {"textbook model": book, "simulated": sim}
+    calibrated = (lambda kk: src.calibrated(shown.consts, kk.replace(tax_us=shown.eff_tax_us))) if shown.consts else None
+    if calibrated:
+        rows["calibrated model"] = calibrated(k)
+    if has_measured:
+        rows[meas_col] = d
+    quantities = [("launch overhead (µs)", [r["launch_overhead_us"] for r in rows.values()]),
+                  ("wall time / step (µs)", [r["wall_us"] for r in rows.values()]),
+                  ("kernel work (µs)", [r["kernel_work_us"] for r in rows.values()]),
+                  ("driver calls", [r["driver_calls"] for r in rows.values()]),
+                  ("graph-capture valid?", ["TRUE" if r["graph_valid"] else "FALSE" for r in rows.values()])]
+    if k.mode == "graph" and not k.dynamic:
+        rec = ctx.recording
+        extra = max(0.0, k.tax_us - (rec.meta.intrinsic_tax_us or 0.0)) if rec else 0.0
+        quantities.append(("copy into the static input (µs)", _copy_costs(k, {
+            "textbook model": src.textbook, "simulated": src.simulated_numbers, "calibrated model": calibrated,
+            meas_col: (lambda kk: src.recorded(rec, kk.replace(extra_tax_us=extra)))
+            if (rec and shown.source != "live") else None}, list(rows))))
+    captions = [prose("widget", "side_by_side")]
+    if shown.note:
+        captions.append(prose("widget", "off_grid", label=esc(shown.label), note=shown.note))
+    if k.missed_shape and k.policy == "fallback":
+        captions.append(prose("widget", "fallback"))
+    return SideBySide(f"Side by side: {mode_label(k.mode)}", list(rows), quantities, captions)
+
+
+def widget_view(k: Knobs, ctx, shown, src, pick: str | None = None) -> WidgetView:
+    """Everything page 6 shows for knobs `k`.
+
+    Args:
+        ctx: the app's context (.live, .recording, .recordings).
+        shown: the measured, recorded or simulated column (widget_sources.shown()).
+        src: the sources: textbook(k), simulated(k), simulated_numbers(k), calibrated(consts, k)
+            and recorded(rec, k), each returning a metrics dict (widget_sources is one).
+        pick: the timeline source the reader chose (one of timeline_choices(shown)).
+    """
+    d, has_measured = shown.numbers, not shown.fallback
+    book, sim = src.textbook(k), src.simulated(k)
+    at_shown = k if not shown.note else k.replace(n=d["n"], work_us=d["work_us"])
+    timeline = _timeline(k, shown, book, sim, pick)
+    tabs = ["Side by side", "Dynamic shapes", "Timeline files"]
+    if ctx.recording and not ctx.live:
+        tabs.append("Model accuracy")
+    if len(ctx.recordings) > 1:
+        tabs.append("Compare recordings")
+    files = [f"The timeline shown above ({timeline.pick}), to open in a spreadsheet or in Perfetto."]
+    if timeline.pick == "measured":
+        files.append(prose("widget", "measured_timeline"))
+    return WidgetView(badge=_badge(k, ctx, shown), metrics=headline_metrics(d, shown.note, src.textbook(at_shown)),
+                      timeline=timeline, tabs=tabs, side_by_side=_side_by_side(k, ctx, shown, src, book, sim),
+                      dynamic_hint="" if (k.dynamic and k.mode == "graph") else prose("widget", "dynamic_hint"),
+                      files_captions=files, measured=d if has_measured else None, simulated=sim)

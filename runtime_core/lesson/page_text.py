@@ -1,0 +1,30 @@
+"""The pages' prose, as data: lessons/page_text.json holds every caption and note longer than a
+sentence, by page and key, where the figure check (tests/test_prose_figures.py) reads it.
+
+    text("caching_allocator", "hot_path_badge")          -> the text, {{fields}} filled in
+    text("widget", "off_grid", label="recorded H200")     -> and {label} filled with the value
+
+A {{field}} is a figure from a shipped recording or the model (lesson/figures.py); a {name} is a
+value the page computed (already formatted, and escaped where it comes from outside).
+"""
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from pathlib import Path
+
+from . import figures
+
+PAGE_TEXT = Path(__file__).resolve().parents[2] / "lessons" / "page_text.json"
+
+
+@lru_cache(maxsize=1)
+def _texts() -> dict:
+    return json.loads(PAGE_TEXT.read_text(encoding="utf-8"))
+
+
+def text(page: str, key: str, markdown: bool = True, **values) -> str:
+    """The text `key` of `page`, its {{fields}} and citation tags rendered, then its {names}
+    filled with `values`."""
+    rendered = figures.render(_texts()[page][key], markdown=markdown)
+    return rendered.format(**values) if values else rendered

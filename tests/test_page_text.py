@@ -1,0 +1,53 @@
+"""The pages' prose lives in lessons/page_text.json: every text renders its fields, and the
+allocator page's driver-call figures come from the simulator's parameter and the recording."""
+import json
+import re
+
+from runtime_core.engine.sim.params import SimParams
+from runtime_core.lesson import figures
+from runtime_core.lesson.page_text import PAGE_TEXT, text
+from runtime_core.recordings import best
+
+
+def test_every_page_text_renders_its_fields():
+    for page, texts in json.loads(PAGE_TEXT.read_text()).items():
+        for key in texts:
+            names = set(re.findall(r"(?<!\{)\{(\w+)\}(?!\})", texts[key]))
+            out = text(page, key, **{n: "X" for n in names})
+            assert "{{" not in out and figures.NOT_RECORDED not in out, (page, key, out)
+
+
+def test_the_allocator_page_cites_the_simulators_driver_call_and_the_recorded_pair():
+    badge = text("caching_allocator", "hot_path_badge", markdown=False)
+    assert f"costs {SimParams().driver_call_us:.0f} µs" in badge
+    raw = best("alloc").labs["alloc"]["allocators"]["raw"]["alloc_free_us"]
+    assert f"~{raw:.0f} µs per cudaMalloc+cudaFree pair" in badge
+
+
+def _paragraphs(path):
+    """String literals (docstrings aside) in a page file that hold more than one sentence."""
+    import ast
+    tree = ast.parse(path.read_text())
+    skip = {id(n.body[0].value) for n in ast.walk(tree)
+            if isinstance(n, (ast.Module, ast.FunctionDef, ast.ClassDef)) and n.body
+            and isinstance(n.body[0], ast.Expr) and isinstance(n.body[0].value, ast.Constant)}
+    skip |= {id(v) for n in ast.walk(tree) if isinstance(n, ast.JoinedStr) for v in n.values}
+    sentence_break = re.compile(r"[.!?:](?:\*\*|\*|\))?\s+[A-Z*(]")
+    for node in ast.walk(tree):
+        if id(node) in skip:
+            continue
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            s = node.value
+        elif isinstance(node, ast.JoinedStr):
+            s = "".join(v.value if isinstance(v, ast.Constant) else "X" for v in node.values)
+        else:
+            continue
+        if len(s) > 80 and sentence_break.search(s):
+            yield f"{path.name}:{node.lineno}: {s[:60]}..."
+
+
+def test_no_paragraph_of_prose_is_left_in_the_pages():
+    from pathlib import Path
+    pages = Path(__file__).resolve().parents[1] / "pages"
+    found = [p for path in sorted(pages.rglob("*.py")) for p in _paragraphs(path)]
+    assert not found, "prose belongs in lessons/page_text.json:\n" + "\n".join(found)

@@ -1,0 +1,75 @@
+"""Page 6's view as data: the numbers, labels, timeline and tables the widget shows for a setting,
+computed by pages/ui/widget_view.widget_view without AppTest (the page only draws them)."""
+from types import SimpleNamespace
+
+import pytest
+
+pytest.importorskip("streamlit")  # the sources cache through streamlit; the view itself does not import it
+
+from pages.ui import widget_sources as src  # noqa: E402
+from pages.ui import widget_view as wv  # noqa: E402
+from runtime_core.knobs import Knobs  # noqa: E402
+from runtime_core.lesson.page_text import text as prose  # noqa: E402
+from runtime_core.recordings import best  # noqa: E402
+
+REC = best("sweep")
+
+
+def view(k: Knobs, rec=REC, pick=None):
+    ctx = SimpleNamespace(live=False, recording=rec, recordings=[rec] if rec else [])
+    return wv.widget_view(k, ctx, src.shown(False, rec, k), src, pick)
+
+
+def by_stem(v) -> dict:
+    return {m.label.split(" (")[0]: m for m in v.metrics}
+
+
+def test_the_seed_defaults_in_eager_show_the_textbook_720_us_beneath_the_overhead():
+    m = by_stem(view(Knobs("eager", 120, 2.0, tax_us=6.0)))
+    assert list(m) == ["launch overhead", "wall time / step", "driver calls", "graph valid?"]
+    assert m["launch overhead"].delta == "textbook 720 µs"
+    assert m["driver calls"].delta == "textbook 120"
+
+
+def test_graph_mode_is_one_driver_call_and_valid_with_a_copy_row():
+    v = view(Knobs("graph", 120, 2.0, tax_us=6.0))
+    m = by_stem(v)
+    assert m["driver calls"].delta == "textbook 1" and "TRUE" in m["graph valid?"].value
+    labels = [q[0] for q in v.side_by_side.quantities]
+    assert labels[-1] == "copy into the static input (µs)"
+    assert v.side_by_side.columns[:2] == ["textbook model", "simulated"]
+
+
+@pytest.mark.skipif(REC is None, reason="needs the shipped sweep recording")
+def test_off_grid_n_names_the_recorded_n_in_labels_timeline_and_table():
+    v = view(Knobs("graph", 169, 2.0, tax_us=6.0))
+    assert "recorded at N=120" in by_stem(v)["wall time / step"].label
+    assert v.timeline.title == "One step at N=120: graph (measured)"
+    assert any("recorded at N=120" in c for c in v.side_by_side.columns)
+    assert view(Knobs("graph", 169, 2.0, tax_us=6.0), pick="simulated").timeline.title == \
+        "One step at N=169: graph (simulated)"
+    assert "Model accuracy" in v.tabs
+
+
+def test_without_a_recording_the_simulator_is_the_column_and_no_measured_timeline():
+    v = view(Knobs("streams", 50, 2.0, tax_us=6.0), rec=None)
+    assert v.badge == ("simulated", "SimDevice with a 6 µs launch tax")
+    assert v.timeline.choices == ["simulated", "textbook model"] and v.measured is None
+    assert v.tabs == ["Side by side", "Dynamic shapes", "Timeline files"]
+    assert v.timeline.spans == v.simulated["timeline"]
+
+
+def test_dynamic_graph_shows_the_policy_panel_and_the_fallback_caption():
+    v = view(Knobs("graph", 120, 2.0, tax_us=6.0, dynamic=True))
+    assert v.dynamic_hint == "" and prose("widget", "fallback") in v.side_by_side.captions
+    assert "FALSE" in by_stem(v)["graph valid?"].value
+    assert view(Knobs("eager", 120, 2.0, tax_us=6.0)).dynamic_hint == prose("widget", "dynamic_hint")
+
+
+def test_the_view_module_draws_nothing():
+    import ast
+    from pathlib import Path
+    tree = ast.parse(Path(wv.__file__).read_text())
+    imported = {a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+    imported |= {n.module.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
+    assert "streamlit" not in imported
