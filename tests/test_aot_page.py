@@ -2,9 +2,11 @@
 from pathlib import Path
 
 import pytest
-from conftest import open_page, tables_of
-from pages.ui.safe_text import unescape
-from pages.ui.tables import plain
+
+pytest.importorskip("streamlit")  # the GPU machine has no streamlit unless its wheels are carried
+from conftest import open_page, tables_of  # noqa: E402
+from pages.ui.safe_text import unescape  # noqa: E402
+from pages.ui.tables import plain  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = "pages/5_AOT_and_serving.py"

@@ -6,6 +6,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+pytest.importorskip("streamlit")  # the GPU machine has no streamlit unless its wheels are carried
 from conftest import open_page
 from hostile import hostile_aot_cache, hostile_recordings, live_findings, widget
 

@@ -3,6 +3,9 @@ cap the page gets a notice and None (and shows its recorded numbers), and a shar
 measured once for every session."""
 import threading
 
+import pytest  # noqa: E402
+
+pytest.importorskip("streamlit")  # the GPU machine has no streamlit unless its wheels are carried
 from streamlit.testing.v1 import AppTest
 
 from runtime_core.engine.gpu_queue import SharedResults, measure_in_turn

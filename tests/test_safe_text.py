@@ -4,6 +4,7 @@ from pathlib import Path
 
 import pytest
 
+pytest.importorskip("streamlit")  # the GPU machine has no streamlit unless its wheels are carried
 from hostile import live_findings, live_in
 from pages.ui.safe_text import (MARKDOWN_SPECIAL, WORD_JOINER, esc, live_constructs, live_markup, md, plot_text,
                                 shown_text, unescape)

@@ -2,6 +2,7 @@
 Markdown, long words that can wrap; and chart titles that move out of the figure as plain text."""
 import pytest
 
+pytest.importorskip("streamlit")  # the GPU machine has no streamlit unless its wheels are carried
 from pages.ui.tables import ZWSP, cell, num, plain
 
 

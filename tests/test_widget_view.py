@@ -44,7 +44,8 @@ def test_graph_mode_is_one_driver_call_and_valid_with_a_copy_row():
 def test_off_grid_n_names_the_recorded_n_in_labels_timeline_and_table():
     v = view(Knobs("graph", 169, 2.0, tax_us=6.0))
     assert "recorded at N=120" in by_stem(v)["wall time / step"].label
-    assert v.timeline.title == "One step at N=120: graph (measured)"
+    assert v.timeline.title.startswith("One step at N=120: graph (measured)")
+    assert "host spans at their unprofiled cost" in v.timeline.title  # the redrawn profile says so
     assert any("recorded at N=120" in c for c in v.side_by_side.columns)
     assert view(Knobs("graph", 169, 2.0, tax_us=6.0), pick="simulated").timeline.title == \
         "One step at N=169: graph (simulated)"

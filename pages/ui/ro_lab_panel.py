@@ -76,8 +76,7 @@ def skip_table(r: dict) -> None:
     if rows:
         st.markdown("**Regions left un-graphed, with torch's reason**")
         ui_tables.show(rows)
-        st.caption("Partitioning on is this torch's default (torch._inductor.config.graph_partition): Inductor "
-                   "splits CPU ops out of the graph and still graphs the rest.")
+        st.caption(prose("labs", "ro_partition"))
 
 
 def _kernels(r: dict) -> None:
