@@ -50,3 +50,19 @@ def test_playground_state_persists_across_reruns(page):
     at = at.button(key="alloc_pg_adv").click().run()
     assert any("awaiting events 0" in c.value for c in at.caption)
     assert not at.exception
+
+
+def test_pytorchs_own_allocator_is_shown_beside_ours_from_the_recording():
+    """The corrections issue: record_stream reuse, empty_cache and memory_stats, measured on
+    torch.cuda's allocator (not our CachingPool) and shown without a GPU."""
+    from conftest import open_page, tables_of
+    at = open_page("pages/3_Caching_allocator.py")
+    assert "PyTorch's own allocator, beside ours" in [s.value for s in at.subheader]
+    tables = tables_of(at)
+    reuse = next(t for t in tables if "next allocation got its block" in t.columns)
+    assert list(reuse["safe"]) == ["NO: the new owner can overwrite it first", "yes"]
+    empty = next(t for t in tables if "memory_reserved (MiB)" in t.columns)
+    before, after = (float(x) for x in empty["memory_reserved (MiB)"])
+    assert after < before and len(set(empty["memory_allocated (MiB)"])) == 1
+    counters = next(t for t in tables if "memory_stats key" in t.columns)
+    assert "num_device_alloc" in list(counters["memory_stats key"])
