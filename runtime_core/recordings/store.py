@@ -21,6 +21,7 @@ from pathlib import Path
 
 from ..constants import Constants
 from ..errors import RecordingError, UsageError
+from ..safe_read import check_numbers, read_json
 from .types import KINDS, SCHEMA_VERSION, Meta, Point, Recording
 
 RECORDINGS_DIR = Path(__file__).resolve().parents[2] / "lessons" / "recordings"
@@ -39,12 +40,7 @@ def load(path: str | Path, kind: str | None = None, use_jsonschema: bool = True)
         RecordingError: unreadable, not JSON, foreign, incomplete, or of another kind.
     """
     path = Path(path)
-    try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as e:
-        raise RecordingError(f"{path.name}: cannot read it ({e.strerror or e})") from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise RecordingError(f"{path.name}: not JSON, maybe truncated ({_one_line(e)})") from None
+    doc = read_json(path)  # bounded: a regular file under 50 MB, no NaN, not nested deep
     doc = migrate(doc, path.name)
     validate(doc, path.name, use_jsonschema)
     if kind is not None and doc["meta"]["kind"] != kind:
@@ -115,6 +111,7 @@ def validate(doc: dict, name: str = "recording", use_jsonschema: bool = True) ->
     kind = doc["meta"].get("kind")
     if kind not in KINDS:
         raise RecordingError(f"{name}: meta.kind: {kind!r} is not a recording kind ({', '.join(KINDS)})")
+    check_numbers(doc, name)  # finite and sane, in every kind (a schema cannot reject NaN)
     try:
         if not use_jsonschema:
             raise ImportError
@@ -167,13 +164,20 @@ def scan(kind: str, directory: Path | None = None) -> tuple[list[Recording], lis
     found, skipped = [], []
     for path in sorted(Path(directory or recordings_dir()).glob("*.json")):
         try:
-            rec = _load_cached(str(path), path.stat().st_mtime_ns)
+            rec = _load_cached(str(path), _mtime(path))
         except RecordingError as e:
             skipped.append(str(e))
             continue
         if rec.meta.kind == kind:
             found.append(rec)
     return found, skipped
+
+
+def _mtime(path: Path) -> int:
+    try:
+        return path.stat().st_mtime_ns
+    except OSError as e:  # a dangling symlink, a file gone since the listing
+        raise RecordingError(f"{path.name}: cannot read it ({e.strerror or e})") from None
 
 
 @lru_cache(maxsize=64)
