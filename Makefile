@@ -16,8 +16,11 @@ $(STAMP): requirements.txt
 	touch $(STAMP)
 	@echo "== $(VENV) is ready (the next make run starts at once)"
 
-# Honours STREAMLIT_SERVER_PORT / STREAMLIT_SERVER_HEADLESS (Streamlit reads them itself).
+# Honours STREAMLIT_SERVER_PORT / STREAMLIT_SERVER_HEADLESS (Streamlit reads them itself). The documented
+# variables are checked first (runtime_core/env_check.py): a junk port stops here in one line, the others
+# say what the app uses instead.
 run: $(STAMP)
+	@$(PY) -m runtime_core.env_check
 	@echo "== serving the app: open http://localhost:$${STREAMLIT_SERVER_PORT:-8501} (Ctrl-C stops it)"
 	$(PY) -m streamlit run app.py
 

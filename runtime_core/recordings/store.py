@@ -153,8 +153,11 @@ def _one_line(e) -> str:
 
 # ---- finding ---------------------------------------------------------------------------------
 def recordings_dir() -> Path:
-    """lessons/recordings/, or the folder named by $RUNTIME_RECORDINGS_DIR."""
-    return Path(os.environ.get(DIR_ENV) or RECORDINGS_DIR)
+    """lessons/recordings/, or the folder named by $RUNTIME_RECORDINGS_DIR (if it is one: else
+    the shipped folder, and env_check.notices says so)."""
+    from ..env_check import recordings_dir as checked
+    folder, _ = checked()
+    return folder if os.environ.get(DIR_ENV) else RECORDINGS_DIR
 
 
 def scan(kind: str, directory: Path | None = None) -> tuple[list[Recording], list[str]]:
@@ -209,16 +212,10 @@ def new_meta(kind: str, device_name: str, torch_version: str, backend: str, **ex
 
 
 def check_target(path: str | Path, force: bool = False) -> Path:
-    """Fail before any work if `path` can't be written (or exists and `force` is off)."""
-    path = Path(path)
-    if path.is_dir():
-        raise UsageError(f"{path} is a directory; give a file path such as {path}/recording.json")
-    parent = path.parent if str(path.parent) else Path(".")
-    if not parent.is_dir() or not os.access(parent, os.W_OK):
-        raise UsageError(f"{path}: the folder {parent} does not exist or is not writable")
-    if path.exists() and not force:
-        raise UsageError(f"{path} exists; pass --force to replace it")
-    return path
+    """Fail before any work if `path` can't be written (or exists and `force` is off): see
+    atomic.check_target (name lengths with the temporary suffix, FIFOs, dangling symlinks)."""
+    from .. import atomic
+    return atomic.check_target(path, force)
 
 
 def write(path: str | Path, doc: dict, check: bool = True, overwrite: bool = True) -> Path:
