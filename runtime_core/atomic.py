@@ -150,6 +150,11 @@ def _kind(mode: int) -> str:
     return "not a regular file"
 
 
+def _short(path: Path) -> str:
+    text = str(path)
+    return text if len(text) <= 100 else f"{text[:60]}...{text[-30:]}"
+
+
 def check_target(path: str | Path, force: bool = False) -> Path:
     """Refuse, before any work, an output path that a writer of this module could not use:
     a name too long (each component, and the file's name with its temporary suffix), a folder
@@ -163,13 +168,13 @@ def check_target(path: str | Path, force: bool = False) -> Path:
     for part in path.parts:
         n = len(os.fsencode(part))
         if n > limit:
-            raise UsageError(f"{path}: the name {part[:24]}... is {n} bytes; a file system allows {limit}")
+            raise UsageError(f"{_short(path)}: the name {part[:24]}... is {n} bytes; a file system allows {limit}")
     n = len(os.fsencode(path.name))
     if n + TEMP_EXTRA > limit:
-        raise UsageError(f"{path}: the file name is {n} bytes; at most {limit - TEMP_EXTRA} fit "
+        raise UsageError(f"{_short(path)}: the file name is {n} bytes; at most {limit - TEMP_EXTRA} fit "
                          f"(its temporary file adds {TEMP_EXTRA} to the {limit} a file system allows)")
     if len(os.fsencode(os.path.abspath(path))) + TEMP_EXTRA >= PATH_MAX:
-        raise UsageError(f"{path}: the path is longer than the {PATH_MAX} bytes a file system allows")
+        raise UsageError(f"{_short(path)}: the path is longer than the {PATH_MAX} bytes a file system allows")
     try:
         st = os.lstat(path)
     except FileNotFoundError:
