@@ -46,10 +46,12 @@ readme-shot:
 # A class on one server (tests/load/loadtest.py): SESSIONS browsers open the widget at once at their
 # own settings and change a knob for three rounds; prints the server's CPU per first load and per
 # knob change, its RSS per round, the browsers' p95s; exits 1 when a target is missed.
+# SPREAD_N=1: the sessions' N spread from 10 to 2,000, every setting new to the server (issue 21).
 SESSIONS ?= 20
+SPREAD_N ?=
 loadtest: $(STAMP)
 	$(PY) -m pip install -q --disable-pip-version-check playwright==1.65.2
-	$(PY) tests/load/loadtest.py --sessions $(SESSIONS)
+	$(PY) tests/load/loadtest.py --sessions $(SESSIONS) $(if $(SPREAD_N),--spread-n)
 
 test-gpu: $(STAMP)
 	$(PY) -m pytest -q -m gpu
