@@ -35,7 +35,7 @@ def test_cuda_graphs_page_has_the_replay_costs_and_the_graph_bug_labs():
     subheaders = [s.value for s in at.subheader]
     assert "What a replay costs, CPU and GPU" in subheaders and "Labs: bugs a replay does not report" in subheaders
     costs = tables_of(at)[0]
-    assert "GPU: gap between two graph nodes" in list(costs["cost"])
+    assert any(c.startswith("GPU: gap between two graph nodes") for c in costs["cost"])
     at = at.button(key="lab_run_broadcast_copy_s4").click().run()
     assert not at.exception
     assert "must match the size" in _text(at)
