@@ -16,8 +16,11 @@ $(STAMP): requirements.txt
 	touch $(STAMP)
 	@echo "== $(VENV) is ready (the next make run starts at once)"
 
-# Honours STREAMLIT_SERVER_PORT / STREAMLIT_SERVER_HEADLESS (Streamlit reads them itself).
+# Honours STREAMLIT_SERVER_PORT / STREAMLIT_SERVER_HEADLESS (Streamlit reads them itself). The documented
+# variables are checked first (runtime_core/env_check.py): a junk port stops here in one line, the others
+# say what the app uses instead.
 run: $(STAMP)
+	@$(PY) -m runtime_core.env_check
 	@echo "== serving the app: open http://localhost:$${STREAMLIT_SERVER_PORT:-8501} (Ctrl-C stops it)"
 	$(PY) -m streamlit run app.py
 
@@ -43,10 +46,12 @@ readme-shot:
 # A class on one server (tests/load/loadtest.py): SESSIONS browsers open the widget at once at their
 # own settings and change a knob for three rounds; prints the server's CPU per first load and per
 # knob change, its RSS per round, the browsers' p95s; exits 1 when a target is missed.
+# SPREAD_N=1: the sessions' N spread from 10 to 2,000, every setting new to the server (issue 21).
 SESSIONS ?= 20
+SPREAD_N ?=
 loadtest: $(STAMP)
 	$(PY) -m pip install -q --disable-pip-version-check playwright==1.65.2
-	$(PY) tests/load/loadtest.py --sessions $(SESSIONS)
+	$(PY) tests/load/loadtest.py --sessions $(SESSIONS) $(if $(SPREAD_N),--spread-n)
 
 test-gpu: $(STAMP)
 	$(PY) -m pytest -q -m gpu

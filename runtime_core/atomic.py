@@ -5,6 +5,7 @@
     write_json(path, obj)              the same for JSON
     publish(tmp, path)                 rename a finished temporary file (say a compiler's output) into place
     temp_path(path)                    a fresh temporary name next to `path`, unique per process and thread
+    check_target(path, force)          refuse, before any work, a path that could not be written
 
 The temporary file lives in the target's folder, so the final os.replace is a rename within one
 file system (atomic on POSIX). Its name starts with "." and ends in ".tmp", so nothing takes it
@@ -14,9 +15,11 @@ file is hard-linked to the target name, which fails if that name exists.
 """
 from __future__ import annotations
 
+import errno
 import json
 import os
 import secrets
+import stat
 import tempfile
 import threading
 from pathlib import Path
@@ -24,6 +27,15 @@ from pathlib import Path
 from .errors import UsageError
 
 TMP_SUFFIX = ".tmp"
+TEMP_EXTRA = len("..") + 8 + len(TMP_SUFFIX)  # write_bytes' temporary name: ".<name>.XXXXXXXX.tmp"
+NAME_MAX, PATH_MAX = 255, 4096  # Linux's; pathconf() asks the folder's file system where it can
+# the errors a full, read-only or forbidden disk gives a writer: one line, not a traceback
+DISK_ERRORS = {errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM, errno.EFBIG,
+               errno.ENAMETOOLONG, errno.EIO}
+
+
+class WriteFailed(UsageError):
+    """The disk refused a write (full, read-only, forbidden); the old file, if any, is unchanged."""
 
 
 def _default_mode() -> int:
@@ -64,17 +76,26 @@ def write_bytes(path: str | Path, data: bytes, mode: int | None = None, overwrit
         UsageError: `overwrite` is False and `path` exists (it is left as it was).
     """
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=TMP_SUFFIX)
     try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        publish(tmp, path, mode=mode, overwrite=overwrite)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=TMP_SUFFIX)
+        try:
+            try:
+                view = memoryview(data)
+                while view:  # os.write, not a buffered file: a short write is finished, an error seen
+                    view = view[os.write(fd, view):]
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+            publish(tmp, path, mode=mode, overwrite=overwrite)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+    except OSError as e:
+        if e.errno not in DISK_ERRORS:
+            raise
+        kept = "the old file is unchanged" if path.exists() else "nothing was written"
+        raise WriteFailed(f"{path}: cannot write it ({e.strerror or e}); {kept}") from None
     return path
 
 
@@ -109,6 +130,70 @@ def publish(tmp: str | Path, path: str | Path, mode: int | None = None, overwrit
         finally:
             tmp.unlink(missing_ok=True)
     _fsync_dir(path.parent)
+    return path
+
+
+def _name_max(folder: Path) -> int:
+    try:
+        return os.pathconf(folder, "PC_NAME_MAX")
+    except (OSError, ValueError):
+        return NAME_MAX
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe)"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device file"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "not a regular file"
+
+
+def _short(path: Path) -> str:
+    text = str(path)
+    return text if len(text) <= 100 else f"{text[:60]}...{text[-30:]}"
+
+
+def check_target(path: str | Path, force: bool = False) -> Path:
+    """Refuse, before any work, an output path that a writer of this module could not use:
+    a name too long (each component, and the file's name with its temporary suffix), a folder
+    missing or not writable, a folder or a FIFO or a device at the path, a dangling symlink, or
+    an existing file without `force`. UsageError, one line naming the path."""
+    path = Path(path)
+    if not path.name:
+        raise UsageError(f"{path}: give a file path such as ./recording.json")
+    parent = path.parent if str(path.parent) else Path(".")
+    limit = _name_max(parent) if parent.is_dir() else NAME_MAX
+    for part in path.parts:
+        n = len(os.fsencode(part))
+        if n > limit:
+            raise UsageError(f"{_short(path)}: the name {part[:24]}... is {n} bytes; a file system allows {limit}")
+    n = len(os.fsencode(path.name))
+    if n + TEMP_EXTRA > limit:
+        raise UsageError(f"{_short(path)}: the file name is {n} bytes; at most {limit - TEMP_EXTRA} fit "
+                         f"(its temporary file adds {TEMP_EXTRA} to the {limit} a file system allows)")
+    if len(os.fsencode(os.path.abspath(path))) + TEMP_EXTRA >= PATH_MAX:
+        raise UsageError(f"{_short(path)}: the path is longer than the {PATH_MAX} bytes a file system allows")
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        st = None
+    except OSError as e:  # a path under a file (ENOTDIR), a symlink loop
+        raise UsageError(f"{path}: cannot write there ({e.strerror or e})") from None
+    if st is not None and stat.S_ISLNK(st.st_mode):
+        try:
+            st = os.stat(path)
+        except OSError:
+            raise UsageError(f"{path} is a symlink to nothing (dangling); give another path") from None
+    if st is not None and stat.S_ISDIR(st.st_mode):
+        raise UsageError(f"{path} is a directory; give a file path such as {path}/recording.json")
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        raise UsageError(f"{path} is {_kind(st.st_mode)}, not a file; give a regular file path")
+    if not parent.is_dir() or not os.access(parent, os.W_OK):
+        raise UsageError(f"{path}: the folder {parent} does not exist or is not writable")
+    if st is not None and not force:
+        raise UsageError(f"{path} exists; pass --force to replace it")
     return path
 
 

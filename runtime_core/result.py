@@ -6,7 +6,7 @@ the step, so the model, the simulator and the real GPU all draw on the same axis
 """
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 
 @dataclass
 class Span:
@@ -80,4 +80,6 @@ class Result:
         return out
 
     def timeline_rows(self) -> list[dict]:
-        return [asdict(s) for s in self.timeline]
+        # what asdict gives, built directly: asdict's deep copy cost 15 ms for a 6,000-span step
+        return [{"lane": s.lane, "kind": s.kind, "name": s.name, "start_us": s.start_us, "end_us": s.end_us}
+                for s in self.timeline]

@@ -1,8 +1,12 @@
 """The bad-input corpus (tests/bad_input/corpus.json, issue 16 item 5): every case gives one line
 (CLI: exit 2 and one stderr line, no traceback; UI: a notice naming the value) and the app keeps
 working afterwards. CLI cases run in-process, so the corpus stays fast."""
+import errno
 import json
+import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -16,13 +20,54 @@ from runtime_core.cli import main
 from runtime_core.recordings import store
 
 ROOT = Path(__file__).resolve().parents[1]
-CORPUS = json.loads((ROOT / "tests" / "bad_input" / "corpus.json").read_text(encoding="utf-8"))["cases"]
+_DOC = json.loads((ROOT / "tests" / "bad_input" / "corpus.json").read_text(encoding="utf-8"))
+CORPUS, FILES = _DOC["cases"], _DOC["files"]
+BASES = {"sweep": ROOT / "tests" / "fixtures" / "sweep_fixturegpu.json",
+         "diagnose": ROOT / "tests" / "fixtures" / "diagnose_sim.json",
+         "alloc": ROOT / "lessons" / "recordings" / "alloc_h200.json"}
 SWEEP = (ROOT / "tests" / "fixtures" / "sweep_fixturegpu.json").read_text()
 PAGES = [None] + sorted(str(p.relative_to(ROOT)) for p in (ROOT / "pages").glob("[0-9]*_*.py"))
 
 
+def _set(doc, field: str, value) -> None:
+    *path, last = [int(k) if k.isdigit() else k for k in field.split(".")]
+    for k in path:
+        doc = doc[k]
+    doc[last] = value
+
+
+def built_file(folder: Path, name: str, spec: dict) -> Path:
+    """A bad file described in the corpus's "files" (see its _about)."""
+    p = folder / f"{name}.json"
+    if spec.get("fifo"):
+        os.mkfifo(p)
+    elif "symlink" in spec:
+        p.symlink_to(spec["symlink"])
+    elif "sparse_mb" in spec:
+        with open(p, "wb") as f:
+            f.truncate(spec["sparse_mb"] << 20)
+    elif "nest" in spec:
+        p.write_text("[" * spec["nest"] + "]" * spec["nest"])
+    elif spec.get("under_file"):
+        (folder / "plain-file").write_text("a file, not a folder")
+        return folder / "plain-file" / "x.json"
+    elif "name_bytes" in spec:
+        return folder / ("a" * (spec["name_bytes"] - len(".json")) + ".json")
+    else:
+        doc = json.loads(BASES[spec["base"]].read_text(encoding="utf-8"))
+        for i, (field, _) in enumerate(spec["raw"]):
+            _set(doc, field, f"__RAW{i}__")
+        text = json.dumps(doc, indent=1)
+        for i, (_, raw) in enumerate(spec["raw"]):
+            text = text.replace(f'"__RAW{i}__"', raw)
+        p.write_text(text)
+    return p
+
+
 def bad_file(folder: Path, name: str) -> Path:
     """The named bad (or, for refusals, existing) file, written into `folder`."""
+    if name in FILES:
+        return built_file(folder, name, FILES[name])
     p = folder / f"{name}.json"
     if name == "directory":
         p.mkdir(exist_ok=True)
@@ -49,7 +94,8 @@ def cases(kind):
 
 def test_the_corpus_is_big_and_covers_each_surface():
     kinds = {c["kind"] for c in CORPUS}
-    assert len(CORPUS) >= 40 and {"cli", "url", "every_page", "every_page_recordings"} <= kinds
+    assert len(CORPUS) >= 142 and {"cli", "url", "every_page", "every_page_recordings", "full_disk", "env",
+                                   "env_start"} <= kinds  # issue 21: 60 new cases over the 82 before it
     subcommands = {c["argv"][0] for c in CORPUS if c["kind"] == "cli"}
     assert {"measure", "model", "accuracy", "sweep", "alloc", "lab", "aot", "diagnose", "bench"} <= subcommands
     assert len({c["id"] for c in CORPUS}) == len(CORPUS)
@@ -206,3 +252,76 @@ def test_a_flood_of_junk_url_tokens_gives_a_few_notices(case):
     if "g120t6w2" in value:  # the valid runs among the junk are kept
         from pages.ui import progress
         assert at.session_state[progress.RUNS]
+
+
+# ---- a full or read-only disk, and the environment (issue 21 items 2 and 8) ----------------------------
+@pytest.mark.parametrize("case", cases("full_disk"))
+def test_a_full_or_read_only_disk_gives_one_line_and_keeps_the_old_file(case, tmp_path, capsys, monkeypatch):
+    """A stub of os.write refuses every write under tmp_path with the case's errno (a small tmpfs
+    needs root): the writer says so in one line naming the path, and the old file is whole."""
+    argv = [str(bad_file(tmp_path, a[1:-1])) if a.startswith("{") and a.endswith("}") else a for a in case["argv"]]
+    target = tmp_path / f"{case['file']}.json"
+    before = target.read_bytes()
+    code, real = getattr(errno, case["errno"]), os.write
+
+    def refuse(fd, data):
+        try:
+            where = os.readlink(f"/proc/self/fd/{fd}")
+        except OSError:
+            where = ""
+        if where.startswith(str(tmp_path)):
+            raise OSError(code, os.strerror(code))
+        return real(fd, data)
+
+    monkeypatch.setattr(os, "write", refuse)
+    rc = main(argv)
+    monkeypatch.setattr(os, "write", real)
+    out, err = capsys.readouterr()
+    last = err.strip().splitlines()[-1]  # a sweep's progress lines come first
+    assert rc == 2 and "Traceback" not in err, (rc, err[-600:])
+    assert last.startswith("runtime_core") and str(target) in last and "old file is unchanged" in last, last
+    assert target.read_bytes() == before
+    assert not [q.name for q in tmp_path.iterdir() if q.name.endswith(".tmp")]
+
+
+@pytest.mark.parametrize("case", cases("env"))
+def test_a_junk_environment_value_gives_one_notice_and_the_app_works(case, monkeypatch, capsys):
+    from runtime_core import env_check
+    for k, v in case["env"].items():
+        monkeypatch.setenv(k, v)
+    notes = env_check.notices()
+    assert len(notes) == 1 and case["notice"] in notes[0], notes
+    assert env_check.main() == 0  # make run goes on, and says what it uses instead
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1 and case["notice"] in lines[0], lines
+    at = open_page()
+    sidebar = unescape(" ".join(w.value for w in at.sidebar.warning))
+    assert case["notice"] in sidebar, sidebar[:400]
+    _, live = live_findings(at)
+    assert not live, "\n".join(live)
+    at.switch_page("pages/6_Launch_overhead_killer.py").run()
+    at.radio(key="w_mode").set_value("streams").run()  # the widget still works
+    assert not at.exception
+
+
+@pytest.mark.parametrize("case", cases("env_start"))
+def test_a_junk_port_stops_the_app_in_one_line(case, monkeypatch, capsys):
+    from runtime_core import env_check
+    for k, v in case["env"].items():
+        monkeypatch.setenv(k, v)
+    assert env_check.main() == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1 and case["line"] in lines[0] and lines[0].startswith("runtime_core"), lines
+
+
+def test_make_run_checks_the_port_before_streamlit(tmp_path):
+    """`make run` with a junk port: our line, then make's own; Streamlit never starts."""
+    if not shutil.which("make"):
+        pytest.skip("no make here")
+    env = dict(os.environ, STREAMLIT_SERVER_PORT="99999")
+    proc = subprocess.run(["make", "-s", "run", f"PY={sys.executable}", "STAMP=Makefile"], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode != 0
+    ours = [line for line in proc.stderr.splitlines() if line.startswith("runtime_core")]
+    assert len(ours) == 1 and "is not a port" in ours[0], proc.stderr
+    assert "Traceback" not in proc.stderr and "serving the app" not in proc.stdout

@@ -118,6 +118,9 @@ def setup_page(title: str, icon: str = ":material/bolt:") -> PageContext:
             ctx.recording = next(r for r in found if r.meta.file == st.session_state["rec_pick"])
         elif ctx.recording and not ctx.live:
             st.caption(md("Recording: {label}", label=ctx.recording_label()))
+        from runtime_core.env_check import notices
+        for line in notices():  # a junk environment value: what the app uses instead
+            st.warning(md("{line}", line=line), icon=":material/warning:")
         for line in skipped:  # names a file and quotes what is in it: shown as text
             st.warning(md("Skipped a recording that failed its check: {line}", line=line), icon=":material/warning:")
     return ctx

@@ -19,7 +19,6 @@ left behind, always removes its scratch folder (try/finally), and saves its resu
 """
 from __future__ import annotations
 
-import json
 import shutil
 import tempfile
 import time
@@ -31,6 +30,7 @@ from .. import atomic
 from ..errors import NoCudaDevice, UsageError
 from .spawn import run_child
 from ..cache_paths import cache_dir, cache_root, torch_tag
+from ..safe_read import ReadRefused, read_json
 
 TEST_BATCH = 5            # not the export example (8): shows the dynamic batch at work
 RTOL, ATOL = 1e-4, 1e-5   # how close a compiled output must be to eager
@@ -140,8 +140,8 @@ def cached_results(device: str) -> dict | None:
     """The last measurement saved for this device, or None."""
     path = results_path(device)
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError):
+        return read_json(path, what="results", finite=False)
+    except (OSError, ReadRefused):  # bounded: a FIFO or a huge file in the cache is no result
         return None
 
 

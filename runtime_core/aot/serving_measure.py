@@ -29,6 +29,7 @@ from .coldwarm import ATOL, RTOL, check_device
 from ..cache_paths import cache_dir, cache_root, torch_tag
 from .serving_plan import RANGED, SERVING_PLAN, ServingPlan, ranged_name
 from .serving_run import CHECK_ENV
+from ..safe_read import ReadRefused, read_json
 
 PACKAGE_TIMEOUT_S = 900.0   # one AOTInductor compile (CUDA packages take longer)
 SERVE_TIMEOUT_S = 300.0
@@ -42,8 +43,8 @@ def results_path(device: str) -> Path:
 def cached_serving(device: str) -> dict | None:
     """The last serving measurement saved for `device`, or None."""
     try:
-        return json.loads(results_path(device).read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError):
+        return read_json(results_path(device), what="results", finite=False)
+    except (OSError, ReadRefused):  # bounded: a FIFO or a huge file in the cache is no result
         return None
 
 

@@ -41,7 +41,7 @@ def register(sub) -> None:
     p.add_argument("--sweep", action="store_true", help="batch sizes 1..512, eager and our graph, and the crossover")
     p.add_argument("--record", metavar="PATH", help="with --sweep: write the recording for students without a GPU")
     p.add_argument("--resume", action="store_true", help="continue a partial recording at --record")
-    p.add_argument("--force", action="store_true", help="replace an existing --record file")
+    p.add_argument("--force", action="store_true", help="replace an existing --record or --trace-out file")
     p.add_argument("--budget-s", type=number(Range(0.1, 86_400), "budget_s"), default=420.0,
                    help="stop a recording before this many seconds (then --resume)")
     p.add_argument("--passes", type=number(Range(1, 20, integer=True), "passes"), default=None,
@@ -112,7 +112,7 @@ def _one(a) -> dict:
     if a.batch is None:
         raise UsageError("--batch is required for one diagnosis (or give --sweep)")
     if a.trace_out:
-        _check_writable(Path(a.trace_out))
+        _check_writable(Path(a.trace_out), a.force)
     runner = get_runner(a.backend)
     try:
         spec = prepare(runner, Spec(a.model, a.batch, a.seq, a.dtype))
@@ -123,7 +123,7 @@ def _one(a) -> dict:
     finally:
         runner.close()
     if a.trace_out:
-        _write_trace(Path(a.trace_out), prof, out, spec)
+        _write_trace(Path(a.trace_out), prof, out, spec, a.force)
     out["machine"] = machine.as_dict()
     if not a.timeline:
         out.pop("timelines", None)
@@ -146,16 +146,18 @@ def _sweep(a) -> dict:
     return out
 
 
-def _check_writable(path: Path) -> None:
+def _check_writable(path: Path, force: bool) -> None:
     from ..recordings.store import check_target
-    check_target(path, force=True)
+    check_target(path, force=force)  # before any work; an existing trace needs --force
 
 
-def _write_trace(path: Path, prof: dict, out: dict, spec) -> None:
+def _write_trace(path: Path, prof: dict, out: dict, spec, force: bool) -> None:
+    """Through a temporary file and a rename, as every writer: a full disk leaves the old trace."""
+    from .. import atomic
     from ..engine.trace_export import spans_to_chrome_trace
     text = (json.dumps(prof["chrome_trace"]) if prof.get("chrome_trace")
             else spans_to_chrome_trace(out["timelines"]["eager"], f"diagnose {spec.label()} (eager step)"))
-    path.write_text(text, encoding="utf-8")
+    atomic.write_text(path, text, overwrite=force)
 
 
 def _brief(summary: dict) -> dict:

@@ -18,7 +18,6 @@ once, their measurements queue here:
 """
 from __future__ import annotations
 
-import os
 import threading
 import time
 from collections import OrderedDict
@@ -32,12 +31,10 @@ DEFAULT_CAP = 8  # measurements in line (the one running included) before new on
 
 
 def cap() -> int:
-    """The line's cap: $RUNTIME_QUEUE_CAP (≥ 1), else DEFAULT_CAP."""
-    raw = os.environ.get(CAP_ENV, "")
-    try:
-        return max(1, int(raw)) if raw else DEFAULT_CAP
-    except ValueError:
-        return DEFAULT_CAP
+    """The line's cap: $RUNTIME_QUEUE_CAP (1..1000), else DEFAULT_CAP (a junk value is named
+    in the pages' sidebar: env_check.notices)."""
+    from ..env_check import queue_cap
+    return queue_cap()[0]
 
 
 class QueueFull(RuntimeError):

@@ -97,13 +97,19 @@ class RaceDetector:
         seq = clock.get(sid, 0) + 1
         clock[sid] = seq
         me = _Access(sid, seq, what)
-        reads = [k for k in reads if k not in writes]  # a write checks everything a read would
+        buffers = self._buffers
         for key in reads:
-            h = self._buffers.setdefault(key, _History())
+            if key in writes:
+                continue  # a write checks everything a read would
+            h = buffers.get(key)
+            if h is None:
+                h = buffers[key] = _History()
             self._check(me, clock, h.last_write, key)
             h.reads.append(me)
         for key in writes:
-            h = self._buffers.setdefault(key, _History())
+            h = buffers.get(key)
+            if h is None:
+                h = buffers[key] = _History()
             self._check(me, clock, h.last_write, key)
             for r in h.reads:
                 self._check(me, clock, r, key)

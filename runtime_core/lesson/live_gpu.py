@@ -17,7 +17,6 @@ lesson layer, above engine and model, because its warm-up calibrates (model/cali
 """
 from __future__ import annotations
 
-import os
 import threading
 import time
 from dataclasses import dataclass, field
@@ -32,8 +31,11 @@ LIVE_ENV = "RUNTIME_LIVE"
 
 def live_enabled() -> bool:
     """False when the instructor switched live measuring off ($RUNTIME_LIVE = 0, false, no or
-    off): every page then shows the recorded numbers, even on a GPU machine (a large class)."""
-    return os.environ.get(LIVE_ENV, "1").strip().lower() not in ("0", "false", "no", "off")
+    off): every page then shows the recorded numbers, even on a GPU machine (a large class).
+    A value that is neither on nor off (say "0.0") switches it off too, with a notice
+    (env_check.live_setting)."""
+    from ..env_check import live_setting
+    return live_setting()[0]
 
 
 @dataclass

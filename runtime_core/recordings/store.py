@@ -22,6 +22,7 @@ from pathlib import Path
 
 from ..constants import Constants
 from ..errors import RecordingError, UsageError
+from ..safe_read import check_numbers, read_json
 from .types import KINDS, SCHEMA_VERSION, Meta, Point, Recording
 
 RECORDINGS_DIR = Path(__file__).resolve().parents[2] / "lessons" / "recordings"
@@ -40,12 +41,7 @@ def load(path: str | Path, kind: str | None = None) -> Recording:
         RecordingError: unreadable, not JSON, foreign, incomplete, or of another kind.
     """
     path = Path(path)
-    try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as e:
-        raise RecordingError(f"{path.name}: cannot read it ({e.strerror or e})") from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise RecordingError(f"{path.name}: not JSON, maybe truncated ({_one_line(e)})") from None
+    doc = read_json(path)  # bounded: a regular file under 50 MB, no NaN, not nested deep
     validate(doc, path.name)
     if kind is not None and doc["meta"]["kind"] != kind:
         raise RecordingError(f"{path.name}: meta.kind is {doc['meta']['kind']!r}, expected a {kind} recording")
@@ -90,6 +86,7 @@ def validate(doc, name: str = "recording") -> bool:
 
     Returns False (only the header checked) where jsonschema is not installed."""
     check_header(doc, name)
+    check_numbers(doc, name)  # finite and sane, in every kind (a schema cannot reject NaN)
     jsonschema = _jsonschema()
     if jsonschema is None:
         return False
@@ -132,8 +129,11 @@ def _one_line(e) -> str:
 
 # ---- finding ---------------------------------------------------------------------------------
 def recordings_dir() -> Path:
-    """lessons/recordings/, or the folder named by $RUNTIME_RECORDINGS_DIR."""
-    return Path(os.environ.get(DIR_ENV) or RECORDINGS_DIR)
+    """lessons/recordings/, or the folder named by $RUNTIME_RECORDINGS_DIR (if it is one: else
+    the shipped folder, and env_check.notices says so)."""
+    from ..env_check import recordings_dir as checked
+    folder, _ = checked()
+    return folder if os.environ.get(DIR_ENV) else RECORDINGS_DIR
 
 
 def scan(kind: str, directory: Path | None = None) -> tuple[list[Recording], list[str]]:
@@ -143,13 +143,20 @@ def scan(kind: str, directory: Path | None = None) -> tuple[list[Recording], lis
     found, skipped = [], []
     for path in sorted(Path(directory or recordings_dir()).glob("*.json")):
         try:
-            rec = _load_cached(str(path), path.stat().st_mtime_ns)
+            rec = _load_cached(str(path), _mtime(path))
         except RecordingError as e:
             skipped.append(str(e))
             continue
         if rec.meta.kind == kind:
             found.append(rec)
     return found, skipped
+
+
+def _mtime(path: Path) -> int:
+    try:
+        return path.stat().st_mtime_ns
+    except OSError as e:  # a dangling symlink, a file gone since the listing
+        raise RecordingError(f"{path.name}: cannot read it ({e.strerror or e})") from None
 
 
 @lru_cache(maxsize=64)
@@ -181,16 +188,10 @@ def new_meta(kind: str, device_name: str, torch_version: str, backend: str, **ex
 
 
 def check_target(path: str | Path, force: bool = False) -> Path:
-    """Fail before any work if `path` can't be written (or exists and `force` is off)."""
-    path = Path(path)
-    if path.is_dir():
-        raise UsageError(f"{path} is a directory; give a file path such as {path}/recording.json")
-    parent = path.parent if str(path.parent) else Path(".")
-    if not parent.is_dir() or not os.access(parent, os.W_OK):
-        raise UsageError(f"{path}: the folder {parent} does not exist or is not writable")
-    if path.exists() and not force:
-        raise UsageError(f"{path} exists; pass --force to replace it")
-    return path
+    """Fail before any work if `path` can't be written (or exists and `force` is off): see
+    atomic.check_target (name lengths with the temporary suffix, FIFOs, dangling symlinks)."""
+    from .. import atomic
+    return atomic.check_target(path, force)
 
 
 def write(path: str | Path, doc: dict, check: bool = True, overwrite: bool = True) -> Path:

@@ -182,12 +182,14 @@ def _trace_pass(run: _Run) -> bool:
     return True
 
 
-def _check_same_device(rec: dict, dev) -> None:
-    """Resuming must not mix numbers from two machines (or the simulator) in one recording."""
+def _check_same_device(rec: dict, dev, verb: str = "resume") -> None:
+    """Resuming (or retracing) must not mix numbers from two machines (or the simulator) in one
+    recording."""
     m = rec["meta"]
     if (m["backend"], m["device_name"]) != (str(dev.backend), dev.name):
-        raise UsageError(f"cannot resume a recording of {m['device_name']} ({m['backend']}) "
-                         f"on {dev.name} ({dev.backend}); write to a new --out instead")
+        raise UsageError(f"cannot {verb} a recording of {m['device_name']} ({m['backend']}) "
+                         f"on {dev.name} ({dev.backend}); "
+                         + ("write to a new --out instead" if verb == "resume" else "run it on that device"))
 
 
 def trimmed_mean(xs: list[float]) -> float:
@@ -250,6 +252,7 @@ def retrace(out: Path, backend: str = "auto") -> dict:
     recording's own kernel-size table so every buffer has the size it was timed at."""
     rec = store.load(out, kind="sweep").data
     dev = get_device(backend)
+    _check_same_device(rec, dev, "retrace")  # simulator traces under a GPU's name would be a lie
     use_sizing(dev, rec["meta"].get("kernel_size_table"))
     rec["timelines"] = {}
     run = _Run(dev, rec, out, 1e9, quick=False)

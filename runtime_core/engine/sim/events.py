@@ -14,6 +14,7 @@ from __future__ import annotations
 import heapq
 from collections import deque
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Callable
 
 
@@ -77,7 +78,7 @@ class SimEngine:
 
     def submit(self, stream: SimStream, op: SimOp) -> None:
         stream.queue.append(op)
-        self.at(max(op.ready_us, self.now_us), lambda: self._try_start(stream))
+        self.at(max(op.ready_us, self.now_us), partial(self._try_start, stream))
 
     def run_until(self, t: float) -> None:
         """Process every GPU event up to and including time t."""
@@ -98,7 +99,10 @@ class SimEngine:
         return self.now_us
 
     def all_idle(self) -> bool:
-        return all(s.idle for s in self.streams)
+        for s in self.streams:  # SimStream.idle, inlined: called once per event of every sync
+            if s.running is not None or s.queue:
+                return False
+        return True
 
     def _try_start(self, stream: SimStream) -> None:
         if stream.running is not None or not stream.queue:
@@ -107,16 +111,16 @@ class SimEngine:
         ready = op.ready_us
         if op.kind == "kernel" and stream.last_kernel_end is not None:
             ready = max(ready, stream.last_kernel_end + self.stream_gap_us)
-        if not all(ev.done_by(self.now_us) for ev in op.waits):
+        if op.waits and not all(ev.done_by(self.now_us) for ev in op.waits):
             return  # the event's completion will poke this stream again
         if ready > self.now_us:
-            self.at(ready, lambda: self._try_start(stream))
+            self.at(ready, partial(self._try_start, stream))
             return
         stream.queue.popleft()
         stream.running = op
         op.start_us = self.now_us
         op.end_us = op.start_us + self._run_op(stream, op)
-        self.at(op.end_us, lambda: self._finish(stream, op))
+        self.at(op.end_us, partial(self._finish, stream, op))
 
     def _run_op(self, stream: SimStream, op: SimOp) -> float:
         if op.kind != "graph":
@@ -125,13 +129,14 @@ class SimEngine:
             if op.dur_us > 0 or op.kind != "marker":
                 self.gpu_spans.append((stream.sid, op.kind, op.name, self.now_us, self.now_us + op.dur_us))
             return op.dur_us
-        t = self.now_us
-        for i, node in enumerate(op.nodes):
-            kind, name, dur, effect = node[:4]
+        t, sid, spans, gap = self.now_us, stream.sid, self.gpu_spans, op.node_gap_us
+        last = len(op.nodes) - 1
+        for i, node in enumerate(op.nodes):  # the hot loop of a replay: N nodes, locals only
+            dur, effect = node[2], node[3]
             if effect:
                 effect()
-            self.gpu_spans.append((stream.sid, kind, name, t, t + dur))
-            t += dur + (op.node_gap_us if i < len(op.nodes) - 1 else 0.0)
+            spans.append((sid, node[0], node[1], t, t + dur))
+            t += dur + (gap if i < last else 0.0)
         return t - self.now_us
 
     def _finish(self, stream: SimStream, op: SimOp) -> None:

@@ -1,0 +1,115 @@
+"""The documented environment variables, checked once at start: a junk value gives one line.
+
+    live_setting()      -> (on, notice)        RUNTIME_LIVE: 1/true/yes/on, 0/false/no/off
+    queue_cap()         -> (cap, notice)       RUNTIME_QUEUE_CAP: a whole number, 1..1000
+    recordings_dir()    -> (folder, notice)    RUNTIME_RECORDINGS_DIR: an existing folder
+    aot_cache_notice()  -> notice              RUNTIME_CORE_AOT_CACHE (cache_paths checks it)
+    port_problem()      -> line or None        STREAMLIT_SERVER_PORT: 1..65535 (make run, before Streamlit)
+    notices()           -> every notice above that applies, one line each (the pages' sidebar)
+
+`python -m runtime_core.env_check` prints each notice on stderr and exits 2 when the app cannot
+start (a junk port); the other values only say what the app uses instead. `make run` runs it first.
+A notice quotes the value shortened and with repr(), so it is plain text wherever it is shown.
+"""
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+LIVE_ENV, CAP_ENV, DIR_ENV, PORT_ENV = "RUNTIME_LIVE", "RUNTIME_QUEUE_CAP", "RUNTIME_RECORDINGS_DIR", "STREAMLIT_SERVER_PORT"
+LIVE_ON, LIVE_OFF = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
+DEFAULT_CAP, MAX_CAP = 8, 1000
+SHIPPED_RECORDINGS = Path(__file__).resolve().parents[1] / "lessons" / "recordings"
+
+
+def _quote(raw: str) -> str:
+    return repr(raw if len(raw) <= 60 else raw[:57] + "...")
+
+
+def live_setting() -> tuple[bool, str | None]:
+    """Live measuring on (the default) or off. A value in neither list switches it off: an
+    instructor who set the variable most likely meant to turn live measuring off."""
+    raw = os.environ.get(LIVE_ENV)
+    if raw is None or not raw.strip():
+        return True, None
+    v = raw.strip().lower()
+    if v in LIVE_ON:
+        return True, None
+    if v in LIVE_OFF:
+        return False, None
+    return False, (f"{LIVE_ENV}={_quote(raw)} is not one of {'/'.join(LIVE_ON)} or {'/'.join(LIVE_OFF)}: "
+                   "live measuring is off, the recorded numbers are shown")
+
+
+def queue_cap() -> tuple[int, str | None]:
+    """How many live measurements may wait for the GPU (the running one included)."""
+    raw = os.environ.get(CAP_ENV)
+    if raw is None or not raw.strip():
+        return DEFAULT_CAP, None
+    try:
+        cap = int(raw.strip())
+    except ValueError:
+        cap = 0
+    if 1 <= cap <= MAX_CAP:
+        return cap, None
+    return DEFAULT_CAP, (f"{CAP_ENV}={_quote(raw)} is not a whole number from 1 to {MAX_CAP}: "
+                         f"the GPU's queue holds {DEFAULT_CAP}")
+
+
+def recordings_dir() -> tuple[Path, str | None]:
+    """The folder of recordings: $RUNTIME_RECORDINGS_DIR if it is a folder, else the shipped one."""
+    raw = os.environ.get(DIR_ENV)
+    if raw is None:
+        return SHIPPED_RECORDINGS, None
+    if raw.strip() and Path(raw).is_dir():
+        return Path(raw), None
+    why = "is set but empty" if not raw.strip() else "is not a folder"
+    return SHIPPED_RECORDINGS, f"{DIR_ENV}={_quote(raw)} {why}: the shipped recordings are shown"
+
+
+def aot_cache_notice() -> str | None:
+    """cache_paths' own check of RUNTIME_CORE_AOT_CACHE, without creating anything."""
+    from .cache_paths import ENV, _parse, forbidden_reason
+    from .errors import UsageError
+    raw = os.environ.get(ENV)
+    if raw is None:
+        return None
+    try:
+        why = forbidden_reason(_parse(raw))
+    except UsageError as e:
+        return f"{e}; the AOT pages will not compile or cache"
+    return f"{ENV}={_quote(raw)} cannot be the AOT cache: {why}; the AOT pages will not compile or cache" if why else None
+
+
+def port_problem() -> str | None:
+    raw = os.environ.get(PORT_ENV)
+    if raw is None or raw == "":
+        return None
+    try:
+        port = int(raw.strip())
+    except ValueError:
+        port = -1
+    if 1 <= port <= 65535:
+        return None
+    return f"{PORT_ENV}={_quote(raw)} is not a port: give a whole number from 1 to 65535 (or unset it for 8501)"
+
+
+def notices() -> list[str]:
+    """One line for each documented variable holding a value the app does not use as given."""
+    out = [live_setting()[1], queue_cap()[1], recordings_dir()[1], aot_cache_notice()]
+    return [n for n in out if n]
+
+
+def main() -> int:
+    fatal = port_problem()
+    for line in notices():
+        print(f"runtime_core: note: {line}", file=sys.stderr)
+    if fatal:
+        print(f"runtime_core: error: {fatal}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
