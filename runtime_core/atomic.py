@@ -25,6 +25,7 @@ import threading
 from pathlib import Path
 
 from .errors import UsageError
+from .safe_read import file_kind
 
 TMP_SUFFIX = ".tmp"
 TEMP_EXTRA = len("..") + 8 + len(TMP_SUFFIX)  # write_bytes' temporary name: ".<name>.XXXXXXXX.tmp"
@@ -140,16 +141,6 @@ def _name_max(folder: Path) -> int:
         return NAME_MAX
 
 
-def _kind(mode: int) -> str:
-    if stat.S_ISFIFO(mode):
-        return "a FIFO (named pipe)"
-    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        return "a device file"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    return "not a regular file"
-
-
 def _short(path: Path) -> str:
     text = str(path)
     return text if len(text) <= 100 else f"{text[:60]}...{text[-30:]}"
@@ -189,7 +180,7 @@ def check_target(path: str | Path, force: bool = False) -> Path:
     if st is not None and stat.S_ISDIR(st.st_mode):
         raise UsageError(f"{path} is a directory; give a file path such as {path}/recording.json")
     if st is not None and not stat.S_ISREG(st.st_mode):
-        raise UsageError(f"{path} is {_kind(st.st_mode)}, not a file; give a regular file path")
+        raise UsageError(f"{path} is {file_kind(st.st_mode)}, not a file; give a regular file path")
     if not parent.is_dir() or not os.access(parent, os.W_OK):
         raise UsageError(f"{path}: the folder {parent} does not exist or is not writable")
     if st is not None and not force:

@@ -30,7 +30,8 @@ class ReadRefused(RecordingError):
     too deeply nested, or holding a number JSON does not have."""
 
 
-def _kind(mode: int) -> str:
+def file_kind(mode: int) -> str:
+    """What a non-regular file is, in words (for a one-line refusal)."""
     if stat.S_ISDIR(mode):
         return "a folder"
     if stat.S_ISFIFO(mode):
@@ -55,7 +56,7 @@ def read_bytes(path: str | Path, max_bytes: int = MAX_BYTES, what: str = "record
     except OSError as e:
         raise ReadRefused(f"{name}: cannot read it ({e.strerror or e})") from None
     if not stat.S_ISREG(st.st_mode):
-        raise ReadRefused(f"{name}: {_kind(st.st_mode)}, not a {what} file; give a regular JSON file")
+        raise ReadRefused(f"{name}: {file_kind(st.st_mode)}, not a {what} file; give a regular JSON file")
     if st.st_size > max_bytes:
         raise ReadRefused(f"{name}: {_mb(st.st_size)}, larger than the {_mb(max_bytes)} a {what} may be")
     try:
@@ -65,7 +66,7 @@ def read_bytes(path: str | Path, max_bytes: int = MAX_BYTES, what: str = "record
     try:
         st = os.fstat(fd)  # what was opened, which may not be what was checked
         if not stat.S_ISREG(st.st_mode):
-            raise ReadRefused(f"{name}: {_kind(st.st_mode)}, not a {what} file; give a regular JSON file")
+            raise ReadRefused(f"{name}: {file_kind(st.st_mode)}, not a {what} file; give a regular JSON file")
         chunks, left = [], max_bytes + 1
         while left > 0:
             chunk = os.read(fd, min(left, 1 << 20))
