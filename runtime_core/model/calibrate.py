@@ -19,9 +19,9 @@ from __future__ import annotations
 import statistics
 import weakref
 
-from ..constants import METHODS, TEXTBOOK, Constants
+from ..constants import METHODS, Constants
 from ..knobs import Mode
-from .experiments import kernel_us, run_experiments  # noqa: F401  kernel_us: for importers
+from .experiments import run_experiments
 
 
 def calibrate(dev, passes: int = 2) -> Constants:
