@@ -129,3 +129,40 @@ def test_a_users_own_factory_is_diagnosed_from_the_cli():
     d = json.loads(p.stdout)
     assert d["model"] == "user_model_example:make" and d["kernels"] >= 3
     assert set(d["variants"]) == {"eager", "our_graph", "graphed_callables"}
+
+
+@pytest.mark.slow
+def test_a_network_that_cannot_be_captured_gets_its_verdict_and_exit_0():
+    """The factory's forward copies an unpinned CPU tensor to the GPU: the capture fails, and the
+    diagnosis says so with torch's reason, the user's line and what to try, after its eager analysis."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT / "tests" / "fixtures"), str(ROOT)]))
+    p = subprocess.run([sys.executable, "-m", "runtime_core", "diagnose", "--model", "uncapturable_model:make",
+                        "--batch", "4", "--no-compile", "--json"], cwd=ROOT, env=env, capture_output=True,
+                       text=True, timeout=300)
+    assert p.returncode == 0, p.stderr[-3000:]
+    d = json.loads(p.stdout)
+    assert d["capturable"] is False and d["measured_graph_speedup"] is None and d["eager_us"] > 0
+    v = d["verdict"]
+    assert v["capturable"] is False and v["graphs_help"] is False and "Cannot be captured" in v["headline"]
+    assert "pinned" in v["reason"] and "\n" not in v["reason"]
+    assert "uncapturable_model.py" in v["culprit"] and ".to(x.device)" in v["culprit"]
+    assert any("pin" in t for t in v["what_to_try"]) and any("partial" in t or "part" in t for t in v["what_to_try"])
+    assert "pageable" in (v["evidence"] or "").lower()  # the eager profile's pageable copy names it too
+
+
+def test_the_step_as_captured_shows_the_work_a_graph_replays(monkeypatch):
+    """A module that asks torch whether it is being captured, and does more work if so: the
+    as-captured profile counts the graph's extra operations, the plain eager one does not."""
+    from runtime_core.diagnose.runners.cuda import CudaRunner
+    from runtime_core.diagnose.spec import Spec
+    fixtures = str(ROOT / "tests" / "fixtures")
+    monkeypatch.syspath_prepend(fixtures)
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([fixtures, os.environ.get("PYTHONPATH", "")]))
+    r = CudaRunner()  # its own profile worker, started with the fixtures on its path
+    try:
+        prof = r.profile(Spec("branchy_model:make", 4))
+    finally:
+        r.close()
+    eager, captured, graph = prof["eager"], prof["captured"], prof["graph"]
+    assert captured.gpu_ops == eager.gpu_ops + 2
+    assert graph.gpu_ops == captured.gpu_ops + 1  # the graph step also copies its input in

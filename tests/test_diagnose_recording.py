@@ -142,12 +142,13 @@ def test_a_pass_times_h_before_the_steps_it_predicts(monkeypatch):
     from runtime_core.diagnose import diagnosis
     from runtime_core.diagnose.spec import Spec
     order = []
-    monkeypatch.setattr(diagnosis, "_host_dispatch_us", lambda runner, step: order.append("H") or 100.0)
+    monkeypatch.setattr(diagnosis, "_host_dispatch_us", lambda runner, step, **reps: order.append("H") or 100.0)
     monkeypatch.setattr(diagnosis, "measure_variants", lambda runner, step, names, guess_us: order.append("timed") or
                         {"eager": {"us": 120.0}, "our_graph": {"us": 60.0}})
     runner = SimRunner()
     r = diagnosis.measure_pass(runner, diagnosis.prepare(runner, Spec("fake-cnn", 1)), guess_us=100.0)
-    assert order == ["H", "timed"] and r == {"host_dispatch_us": 100.0, "eager_us": 120.0, "graph_us": 60.0}
+    assert order == ["H"] * diagnosis.HOST_ROUNDS + ["timed"]
+    assert r == {"host_dispatch_us": 100.0, "eager_us": 120.0, "graph_us": 60.0}
 
 
 def test_resuming_a_one_pass_recording_adds_the_missing_passes_only(tmp_path, monkeypatch):

@@ -34,14 +34,17 @@ def _vision(name: str, batch: int, dtype, device: str):
 
 
 def resnet18(batch: int, seq=None, dtype=torch.float32, device: str = "cuda"):
+    """torchvision ResNet-18 (random weights), 3x224x224 images."""
     return _vision("resnet18", batch, dtype, device)
 
 
 def mobilenet_v3_small(batch: int, seq=None, dtype=torch.float32, device: str = "cuda"):
+    """torchvision MobileNetV3-Small (random weights), 3x224x224 images."""
     return _vision("mobilenet_v3_small", batch, dtype, device)
 
 
 def efficientnet_b0(batch: int, seq=None, dtype=torch.float32, device: str = "cuda"):
+    """torchvision EfficientNet-B0 (random weights), 3x224x224 images."""
     return _vision("efficientnet_b0", batch, dtype, device)
 
 
@@ -57,6 +60,7 @@ class _HiddenStates(torch.nn.Module):
 
 
 def bert_base(batch: int, seq=None, dtype=torch.float32, device: str = "cuda"):
+    """transformers BertModel, BERT-base config (random weights), seq tokens (128)."""
     from transformers import BertConfig, BertModel
     cfg = BertConfig()
     model = BertModel(cfg).to(device=device, dtype=dtype).eval()
@@ -65,6 +69,7 @@ def bert_base(batch: int, seq=None, dtype=torch.float32, device: str = "cuda"):
 
 
 def gpt2_prompt(batch: int, seq=None, dtype=torch.float32, device: str = "cuda"):
+    """transformers GPT-2 small (random weights), a prompt of seq tokens (32)."""
     from transformers import GPT2Config, GPT2LMHeadModel
     cfg = GPT2Config()
     model = GPT2LMHeadModel(cfg).to(device=device, dtype=dtype).eval()
@@ -74,18 +79,28 @@ def gpt2_prompt(batch: int, seq=None, dtype=torch.float32, device: str = "cuda")
 
 class _DecodeStep(torch.nn.Module):
     """One GPT-2 decode step at a fixed position of a static KV cache: the cache's tensors keep
-    their addresses, so the step can be captured and replayed, as serving engines do."""
+    their addresses, so the step can be captured and replayed, as serving engines do.
+
+    transformers 5's StaticCache writes at its own per-layer counter (cumulative_length, a GPU
+    tensor it advances each step) rather than at cache_position, so the step first sets every
+    counter to the position (one small copy per layer, captured with the rest): without it, the
+    ninth repeat of the step writes past the cache's end."""
 
     def __init__(self, model, cache):
         super().__init__()
         self.model, self.cache = model, cache
 
     def forward(self, token, position):
+        for layer in getattr(self.cache, "layers", ()):
+            counter = getattr(layer, "cumulative_length", None)
+            if isinstance(counter, torch.Tensor):
+                counter.copy_(position.reshape(counter.shape))
         return self.model(input_ids=token, past_key_values=self.cache, cache_position=position,
                           use_cache=True).logits
 
 
 def gpt2_decode(batch: int, seq=None, dtype=torch.float32, device: str = "cuda"):
+    """transformers GPT-2 small, one decode step on a static KV cache after a seq-token prompt."""
     from transformers import GPT2Config, GPT2LMHeadModel, StaticCache
     cfg = GPT2Config()
     model = GPT2LMHeadModel(cfg).to(device=device, dtype=dtype).eval()

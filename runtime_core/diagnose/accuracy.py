@@ -60,3 +60,59 @@ def accuracy(points: list[dict], crossovers: dict[str, dict] | None = None) -> d
             "crossovers": cross,
             "meets_crossover_target": bool(cross) and all(c["within_one_step"] for c in cross.values()),
             "misses": misses}
+
+
+VERDICT_SHARE = 0.95
+BAND_SHARE = 0.90
+BAND_HALF_WIDTH = 0.10
+
+
+def verdict_right(p: dict) -> bool:
+    """The verdict was right: "graphs help" exactly where the measured speedup is ≥ 1.2x; a step
+    that cannot be captured is right when it says graphs won't help as is (none was measured)."""
+    helps = bool((p.get("verdict") or {}).get("graphs_help"))
+    if p.get("capturable") is False or p.get("measured_graph_speedup") is None:
+        return not helps
+    return helps == (p["measured_graph_speedup"] >= SPEEDUP_THRESHOLD)
+
+
+def band_half_width(p: dict) -> float | None:
+    """Half the band's width relative to the point prediction: (hi − lo) / 2 / predicted."""
+    band, pred = p.get("predicted_speedup_band"), p.get("predicted_graph_speedup")
+    if not band or not pred:
+        return None
+    return (band[1] - band[0]) / 2 / pred
+
+
+def external_accuracy(points: list[dict]) -> dict:
+    """The external grid's three targets: speedups within ±15% at ≥ 90% of the points measured
+    ≥ 1.2x; the verdict right at ≥ 95% of all points; the band holding the measurement at ≥ 90%
+    of the captured points, with a median half-width ≤ 10%."""
+    import statistics
+    speed = accuracy(points)
+    right = [verdict_right(p) for p in points]
+    banded = [p for p in points if p.get("predicted_speedup_band") and p.get("measured_graph_speedup")]
+    inside = [p["predicted_speedup_band"][0] <= p["measured_graph_speedup"] <= p["predicted_speedup_band"][1]
+              for p in banded]
+    widths = [band_half_width(p) for p in banded]
+    verdict_share = sum(right) / len(right) if right else None
+    band_share = sum(inside) / len(inside) if inside else None
+    median_width = statistics.median(widths) if widths else None
+    wrong = [{"model": p["model"], "dtype": p["dtype"], "batch": p["batch"],
+              "predicted_speedup": p.get("predicted_graph_speedup"), "measured_speedup": p.get("measured_graph_speedup"),
+              "capturable": p.get("capturable", True)} for p, ok in zip(points, right) if not ok]
+    outside = [{"model": p["model"], "dtype": p["dtype"], "batch": p["batch"], "band": p["predicted_speedup_band"],
+                "measured_speedup": p["measured_graph_speedup"]} for p, ok in zip(banded, inside) if not ok]
+    return {**speed, "points": len(points), "uncapturable": sum(p.get("capturable") is False for p in points),
+            "verdict_target": VERDICT_SHARE, "verdict_right": sum(right),
+            "verdict_share": None if verdict_share is None else round(verdict_share, 4),
+            "meets_verdict_target": verdict_share is not None and verdict_share >= VERDICT_SHARE,
+            "band_target": BAND_SHARE, "band_half_width_target": BAND_HALF_WIDTH, "banded": len(banded),
+            "band_holds": sum(inside), "band_share": None if band_share is None else round(band_share, 4),
+            "band_median_half_width": None if median_width is None else round(median_width, 4),
+            "meets_band_target": (band_share is not None and band_share >= BAND_SHARE
+                                  and median_width <= BAND_HALF_WIDTH),
+            "wrong_verdicts": wrong, "outside_band": outside,
+            "meets_all": (speed["meets_speedup_target"] and verdict_share is not None
+                          and verdict_share >= VERDICT_SHARE and band_share is not None
+                          and band_share >= BAND_SHARE and median_width <= BAND_HALF_WIDTH)}

@@ -3,6 +3,7 @@
     diagnose --model cnn --batch 1 [--seq S] [--dtype bf16] --json     one diagnosis, every variant
     diagnose --model cnn --sweep --json                                 step time against batch 1..512
     diagnose --sweep --record PATH [--budget-s S] [--resume]            the recording for the page
+    diagnose --set external --record PATH [--budget-s S] [--resume]     public networks (validation/)
     diagnose --model cnn --plan zipf [--max-size N] [--budget-mb M]     bucket sets, from a recording
 """
 from __future__ import annotations
@@ -40,6 +41,9 @@ def register(sub) -> None:
                    help="calibrate this GPU now (~3 s), or use the best sweep recording's constants")
     p.add_argument("--sweep", action="store_true", help="batch sizes 1..512, eager and our graph, and the crossover")
     p.add_argument("--record", metavar="PATH", help="with --sweep: write the recording for students without a GPU")
+    p.add_argument("--set", dest="grid", choices=("zoo", "external"), default="zoo",
+                   help="with --record: our zoo (with --sweep), or the external grid of public networks "
+                        "(validation/external.py: torchvision and transformers, --no-compile)")
     p.add_argument("--resume", action="store_true", help="continue a partial recording at --record")
     p.add_argument("--force", action="store_true", help="replace an existing --record or --trace-out file")
     p.add_argument("--budget-s", type=number(Range(0.1, 86_400), "budget_s"), default=420.0,
@@ -68,8 +72,22 @@ def run(a) -> dict:
         raise UsageError("--resume continues a recording: give --record PATH")
     if a.passes and not a.record:
         raise UsageError("--passes is for a recording: give --sweep --record PATH")
+    if a.grid == "external" and not a.record:
+        raise UsageError("--set external is for a recording: give --record PATH")
+    if a.record and a.grid == "external":
+        if a.sweep or a.model or a.passes:
+            raise UsageError("--set external records its own fixed grid: leave out --sweep, --model and --passes")
+        from .record_external import run_external
+        from .runners import get_runner
+        runner = get_runner(a.backend)
+        try:
+            doc = run_external(runner, Path(a.record), a.budget_s, a.resume, a.force)
+        finally:
+            runner.close()
+        return {"out": a.record, "points": len(doc["points"]), "complete": doc["meta"]["complete"],
+                "accuracy": doc.get("summary", {}).get("accuracy", {})}
     if a.record and not a.sweep:
-        raise UsageError("--record writes the sweep's recording: add --sweep")
+        raise UsageError("--record writes the sweep's recording: add --sweep (or --set external)")
     if a.plan:
         from .plan_cli import run_plan
         return run_plan(a)
@@ -127,6 +145,7 @@ def _one(a) -> dict:
     out["machine"] = machine.as_dict()
     if not a.timeline:
         out.pop("timelines", None)
+        out.pop("profile", None)
     return out
 
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 import statistics
 
 from .measure_variants import measure_variants
-from .predict import Machine, StepCounts, predict_step
+from .predict import Machine, StepCounts, predict_band, predict_step, saving_split
 from .spec import Spec, check
 from ..engine.cores import one_core
 from .timing import host_dispatch_us
@@ -36,29 +36,60 @@ def prepare(runner, spec: Spec) -> Spec:
 
 def counts_of(point: dict) -> StepCounts:
     """The prediction's inputs, as a point (or a diagnosis) stores them."""
-    return StepCounts(point["gpu_ops"], point["busy_us"], point["host_dispatch_us"], point["inputs"])
+    return StepCounts(point["gpu_ops"], point["busy_us"], point["host_dispatch_us"], point["inputs"],
+                      point.get("captured_gpu_ops"), point.get("captured_busy_us"))
 
 
 def predicted_fields(point: dict, m: Machine) -> dict:
-    """The prediction and verdict of a point from its counts and the constants `m`."""
+    """The prediction and verdict of a point from its counts and the constants `m`, the band
+    (from its H rounds where it has them) and the explanation: the per-node graph cost used, the
+    three biggest host-time consumers, and the split of the saving. A point whose capture failed
+    gets the capture verdict and no graph prediction."""
     k = counts_of(point)
     pred = predict_step(k, m)
+    if point.get("capturable") is False:
+        return {"predicted_eager_us": pred["eager_us"], "predicted_graph_us": None, "predicted_graph_speedup": None,
+                "predicted_speedup_band": None,
+                "verdict": capture_verdict(k, m, point["capture_failure"])}
+    rounds = point.get("host_rounds_us") or [k.host_us]
+    band = predict_band(k, m, min(rounds), max(rounds), m.node_spread_us)
     return {"predicted_eager_us": pred["eager_us"], "predicted_graph_us": pred["graph_us"],
-            "predicted_graph_speedup": pred["graph_speedup"], "verdict": verdict(k, m, pred["graph_speedup"])}
+            "predicted_graph_speedup": pred["graph_speedup"], "predicted_speedup_band": band,
+            "explanation": {"node_cost_us": round(m.consts.node_gap_us, 4),
+                            "node_cost_spread_us": round(m.node_spread_us, 4),
+                            "graph_nodes": k.graph_ops, "graph_busy_us": round(k.graph_busy_us, 3),
+                            "top_host": point.get("top_host", []), "saving": saving_split(k, m)},
+            "verdict": verdict(k, m, pred["graph_speedup"])}
+
+
+def capture_verdict(k: StepCounts, m: Machine, failure: dict) -> dict:
+    """The verdict of a step that cannot be captured: graphs won't help as is; why, and what to try."""
+    from .capture_failure import headline
+    v = verdict(k, m, 1.0)
+    v.update(graphs_help=False, capturable=False, headline=headline(failure), reason=failure["reason"],
+             culprit=failure.get("culprit"), evidence=failure.get("evidence"), what_to_try=failure.get("try", []))
+    return v
+
+
+HOST_ROUNDS = 5  # H is timed in this many rounds before anything is predicted (the band's spread)
 
 
 def diagnose(runner, spec: Spec, machine: Machine, variants=("eager", "our_graph"), profile=None) -> dict:
     """Diagnose `spec` (already prepared) on `runner` with the constants `machine`.
 
     Args:
-        variants: which variants to measure (eager and our_graph always run).
+        variants: which variants to measure (eager and our_graph always run; only eager when
+            the capture failed).
         profile: a result of runner.profile(spec) to reuse (None: profile now).
-    Returns the flat point dict: counts, prediction, measurements, verdict, timelines.
+    Returns the flat point dict: counts, prediction, measurements, verdict, timelines, and the
+    profile it was predicted from (so a prediction can be recomputed offline).
     """
     prof = profile or runner.profile(spec)
-    eager_prof, graph_prof = prof["eager"], prof["graph"]
+    eager_prof, graph_prof = prof["eager"], prof.get("graph")
+    captured = prof.get("captured") or eager_prof
+    failure = prof.get("capture_error")
     step = runner.build(spec)
-    host_us = _host_dispatch_us(runner, step)
+    rounds = host_rounds(runner, step)
     point = {**spec.as_dict(), "backend": runner.backend, "device_name": runner.device_name,
              "kernels": eager_prof.kernels, "gpu_ops": eager_prof.gpu_ops,
              "driver_calls": eager_prof.driver_calls, "copy_calls": eager_prof.copy_calls,
@@ -66,17 +97,37 @@ def diagnose(runner, spec: Spec, machine: Machine, variants=("eager", "our_graph
              "kernel_std_us": round(eager_prof.kernel_std_us, 3),
              "kernel_p10_us": round(eager_prof.kernel_p10_us, 3), "kernel_p90_us": round(eager_prof.kernel_p90_us, 3),
              "kernel_max_us": round(eager_prof.kernel_max_us, 3), "top_kernels": eager_prof.top_kernels,
-             "host_dispatch_us": round(host_us, 3), "inputs": len(step.inputs),
-             "graph_profile": {k: v for k, v in graph_prof.as_dict().items() if k != "top_kernels"}}
+             "top_host": eager_prof.top_host,
+             "captured_gpu_ops": captured.gpu_ops, "captured_busy_us": round(captured.busy_us, 3),
+             "captured_profiled": prof.get("captured") is not None,
+             "host_rounds_us": rounds, "host_dispatch_us": round(statistics.median(rounds), 3),
+             "inputs": len(step.inputs), "capturable": failure is None,
+             "profile": {"eager_ops": eager_prof.ops, "captured_ops": captured.ops}}
+    if graph_prof is not None:
+        point["graph_profile"] = {k: v for k, v in graph_prof.as_dict().items() if k not in ("top_kernels", "ops", "top_host")}
+    if failure is not None:
+        point["capture_failure"] = failure
     point.update(predicted_fields(point, machine))  # before anything is timed
-    measured = measure_variants(runner, step, variants, guess_us=point["predicted_eager_us"])
-    point.update(measured_fields(measured))
-    point["passes"] = [pass_fields(point)]
+    if failure is None:
+        measured = measure_variants(runner, step, variants, guess_us=point["predicted_eager_us"])
+        point.update(measured_fields(measured))
+        point["passes"] = [pass_fields(point)]
+    else:
+        measured = measure_variants(runner, step, ("eager",), guess_us=point["predicted_eager_us"])
+        point.update(eager_us=measured["eager"]["us"], graph_us=None, measured_graph_speedup=None,
+                     graph_capture_s=None, graph_pool_bytes=None, variants=measured)
     point["gpu_idle_share"] = gpu_idle_share(point)
-    point["timelines"] = {"eager": _rows(eager_prof), "our_graph": _rows(graph_prof)}
+    point["timelines"] = {"eager": _rows(eager_prof)}
+    if graph_prof is not None:
+        point["timelines"]["our_graph"] = _rows(graph_prof)
     step = None  # drop the model before cleanup() empties the allocator's cache
     runner.cleanup()
     return point
+
+
+def host_rounds(runner, step, rounds: int = HOST_ROUNDS) -> list[float]:
+    """H timed `rounds` times, back to back, each round its own median (timing.host_dispatch_us)."""
+    return [round(_host_dispatch_us(runner, step, reps=9, warmups=2), 3) for _ in range(rounds)]
 
 
 PASS_KEYS = ("host_dispatch_us", "eager_us", "graph_us")
@@ -91,7 +142,7 @@ def measure_pass(runner, spec: Spec, guess_us: float) -> dict:
     """One more pass over a point (K and B are the first pass's profile): H first, before
     anything is timed, then eager and our graph timed, interleaved. Returns pass_fields."""
     step = runner.build(spec)
-    host_us = _host_dispatch_us(runner, step)
+    host_us = statistics.median(host_rounds(runner, step))
     measured = measure_variants(runner, step, ("eager", "our_graph"), guess_us=guess_us)
     step = None  # drop the model before cleanup() empties the allocator's cache
     runner.cleanup()
@@ -109,11 +160,11 @@ def fold_passes(point: dict) -> dict:
     return point
 
 
-def _host_dispatch_us(runner, step) -> float:
+def _host_dispatch_us(runner, step, **reps) -> float:
     """H: the host's time to enqueue one step of a fresh request, pinned to one core."""
     request = step.clone_inputs()
     with one_core():
-        return host_dispatch_us(runner.dev, lambda: step(*request))
+        return host_dispatch_us(runner.dev, lambda: step(*request), **reps)
 
 
 def measured_fields(measured: dict) -> dict:

@@ -14,7 +14,20 @@ def live_machine(dev, passes: int = 2) -> Machine:
     """calibrate() on `dev` now (about 2-4 s on an H200) and the launch tax of this moment."""
     from ..model.calibrate import calibrate
     consts = calibrate(dev, passes=passes)
-    return Machine(consts, dev.measure_tax(), consts.source)
+    return Machine(consts, dev.measure_tax(), consts.source, node_spread_us(dev.name))
+
+
+def node_spread_us(device_name: str | None = None, simulated: bool = False) -> float:
+    """δ of the band: the node-cost recording's spread (lessons/recordings/, kind node_costs) of
+    this device where one exists, else of the best one (another GPU's kernels vary alike); 0.0
+    on the simulator (its nodes cost exactly what its parameters say) or where none ships."""
+    from ..recordings import store
+    if simulated:
+        return 0.0
+    found = store.scan("node_costs")[0]
+    same = [r for r in found if r.meta.device_name == device_name] or found
+    rec = max(same, key=store.rank, default=None)
+    return float(rec.data["derived"]["spread_us"]) if rec is not None else 0.0
 
 
 def recorded_machine(rec=None) -> Machine:
@@ -25,10 +38,10 @@ def recorded_machine(rec=None) -> Machine:
         raise UsageError("no sweep recording with a calibration in lessons/recordings/; "
                          "use --constants live on a GPU")
     return Machine(rec.meta.calibration, rec.meta.intrinsic_tax_us,
-                   f"recording {rec.meta.file or 'sweep'} ({rec.meta.device_name})")
+                   f"recording {rec.meta.file or 'sweep'} ({rec.meta.device_name})", node_spread_us(rec.meta.device_name))
 
 
-def mean_machine(samples: list[dict]) -> Machine:
+def mean_machine(samples: list[dict], node_spread: float = 0.0) -> Machine:
     """The mean of calibration samples (each Constants.as_dict() plus "tax_us"), per constant.
 
     The host drifts between a fast and a slow state for tens of seconds at a time, so a
@@ -39,7 +52,7 @@ def mean_machine(samples: list[dict]) -> Machine:
         raise ValueError("mean_machine needs at least one calibration sample")
     from ..model.calibrate import mean_constants
     consts, tax = mean_constants(samples)
-    return Machine(consts, tax, consts.source)
+    return Machine(consts, tax, consts.source, node_spread)
 
 
 def sample_of(m: Machine) -> dict:

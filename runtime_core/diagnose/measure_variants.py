@@ -41,9 +41,12 @@ class Variant:
 
 
 def build_variants(runner, step, names) -> tuple[dict, GraphedStep]:
-    """Set up every variant in `names` (eager and our_graph always); returns them and our graph."""
-    graphed = GraphedStep(runner, step)
-    built = {"eager": Variant(step, 0.0, 0), "our_graph": Variant(graphed, graphed.capture_s, graphed.pool_bytes)}
+    """Set up every variant in `names` (eager always); returns them and our graph (None if not asked)."""
+    built = {"eager": Variant(step, 0.0, 0)}
+    graphed = None
+    if "our_graph" in names:
+        graphed = GraphedStep(runner, step)
+        built["our_graph"] = Variant(graphed, graphed.capture_s, graphed.pool_bytes)
     for name in names:
         if name not in built:
             built[name] = runner.variant(name, step)

@@ -7,6 +7,10 @@ What the prediction may use, and nothing else (no graph run, no timed eager step
     H   host dispatch time of one step, µs: the CPU time to enqueue it without waiting for the
         GPU, measured on an unprofiled step (the profiler inflates host time)
     n   input tensors a graph step copies into its static buffers
+    Kc, Bc  the same two counts of one eager step profiled *as it would be captured*
+        (profile_step.capture_answer: libraries that ask torch.cuda.is_current_stream_capturing()
+        take their capture-safe branch; transformers then builds an explicit attention mask, which
+        adds operations and costs SDPA its fastest kernel). Nothing is captured to get them.
 and the machine's constants (runtime_core.constants.Constants: measured by calibrate() on the
 chain, or read from a sweep recording's meta.calibration), plus the launch tax t:
     s   sync_us           a synchronize round trip at the end of a step
@@ -19,8 +23,15 @@ chain, or read from a sweep recording's meta.calibration), plus the launch tax t
     t   tax_us            host cost of one bare launch (each static copy is one)
 
     eager   = max(H − t + max(e, t + B/K + s),  H/K + B + (K−1)·γs + s)
-    graph   = n·t + max(e, max(g + L, n·f) + B + (K−1)·γg + s)
+    graph   = n·t + max(e, max(g + L, n·f) + Bc + (Kc−1)·γg + s)
     speedup = eager / graph
+
+The band (`predict_band`): H is timed in several rounds, back to back, before anything is
+predicted; the eager step is evaluated at the lowest and highest round, and the graph step with
+γg moved by ±δ per node, where δ is half the p10-p90 spread of what a node costs beyond its
+profiled kernel, measured on kernels of our own making (model/node_costs.py: grids of 1 to 16k
+blocks, 1 to 120 µs, 1 to 96 tensor arguments, cuBLAS, layer norm, softmax, copies and fills).
+    band = [eager(H_lo) / graph(γg + δ), eager(H_hi) / graph(γg − δ)]
 
 Eager is PyTorch's own dispatch, which is asynchronous (the widget's *streams* mode): the host
 enqueues the K operations in H µs while the GPU runs them, and the step ends when both are done
@@ -50,15 +61,19 @@ class Machine:
         consts: the calibrated constants (sync, graph launch, gaps, floor, L).
         tax_us: host cost of one bare launch on this machine, µs (a static copy costs one).
         source: "calibrate() on <GPU> ...", "recording sweep_h200.json", "SimDevice parameters".
+        node_spread_us: δ, how far a node's cost beyond its kernel varies over kernels of our own
+            making (model/node_costs.py's recording; 0 where none is known): the band's graph side.
     """
 
     consts: Constants
     tax_us: float
     source: str
+    node_spread_us: float = 0.0
 
     def as_dict(self) -> dict:
         return {"constants": self.consts.as_dict(), "tax_us": round(self.tax_us, 3),
-                "stream_gap_us": stream_gap_us(self.consts), "source": self.source}
+                "stream_gap_us": stream_gap_us(self.consts), "source": self.source,
+                "node_spread_us": round(self.node_spread_us, 4)}
 
 
 @dataclass(frozen=True)
@@ -70,12 +85,23 @@ class StepCounts:
         busy_us: B, their summed GPU time, µs.
         host_us: H, host dispatch time of one unprofiled step, µs.
         inputs: n, input tensors a graph step copies in.
+        captured_ops, captured_busy_us: Kc and Bc, the step as it would be captured (None: as K, B).
     """
 
     gpu_ops: int
     busy_us: float
     host_us: float
     inputs: int
+    captured_ops: int | None = None
+    captured_busy_us: float | None = None
+
+    @property
+    def graph_ops(self) -> int:
+        return self.gpu_ops if self.captured_ops is None else self.captured_ops
+
+    @property
+    def graph_busy_us(self) -> float:
+        return self.busy_us if self.captured_busy_us is None else self.captured_busy_us
 
     def __post_init__(self):
         if self.gpu_ops < 1:
@@ -96,12 +122,37 @@ def eager_step_us(k: StepCounts, m: Machine) -> float:
     return max(host_bound, gpu_bound)
 
 
-def graph_step_us(k: StepCounts, m: Machine) -> float:
-    """One replay after the static copies: n·t + max(e, max(g + L, n·f) + B + (K−1)·γg + s), µs."""
+def graph_step_us(k: StepCounts, m: Machine, node_shift_us: float = 0.0) -> float:
+    """One replay after the static copies: n·t + max(e, max(g + L, n·f) + Bc + (Kc−1)·γg + s), µs.
+    `node_shift_us` moves γg (the band's ±δ)."""
     c, n = m.consts, k.inputs
     g = m.tax_us if c.graph_launch_us is None else c.graph_launch_us
-    run = max(g + c.fixed_us, n * c.kernel_floor_us) + k.busy_us + (k.gpu_ops - 1) * c.node_gap_us + c.sync_us
+    gap = max(0.0, c.node_gap_us + node_shift_us)
+    run = max(g + c.fixed_us, n * c.kernel_floor_us) + k.graph_busy_us + (k.graph_ops - 1) * gap + c.sync_us
     return n * m.tax_us + max(c.eager_floor_us, run)
+
+
+def predict_band(k: StepCounts, m: Machine, host_lo_us: float, host_hi_us: float, node_spread_us: float) -> list:
+    """[lo, hi] of the speedup: eager at the lowest and highest H round, over the graph step with
+    γg ± δ (δ = node_spread_us). Contains the point prediction when H lies between the two."""
+    from dataclasses import replace
+    lo = eager_step_us(replace(k, host_us=host_lo_us), m) / graph_step_us(k, m, node_spread_us)
+    hi = eager_step_us(replace(k, host_us=host_hi_us), m) / graph_step_us(k, m, -node_spread_us)
+    return [round(lo, 4), round(hi, 4)]
+
+
+def saving_split(k: StepCounts, m: Machine) -> dict:
+    """Where the predicted saving (eager − graph, µs) comes from, in three parts that add up to it:
+    GPU gaps removed (K−1 stream gaps become Kc−1 node gaps), the copies added (n static input
+    copies, launched and run), and host dispatch removed (the rest: the host's launches that no
+    longer sit on the step's critical path, less one graph launch, plus any change in the work)."""
+    c = m.consts
+    eager, graph = eager_step_us(k, m), graph_step_us(k, m)
+    gaps = (k.gpu_ops - 1) * stream_gap_us(c) - (k.graph_ops - 1) * c.node_gap_us
+    copies = k.inputs * m.tax_us
+    host = (eager - graph) - gaps + copies
+    return {"saving_us": round(eager - graph, 3), "host_dispatch_removed_us": round(host, 3),
+            "gpu_gaps_removed_us": round(gaps, 3), "copy_added_us": round(copies, 3)}
 
 
 def predict_step(k: StepCounts, m: Machine) -> dict:

@@ -18,8 +18,10 @@ def _serve(backend: str) -> None:
     for line in sys.stdin:
         try:
             got = runner.profile(Spec.from_dict(json.loads(line)))
-            reply = {"eager": got["eager"].as_dict(spans=True), "graph": got["graph"].as_dict(spans=True),
-                     "chrome_trace_path": write_chrome_trace(got["chrome_trace"], "rc_diagnose_")}
+            reply = {name: (got[name].as_dict(spans=True) if got[name] is not None else None)
+                     for name in ("eager", "captured", "graph")}
+            reply.update(capture_error=got["capture_error"],
+                         chrome_trace_path=write_chrome_trace(got["chrome_trace"], "rc_diagnose_"))
         except Exception:  # report to the parent, which raises it; keep serving
             reply = {"error": traceback.format_exc(limit=8)}
         runner.cleanup()

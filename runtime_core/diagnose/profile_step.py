@@ -10,6 +10,7 @@ cudaLaunchKernelExC, ...) are all launches, and memsets count as copies.
 """
 from __future__ import annotations
 
+import contextlib
 import statistics
 from dataclasses import asdict, dataclass, field
 
@@ -42,6 +43,10 @@ class StepProfile:
         busy_us: summed duration of the GPU operations (B of the prediction).
         kernel_*_us: the spread of kernel durations.
         top_kernels: the kernels that took the most GPU time: name, count, total_us.
+        top_host: the top-level host operations that took the most CPU time, as profiled (the
+            profiler slows the host, so their shares count, not their µs): name, count, total_us.
+        ops: every GPU operation of the step in order, [kind, µs, grid blocks, shared memory
+            bytes, name] (kind: kernel, memcpy, memset): what a prediction may be recomputed from.
         spans: the two-lane timeline, µs from the step's start.
     """
 
@@ -58,6 +63,8 @@ class StepProfile:
     kernel_p90_us: float
     kernel_max_us: float
     top_kernels: list[dict] = field(default_factory=list)
+    top_host: list[dict] = field(default_factory=list)
+    ops: list[list] = field(default_factory=list)
     spans: list[Span] = field(default_factory=list)
 
     @property
@@ -97,7 +104,45 @@ def summarize(trace) -> StepProfile:
         kernel_std_us=statistics.pstdev(kernels) if kernels else 0.0,
         kernel_p10_us=quantile(kernels, 0.1), kernel_p90_us=quantile(kernels, 0.9),
         kernel_max_us=max(kernels, default=0.0), top_kernels=_top_kernels(gpu),
+        top_host=top_host(spans), ops=op_rows(trace.chrome_trace, gpu),
         spans=clip(sorted(spans, key=lambda s: (s.lane, s.start_us))))
+
+
+TOP_HOST = 3
+_OP_KIND = {"kernel": "kernel", "gpu_memcpy": "memcpy", "gpu_memset": "memset"}
+
+
+def top_host(spans: list[Span], n: int = TOP_HOST) -> list[dict]:
+    """The `n` host operations of the step that took the most CPU time: top-level framework ops
+    on CUDA ("dispatch" spans), the launch calls on the simulator (which has no framework)."""
+    cpu = [s for s in spans if s.lane == "cpu"]
+    chosen = [s for s in cpu if s.kind == "dispatch"] or [s for s in cpu if s.kind in ("launch", "copy")]
+    by_name: dict[str, list[float]] = {}
+    for s in chosen:
+        by_name.setdefault(s.name, []).append(s.end_us - s.start_us)
+    rows = [{"name": k[:80], "count": len(v), "total_us": round(sum(v), 3)} for k, v in by_name.items()]
+    return sorted(rows, key=lambda r: -r["total_us"])[:n]
+
+
+def op_rows(chrome: dict | None, gpu: list[Span]) -> list[list]:
+    """Every GPU operation of the traced step, in order: [kind, µs, grid blocks, shared memory
+    bytes, name]. From the Chrome trace where there is one (it has the grids), else the spans."""
+    if not chrome:
+        return [["kernel" if s.kind == "kernel" else "memcpy", round(s.dur_us, 3), None, None, s.name[:60]]
+                for s in sorted(gpu, key=lambda s: s.start_us)]
+    from ..engine.profiler_trace import REGION
+    events = [e for e in chrome.get("traceEvents", []) if e.get("ph") == "X"]
+    region = [e for e in events if e.get("name") == REGION and e.get("cat") == "user_annotation"]
+    t0 = float(region[0]["ts"]) if region else float("-inf")
+    rows = []
+    for e in sorted((e for e in events if e.get("cat") in _OP_KIND and float(e["ts"]) >= t0),
+                    key=lambda e: float(e["ts"])):
+        a = e.get("args") or {}
+        grid = a.get("grid")
+        blocks = grid[0] * grid[1] * grid[2] if isinstance(grid, list) and len(grid) == 3 else None
+        rows.append([_OP_KIND[e["cat"]], round(float(e.get("dur", 0.0)), 3), blocks, a.get("shared memory"),
+                     str(e.get("name", ""))[:60]])
+    return rows
 
 
 def cpu_spans_from_chrome(chrome: dict) -> list[Span]:
@@ -147,22 +192,69 @@ def _top_kernels(gpu: list[Span]) -> list[dict]:
 
 
 def profile_both(runner, spec) -> dict:
-    """Profile one eager step and one replay of our graph of `spec`, in THIS process.
+    """Profile `spec` in THIS process: one eager step, one eager step *as it would be captured*,
+    and one replay of our graph.
 
     The CUDA runner calls it inside its worker process (profile_worker.py), never in the process
     that times steps; the simulator calls it in-process. Each traced step follows warm-up steps
-    inside the same profiling session. Returns {"eager": StepProfile, "graph": StepProfile,
-    "chrome_trace": the eager step's Chrome trace or None}.
+    inside the same profiling session.
+
+    "As captured": libraries branch on torch.cuda.is_current_stream_capturing() (transformers
+    builds an explicit attention mask instead of checking it on the host, which costs SDPA its
+    fastest kernel), so the work a graph replays can differ from the eager step's. That step runs
+    eagerly, profiled, with the question answered "yes"; nothing is captured. It is what a
+    prediction of the graph step may use (predict.py). A capture that fails leaves "graph" None
+    and its reason in "capture_error" (the diagnosis turns it into a verdict).
+
+    Returns {"eager", "captured", "graph": StepProfile (graph None if the capture failed, captured
+    None if the step fails outside a real capture), "capture_error": None or capture_failure.describe's
+    dict, "chrome_trace": the eager step's Chrome trace or None}.
     """
     from .graph_step import GraphedStep
+    from ..errors import CaptureError
     step = runner.build(spec)
-    graphed = GraphedStep(runner, step)
     x = step.clone_inputs()
     dev = runner.dev
     with dev.trace(warmup=lambda: (step(*x), step(*x))) as eager:
         step(*x)
-    with dev.trace(warmup=lambda: graphed(*x)) as graph:
-        graphed(*x)
-    for tr in (eager, graph):
-        tr.spans = runner.relabel(tr.spans)
-    return {"eager": summarize(eager), "graph": summarize(graph), "chrome_trace": eager.chrome_trace}
+    eager.spans = runner.relabel(eager.spans)
+    captured = None
+    try:
+        with capture_answer(True), dev.trace(warmup=lambda: (step(*x), step(*x))) as captured:
+            step(*x)
+        captured.spans = runner.relabel(captured.spans)
+    except Exception:  # noqa: BLE001 - code that only works inside a real capture: fall back to eager
+        captured = None
+    graph = graphed = failure = None
+    eager_profile = summarize(eager)
+    try:
+        graphed = GraphedStep(runner, step)
+    except CaptureError as e:
+        from .capture_failure import describe
+        failure = describe(e, eager_profile)
+    if graphed is not None:
+        with dev.trace(warmup=lambda: graphed(*x)) as graph:
+            graphed(*x)
+        graph.spans = runner.relabel(graph.spans)
+    return {"eager": eager_profile, "captured": summarize(captured) if captured else None,
+            "graph": summarize(graph) if graph else None, "capture_error": failure,
+            "chrome_trace": eager.chrome_trace}
+
+
+@contextlib.contextmanager
+def capture_answer(answer: bool):
+    """torch.cuda.is_current_stream_capturing() answers `answer` inside (the Python function only:
+    torch's C++ checks are untouched, so nothing is really captured)."""
+    import torch
+    saved = torch.cuda.is_current_stream_capturing
+    graphs = torch.cuda.graphs
+    saved_graphs = getattr(graphs, "is_current_stream_capturing", None)
+    torch.cuda.is_current_stream_capturing = lambda: answer
+    if saved_graphs is not None:
+        graphs.is_current_stream_capturing = torch.cuda.is_current_stream_capturing
+    try:
+        yield
+    finally:
+        torch.cuda.is_current_stream_capturing = saved
+        if saved_graphs is not None:
+            graphs.is_current_stream_capturing = saved_graphs

@@ -36,7 +36,8 @@ class ProfileWorker:
             env=dict(os.environ, PYTHONUNBUFFERED="1", PYTHONPATH=path), stderr=None, cwd=os.getcwd())
 
     def profile(self, spec: Spec) -> dict:
-        """{"eager": StepProfile, "graph": StepProfile, "chrome_trace": dict or None} of `spec`.
+        """profile_step.profile_both's answer for `spec`: {"eager", "captured", "graph": StepProfile
+        or None, "capture_error": dict or None, "chrome_trace": dict or None}.
 
         Raises RuntimeError with the worker's own traceback if profiling failed there.
         """
@@ -44,8 +45,9 @@ class ProfileWorker:
         reply = self._worker.ask(spec.as_dict())
         if "error" in reply:
             raise RuntimeError(f"diagnose profile worker failed on {spec.label()}:\n{reply['error']}")
-        return {"eager": StepProfile.from_dict(reply["eager"]), "graph": StepProfile.from_dict(reply["graph"]),
-                "chrome_trace": take_chrome_trace(reply)}
+        out = {name: (StepProfile.from_dict(reply[name]) if reply.get(name) else None)
+               for name in ("eager", "captured", "graph")}
+        return dict(out, capture_error=reply.get("capture_error"), chrome_trace=take_chrome_trace(reply))
 
     def close(self) -> None:
         self._worker.close()

@@ -95,16 +95,23 @@ class DiagnoseRecording:
 
     def machine(self) -> Machine:
         return Machine(Constants.from_dict(self.doc["meta"]["calibration"]), self.doc["meta"]["intrinsic_tax_us"],
-                       f"recording {self.meta.file}")
+                       f"recording {self.meta.file}", float(self.doc["meta"].get("node_spread_us") or 0.0))
 
     def summary(self) -> dict:
         return self.doc.get("summary") or {}
 
 
-def best_recording(directory: Path | None = None) -> DiagnoseRecording | None:
-    """The diagnose recording a page shows: complete before partial, a GPU before the simulator."""
-    rec = store.best("diagnose", directory)
+def best_recording(directory: Path | None = None, grid: str = "zoo") -> DiagnoseRecording | None:
+    """The diagnose recording a page shows: complete before partial, a GPU before the simulator.
+    `grid`: "zoo" (our own models) or "external" (meta.set: public networks, validation/external.py)."""
+    found = [r for r in store.scan("diagnose", directory)[0] if recording_set(r.data) == grid]
+    rec = max(found, key=store.rank, default=None)
     return DiagnoseRecording(rec) if rec else None
+
+
+def recording_set(doc: dict) -> str:
+    """Which grid a diagnose recording measured: "external" (public networks) or "zoo"."""
+    return (doc.get("meta") or {}).get("set") or "zoo"
 
 
 def simulated_demo() -> DiagnoseRecording | None:

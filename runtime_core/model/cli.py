@@ -39,7 +39,21 @@ def register(sub) -> None:
     p.add_argument("--bounds", action="store_true",
                    help="also check every bound of the recording (model/bounds.py); exit 1 if one fails")
     p.set_defaults(func=run_accuracy)
+    p = sub.add_parser("node-costs", help="what a CUDA-graph node costs beyond its kernel, on kernels of our "
+                                          "own making (CUDA, ~100 s; the diagnosis's band reads it)")
+    p.add_argument("--out", required=True, help="the node_costs recording to write")
+    p.add_argument("--force", action="store_true", help="replace an existing --out file")
+    p.set_defaults(func=run_node_costs)
     measure_cli.register(sub)  # `measure` and `bench`: their JSON carries this model's prediction
+
+
+def run_node_costs(a) -> dict:
+    import torch
+    if not torch.cuda.is_available():
+        raise UsageError("node-costs measures CUDA graphs: it needs a CUDA GPU (the shipped H200 recording "
+                         "is lessons/recordings/node_costs_h200.json)")
+    from .node_costs import record
+    return record(a.out, force=a.force)
 
 
 def run(a) -> dict:

@@ -15,7 +15,7 @@ from ..knobs import GraphInput, Knobs, Mode, Policy
 
 SCHEMA_VERSION = 2
 SOURCE_OF_RECORDING = {"sim": "simulated"}  # meta.backend -> the label; a real device is "recorded"
-KINDS = ("sweep", "alloc", "decoder", "bench", "aot", "reduce_overhead", "diagnose", "labs", "serving")
+KINDS = ("sweep", "alloc", "decoder", "bench", "aot", "reduce_overhead", "diagnose", "labs", "serving", "node_costs")
 
 
 @dataclass(frozen=True)

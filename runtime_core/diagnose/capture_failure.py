@@ -1,0 +1,78 @@
+""""Cannot be captured" as a verdict: torch's reason in one line, the code that caused it, what to try.
+
+Real networks often cannot be captured whole: a mixture-of-experts router copies a CPU tensor to
+the GPU, a step reads a value back to the host (`.item()`, a data-dependent shape), or a library
+synchronizes. When our capture fails, the diagnosis keeps its eager analysis and says so, with
+
+    reason    the first line of torch's error (the capture is abandoned; the device stays usable)
+    culprit   the user's line that made the call (the innermost frame outside torch and this
+              package), and the profile's evidence where it names one (a pageable host copy)
+    try       what usually fixes it, chosen by what the reason says
+
+    failure = describe(capture_error, eager_profile)     # a dict, JSON as it is
+"""
+from __future__ import annotations
+
+import os
+import traceback
+
+_LIBRARY_PARTS = (f"{os.sep}torch{os.sep}", f"{os.sep}runtime_core{os.sep}", f"{os.sep}site-packages{os.sep}",
+                  f"{os.sep}dist-packages{os.sep}", "<frozen ")
+
+PARTIAL = ("capture only the part that can be captured (torch.cuda.graph around the layers before and "
+           "after the offending step, or torch.compile, which splits the graph there)")
+ADVICE = (
+    (("pinned", "cpu tensor", "pin_memory"),
+     ["pin the CPU tensor (tensor.pin_memory(), or create it with pin_memory=True) or build it on the GPU "
+      "once, outside the step, and reuse it", "move the host-side step (building that tensor) out of the "
+      "captured region", PARTIAL]),
+    (("synchron", "item", "not permitted when stream is capturing", "operation not permitted"),
+     ["remove the host read-back (.item(), .cpu(), a data-dependent shape or branch) from the step, or keep "
+      "the value on the GPU", "move the host-side step out of the captured region", PARTIAL]),
+)
+GENERIC = ["move the host-side work out of the captured region", PARTIAL]
+
+
+def describe(error: BaseException, eager_profile=None) -> dict:
+    """The verdict's facts about a failed capture: reason, culprit, evidence and what to try."""
+    reason = one_line(error)
+    low = reason.lower()
+    tries = next((t for keys, t in ADVICE if any(k in low for k in keys)), GENERIC)
+    out = {"reason": reason, "culprit": culprit(error), "evidence": evidence(eager_profile), "try": list(tries)}
+    return out
+
+
+def one_line(error: BaseException) -> str:
+    """torch's own message (the cause of our CaptureError where there is one), first line only."""
+    inner = error.__cause__ or error
+    text = str(inner).strip() or type(inner).__name__
+    return text.splitlines()[0][:300]
+
+
+def culprit(error: BaseException) -> str | None:
+    """"path:line in function: source" of the innermost frame of the user's code in the error's
+    traceback (its cause's, where it has one), or None when every frame is a library's."""
+    for exc in (error.__cause__, error):
+        if exc is None or exc.__traceback__ is None:
+            continue
+        frames = [f for f in traceback.extract_tb(exc.__traceback__) if not any(p in f.filename for p in _LIBRARY_PARTS)]
+        if frames:
+            f = frames[-1]
+            return f"{os.path.relpath(f.filename) if os.path.isabs(f.filename) else f.filename}:{f.lineno} in {f.name}: {(f.line or '').strip()}"[:300]
+    return None
+
+
+def evidence(profile) -> str | None:
+    """What the eager profile shows that a capture refuses: host-to-device copies from pageable
+    memory (the profiler names them "Memcpy HtoD (Pageable -> Device)")."""
+    if profile is None:
+        return None
+    pageable = [r for r in getattr(profile, "ops", []) if r[0] == "memcpy" and "pageable" in str(r[4]).lower()]
+    if not pageable:
+        return None
+    return (f"the eager step makes {len(pageable)} copy(ies) from pageable host memory "
+            f"({pageable[0][4]}): a graph cannot record one")
+
+
+def headline(failure: dict) -> str:
+    return f"Cannot be captured whole: CUDA graphs won't help as is. {failure['reason']}"
