@@ -85,6 +85,7 @@ DAMAGE = {
     "aot": [_meta_as_string, _drop("aot", "device"), _drop("aot", "measured_at"), _foreign],
     "serving": [_meta_as_string, _drop("serving", "rows"), _drop("serving", "cpp"), _drop("serving.cpp", "batch"),
                 _foreign],
+    "node_costs": [_meta_as_string, _drop("rows", "family"), _drop("derived", "spread_us"), _foreign],
 }
 CASES = [(p, d) for p in SHIPPED for d in [None, *DAMAGE[_kind(p)]]]
 
