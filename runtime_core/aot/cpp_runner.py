@@ -1,14 +1,14 @@
-"""Build the C++ runner (runner.cpp) with g++ against the torch wheel's libtorch (../cpp_build.py),
-and run it.
+"""Build the C++ runner (runner.cpp) with torch.utils.cpp_extension against the torch wheel's
+libtorch (../cpp_build.py), and run it.
 
 The runner loads a .pt2 package with `torch::inductor::AOTIModelPackageLoader`: no Python in
 the process at all. The binary is cached under .cache/aot/bin/, keyed by the torch version and
-a hash of the source and flags, so it is built once per torch install (~30 s on 2 cores).
+a hash of the source and flags, so it is built once per torch install (~10 s on 2 cores).
 
 Many sessions (threads of one server) and processes may ask for it at once: cached_build.py
-builds it once, into a temporary name unique per process and thread, sets the execute bit and
-renames it into place; the folder keeps the newest RUNNER_CAP.keep_newest binaries. `$CXX`
-picks the compiler (g++ by default).
+publishes it once, under a filelock, through a temporary name unique per process and thread,
+with the execute bit set before the rename; the folder keeps the newest RUNNER_CAP.keep_newest
+binaries. `$CXX` picks the compiler (c++ by default); ninja runs the build.
 """
 from __future__ import annotations
 

@@ -5,8 +5,8 @@ sits *below* the work (raw CUDA, a C++ runtime, a fast host) needs another launc
 has one, behind the same call: `measure(points) -> [{mode, n, work_us, wall_us, tax_us,
 kernel_time_us}]`; the simulator's is ../sim/native.py.
 
-    CppChainLauncher   chain_launcher.cpp built with g++ against the installed libtorch
-                       (../../cpp_build.py), running sleep kernels (at::cuda::sleep) in eager,
+    CppChainLauncher   chain_launcher.cpp built with torch.utils.cpp_extension against the
+                       installed libtorch (../../cpp_build.py), running sleep kernels (at::cuda::sleep) in eager,
                        streams and graph mode
 """
 from __future__ import annotations
