@@ -6,8 +6,9 @@ and no two modules import each other round a loop:
 
     base         knobs.py (the Knobs type), constants.py (a machine's named costs), result.py (what
                  every source of numbers returns), errors.py (UsageError), atomic.py (every file
-                 write), cli_args.py (the shared argparse helpers), and the cache shared by several
-                 layers: cache_paths.py, cache_lock.py, cached_build.py, cpp_build.py
+                 write), cli_args.py (the shared argparse helpers), child_process.py (every child
+                 process), and the cache shared by several layers: cache_paths.py, cache_lock.py,
+                 cached_build.py, cpp_build.py
     engine/      devices (simulated and CUDA), executors, graph capture, measurement, tracing;
                  it gets its constants as arguments and reads no recording
     model/       the closed-form model, its calibration, its accuracy against a recording

@@ -1,8 +1,8 @@
 """Stand-ins for the two slow compilers of the AOT cache, so races run in seconds.
 
-- FAKE_CXX: a "C++ compiler" (set as $CXX) that takes g++'s arguments, logs each build, writes
-  its `-o` output slowly in chunks and without the execute bit (the cache must set it), and
-  can be told to fail half-way. What it writes is a working runner: a Python script that speaks
+- FAKE_CXX: a "C++ compiler" (set as $CXX) that takes the arguments of cpp_extension's ninja
+  file (compile with a depfile, then link), logs each link, writes the linked output slowly in
+  chunks and without the execute bit (the cache must set it), and can be told to fail half-way. What it writes is a working runner: a Python script that speaks
   runner.cpp's protocol (args: package device in.bin out.bin dims...; JSON report on stdout)
   and returns the input times two.
 - fake_compile_package: AOTInductor's place in export.compile_package: writes a ".pt2" slowly.
@@ -30,8 +30,16 @@ print(json.dumps({{"load_s": 0.001, "first_run_s": 0.001, "run_s": 0.001, "outpu
 FAKE_CXX = f'''#!{sys.executable}
 import os, sys, time
 args = sys.argv[1:]
+if "-o" not in args:                 # cpp_extension asks the compiler's version (-dumpfullversion)
+    print("12.2.0")
+    sys.exit(0)
 out = args[args.index("-o") + 1]
-with open(os.environ["FAKE_CXX_LOG"], "a") as log:
+if "-MF" in args:                    # ninja reads the dependencies of the object file
+    open(args[args.index("-MF") + 1], "w").write(out + ": \\n")
+if "-c" in args:                     # ninja's compile step: an object file nobody runs
+    open(out, "wb").write(b"object")
+    sys.exit(0)
+with open(os.environ["FAKE_CXX_LOG"], "a") as log:   # one line per link: one per build
     log.write(f"{{os.getpid()}} {{out}}\\n")
 text = {RUNNER!r}.encode()
 sleep_s = float(os.environ.get("FAKE_CXX_SLEEP_S", "0.5"))
@@ -48,7 +56,7 @@ with open(out, "wb") as f:           # written in pieces, like a linker: a reade
 
 def install_fake_cxx(folder: Path, monkeypatch, sleep_s: float = 0.5) -> Path:
     """Write the fake compiler into `folder`, point $CXX at it; returns the build log path."""
-    cxx = folder / "fake-cxx"
+    cxx = folder / "fake-g++"  # a name cpp_extension accepts as gcc without asking `-v`
     cxx.write_text(FAKE_CXX)
     cxx.chmod(0o755)
     log = folder / "cxx.log"

@@ -111,8 +111,26 @@ def test_leftovers_of_a_killed_builder_are_removed_by_the_next_build(cache):
     root, _ = cache
     stale = runner_path().with_name(f".{runner_path().name}.999-1-dead.tmp")
     stale.write_bytes(b"half a binary")
+    scratch = stale.with_name(stale.name + ".build")  # cpp_extension's build folder, its baton held
+    scratch.mkdir()
+    (scratch / "lock").touch()
     ensure_runner()
-    assert not stale.exists() and temps(root / "bin") == []
+    assert not stale.exists() and not scratch.exists() and temps(root / "bin") == []
+
+
+@pytest.mark.parametrize("missing", ["compiler", "ninja"])
+def test_a_missing_compiler_or_ninja_is_one_line(cache, monkeypatch, missing):
+    from runtime_core import cpp_build
+    from runtime_core.aot.cpp_runner import ensure_runner, runner_path
+    if missing == "compiler":
+        monkeypatch.setenv("CXX", "/nonexistent/g++")
+        want = "/nonexistent/g.. not found: install a C.. compiler to build the C.. runner$"
+    else:
+        monkeypatch.setattr(cpp_build, "_find_ninja", lambda: False)
+        want = "ninja not found: pip install the ninja wheel of requirements.txt to build the C.. runner$"
+    with pytest.raises(RuntimeError, match=want):
+        ensure_runner()
+    assert not runner_path().exists()
 
 
 def test_the_runner_folder_keeps_only_the_newest_binaries(cache):

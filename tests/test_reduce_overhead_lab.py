@@ -225,7 +225,7 @@ def test_a_region_that_could_not_run_is_said_so_not_counted_as_zero_skips():
 
 
 def test_a_child_result_is_found_below_lines_a_library_printed():
-    from runtime_core.aot.spawn import last_json_object
+    from runtime_core.child_process import last_json_object
     assert last_json_object('STAGE: profiler\n{"errors": []}\nW1130 a warning\n') == {"errors": []}
     assert last_json_object("no json here\n[1, 2]\n") is None
 

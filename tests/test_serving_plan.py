@@ -166,13 +166,18 @@ def test_a_crashed_python_loader_is_explained_and_the_outputs_line_says_what_ran
 
 
 def test_the_cpp_runner_error_is_the_input_checks_line_not_the_generic_last_one():
-    import subprocess
-    from runtime_core.aot.cpp_runner import _failure_line
-    proc = subprocess.CompletedProcess([], 1, "", "Error: input_handles[0]: dim value is too large at 0, expected to "
-                                       "be <= 64, but got: 100\naot_runner: run_func_( ... ) API call failed at x.cpp\n")
-    assert _failure_line(proc).endswith("input_handles[0]: dim value is too large at 0, expected to be <= 64, but got: 100")
-    plain = subprocess.CompletedProcess([], 1, "", "first\nlast line\n")
-    assert _failure_line(plain).endswith(": last line")
+    import sys
+    from runtime_core.aot.cpp_runner import _input_check
+    from runtime_core.child_process import run
+
+    def fails_saying(stderr: str) -> str:
+        code = f"import sys; sys.stderr.write({stderr!r}); sys.exit(1)"
+        return run("C++ runner", [sys.executable, "-c", code], timeout_s=60, pick_stderr=_input_check).error
+    got = fails_saying("Error: input_handles[0]: dim value is too large at 0, expected to be <= 64, but got: 100\n"
+                       "aot_runner: run_func_( ... ) API call failed at x.cpp\n")
+    assert got == ("C++ runner exited with status 1: Error: input_handles[0]: dim value is too large at 0, "
+                   "expected to be <= 64, but got: 100")
+    assert fails_saying("first\nlast line\n") == "C++ runner exited with status 1: last line"
 
 
 def test_crash_reports_are_split_from_other_problems():

@@ -1,7 +1,7 @@
 """PyTorch's own expandable_segments vs its default, on the allocation orders of labs.py (CUDA).
 
 PYTORCH_CUDA_ALLOC_CONF is read once, when CUDA initializes, so each setting runs in a CHILD
-process: `python -m runtime_core.allocator.torch_expandable` prints one JSON object. The child
+process (../child_process.py): `python -m runtime_core.allocator.torch_expandable` prints one JSON object. The child
 caps PyTorch at the order's capacity (set_per_process_memory_fraction) so the fragmenting
 order can really run out of memory on a large GPU.
 """
@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 
+from ..child_process import run
 from .labs import ORDERS
 from .sizes import MiB
 from .stats import fragmentation
@@ -66,14 +66,10 @@ def torch_expandable_comparison(timeout_s: float = 300.0) -> dict:
     """Run the child once per setting; return {order: {"default": {...}, "expandable": {...}}}."""
     results = {}
     for setting, conf in SETTINGS.items():
-        env = dict(os.environ, PYTORCH_CUDA_ALLOC_CONF=conf)
-        proc = subprocess.run([sys.executable, "-m", "runtime_core.allocator.torch_expandable"],
-                              env=env, cwd=REPO_ROOT, capture_output=True, text=True, timeout=timeout_s)
-        if proc.returncode != 0:
-            tail = proc.stderr.strip().splitlines()[-1:] or ["no output"]
-            results[setting] = {"error": f"child exited {proc.returncode}: {tail[0]}"}
-            continue
-        results[setting] = json.loads(proc.stdout.strip().splitlines()[-1])
+        done = run("allocator child", [sys.executable, "-m", "runtime_core.allocator.torch_expandable"],
+                   timeout_s=timeout_s, env={"PYTORCH_CUDA_ALLOC_CONF": conf}, cwd=REPO_ROOT)
+        results[setting] = ({"error": done.error} if done.error else
+                            done.reply() or {"error": "allocator child printed no JSON result"})
     out = {}
     for name in ("fragmenting", "growing"):
         out[name] = {"order": ORDERS[name]["label"]}

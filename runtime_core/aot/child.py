@@ -20,7 +20,7 @@ Steps:
     crash                                      die by SIGSEGV (tests the crash reporting)
 
 The parent's side (run_child: start a step, read its JSON, turn a crash into a result) is
-spawn.py.
+spawn.py, through ../child_process.py, the helper every child process of the app goes through.
 """
 from __future__ import annotations
 

@@ -1,27 +1,25 @@
-"""Build the C++ runner (runner.cpp) with g++ against the torch wheel's libtorch (../cpp_build.py),
-and run it.
+"""Build the C++ runner (runner.cpp) with torch.utils.cpp_extension against the torch wheel's
+libtorch (../cpp_build.py), and run it.
 
 The runner loads a .pt2 package with `torch::inductor::AOTIModelPackageLoader`: no Python in
 the process at all. The binary is cached under .cache/aot/bin/, keyed by the torch version and
-a hash of the source and flags, so it is built once per torch install (~30 s on 2 cores).
+a hash of the source and flags, so it is built once per torch install (~10 s on 2 cores).
 
 Many sessions (threads of one server) and processes may ask for it at once: cached_build.py
-builds it once, into a temporary name unique per process and thread, sets the execute bit and
-renames it into place; the folder keeps the newest RUNNER_CAP.keep_newest binaries. `$CXX`
-picks the compiler (g++ by default).
+publishes it once, under a filelock, through a temporary name unique per process and thread,
+with the execute bit set before the rename; the folder keeps the newest RUNNER_CAP.keep_newest
+binaries. `$CXX` picks the compiler (c++ by default); ninja runs the build.
 """
 from __future__ import annotations
 
-import json
-import subprocess
 from pathlib import Path
 
 import numpy as np
 
 from ..cache_lock import cache_in_use
 from ..cached_build import Cap
+from ..child_process import run
 from ..cpp_build import binary_path, build_binary
-from .spawn import child_env
 
 SOURCE = Path(__file__).with_name("runner.cpp")
 RUNNER_CAP = Cap("aot_runner-*", keep_newest=3, max_bytes=64 << 20)  # ~50 KB each on the CPU wheel
@@ -51,22 +49,17 @@ def run_cpp(package: Path, x: np.ndarray, device: str, work_dir: Path, timeout_s
         exe, build_s = ensure_runner()
         in_path, out_path = work_dir / "cpp_in.bin", work_dir / "cpp_out.bin"
         np.ascontiguousarray(x, dtype="<f4").tofile(in_path)
-        cmd = [str(exe), str(package), device, str(in_path), str(out_path)] + [str(d) for d in x.shape]
-        try:
-            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout_s, env=child_env(env))
-        except subprocess.TimeoutExpired:
-            return {"error": f"C++ runner timed out after {timeout_s:.0f} s", "build_s": build_s}
-    if proc.returncode != 0:
-        return {"error": _failure_line(proc), "build_s": build_s}
-    report = json.loads(proc.stdout.strip().splitlines()[-1])
+        done = run("C++ runner", [exe, package, device, in_path, out_path, *x.shape], timeout_s=timeout_s,
+                   env=env, pick_stderr=_input_check)
+    report = None if done.error else done.reply()
+    if report is None:
+        return {"error": done.error or "C++ runner printed no JSON report", "build_s": build_s}
     report["output"] = np.fromfile(out_path, dtype="<f4").reshape(report["output_shape"])
     report["build_s"] = build_s
     return report
 
 
-def _failure_line(proc: subprocess.CompletedProcess) -> str:
-    from .spawn import describe_exit
-    lines = [ln.strip() for ln in proc.stderr.strip().splitlines() if ln.strip()]
-    check = [ln for ln in lines if "input_handles" in ln and "expected" in ln]  # the package's input check
-    tail = (check or lines or [""])[-1][:400]  # says why; on CUDA a generic "API call failed" line comes last
-    return f"C++ runner {describe_exit(proc.returncode)}" + (f": {tail}" if tail else "")
+def _input_check(lines: list[str]) -> str | None:
+    """The package's input check says why; on CUDA a generic "API call failed" line comes last."""
+    check = [ln for ln in lines if "input_handles" in ln and "expected" in ln]
+    return check[-1] if check else None

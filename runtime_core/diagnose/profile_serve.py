@@ -4,29 +4,27 @@ answers one JSON line (profile_worker.py is the parent's side, and says why a ch
 """
 from __future__ import annotations
 
-import json
 import sys
 
-from ..engine.line_worker import write_chrome_trace
+from ..child_process import serve_lines, write_chrome_trace
 from .runners import get_runner
 from .spec import Spec
 
 
 def _serve(backend: str) -> None:
-    import traceback
     runner = get_runner(backend, in_worker=True)
-    for line in sys.stdin:
+
+    def handle(request: dict) -> dict:
         try:
-            got = runner.profile(Spec.from_dict(json.loads(line)))
+            got = runner.profile(Spec.from_dict(request))
             reply = {name: (got[name].as_dict(spans=True) if got[name] is not None else None)
                      for name in ("eager", "captured", "graph")}
             reply.update(capture_error=got["capture_error"],
                          chrome_trace_path=write_chrome_trace(got["chrome_trace"], "rc_diagnose_"))
-        except Exception:  # report to the parent, which raises it; keep serving
-            reply = {"error": traceback.format_exc(limit=8)}
-        runner.cleanup()
-        sys.stdout.write(json.dumps(reply) + "\n")
-        sys.stdout.flush()
+            return reply
+        finally:
+            runner.cleanup()
+    serve_lines(handle, full_traceback=True)  # the parent raises it with the worker's traceback
 
 
 if __name__ == "__main__":

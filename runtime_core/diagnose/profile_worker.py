@@ -5,8 +5,9 @@ there stay slower (engine/cuda/trace_worker.py has the H200 numbers). The chain'
 in chain knobs; this one speaks in model specs, and builds the model itself (a zoo model, or the
 user's package.module:factory, imported from the same working directory).
 
-Protocol: one JSON spec per line on stdin, one JSON line back on stdout:
-{"eager": StepProfile dict with spans, "graph": ..., "chrome_trace_path": "..."} or {"error": "..."}.
+Protocol (../child_process.py, every child's): one JSON spec per line on stdin, one JSON line back on stdout:
+{"eager", "captured", "graph": StepProfile dicts with spans (graph null if the capture failed),
+"capture_error": null or capture_failure.describe's dict, "chrome_trace_path": "..."} or {"error": "..."}.
 The child's stderr is the parent's, so its warnings and crashes are seen. `--backend sim` makes
 the child step fake models on a SimDevice instead: only the tests use it, to check the protocol.
 The child's side is profile_serve.py.
@@ -17,7 +18,7 @@ import os
 import sys
 from pathlib import Path
 
-from ..engine.line_worker import LineWorker, take_chrome_trace
+from ..child_process import LineWorker, take_chrome_trace
 from .spec import Spec
 
 REPO = Path(__file__).resolve().parents[2]
@@ -32,8 +33,8 @@ class ProfileWorker:
         self._worker = LineWorker(
             "diagnose profile worker",
             [sys.executable, "-m", "runtime_core.diagnose.profile_serve", "--backend", backend],
-            silent_hint=" (its stderr is above)", close_timeout_s=30,
-            env=dict(os.environ, PYTHONUNBUFFERED="1", PYTHONPATH=path), stderr=None, cwd=os.getcwd())
+            stderr="inherit", close_timeout_s=30,
+            env=dict(os.environ, PYTHONUNBUFFERED="1", PYTHONPATH=path), cwd=os.getcwd())
 
     def profile(self, spec: Spec) -> dict:
         """profile_step.profile_both's answer for `spec`: {"eager", "captured", "graph": StepProfile

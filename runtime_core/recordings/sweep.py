@@ -16,7 +16,6 @@ never preferred over a complete one, and a later run continues it.
 from __future__ import annotations
 
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -132,7 +131,7 @@ def _native_pass(run: _Run, pass_i: int) -> bool:
         return True  # it failed in an earlier pass: the slice stays missing (meta.complete: false)
     try:
         results = native_launcher(run.dev).measure(todo)
-    except (RuntimeError, OSError, subprocess.SubprocessError) as e:  # no g++, a failed build or run
+    except (RuntimeError, OSError) as e:  # no compiler or ninja, a failed build or run (one line each)
         meta["native_launcher_error"] = " ".join(str(e).split())[:400]
         print(f"sweep: low-tax slice skipped: {meta['native_launcher_error']}", file=sys.stderr)
         return True

@@ -5,16 +5,15 @@ sits *below* the work (raw CUDA, a C++ runtime, a fast host) needs another launc
 has one, behind the same call: `measure(points) -> [{mode, n, work_us, wall_us, tax_us,
 kernel_time_us}]`; the simulator's is ../sim/native.py.
 
-    CppChainLauncher   chain_launcher.cpp built with g++ against the installed libtorch
-                       (../../cpp_build.py), running sleep kernels (at::cuda::sleep) in eager,
+    CppChainLauncher   chain_launcher.cpp built with torch.utils.cpp_extension against the
+                       installed libtorch (../../cpp_build.py), running sleep kernels (at::cuda::sleep) in eager,
                        streams and graph mode
 """
 from __future__ import annotations
 
-import json
-import subprocess
 from pathlib import Path
 
+from ...child_process import run
 from ...cpp_build import build_binary
 
 SOURCE = Path(__file__).with_name("chain_launcher.cpp")
@@ -32,7 +31,7 @@ class CppChainLauncher:
         args = [str(exe), f"{sleep_cycles_per_us(self.dev):.3f}", str(reps)]
         for p in points:
             args += [p["mode"], str(p["n"]), f"{p['work_us']:g}"]
-        proc = subprocess.run(args, capture_output=True, text=True, timeout=timeout_s)
-        if proc.returncode != 0:
-            raise RuntimeError(f"chain_launcher failed ({proc.returncode}): {proc.stderr.strip()[-400:]}")
-        return [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]
+        done = run("chain_launcher", args, timeout_s=timeout_s)
+        if done.error:
+            raise RuntimeError(done.error)
+        return done.objects()

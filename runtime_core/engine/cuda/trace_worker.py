@@ -6,20 +6,19 @@ after the first profile, and it got worse with every profile. Timing and tracing
 live apart: wall times are measured in the caller, timelines and counted driver calls come from
 this worker, which runs the same executors on the same buffer sizes.
 
-Protocol: one JSON object per line on stdin (a trace spec), one JSON line back on stdout:
-{"spans": [...], "counts": {...}, "chrome_trace_path": "..."} or {"error": "..."}.
+Protocol (../../child_process.py, every child's): one JSON object per line on stdin (a trace
+spec), one JSON line back on stdout: {"spans": [...], "counts": {...}, "chrome_trace_path": "..."}
+or {"error": "..."}.
 """
 from __future__ import annotations
 
-import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 
+from ...child_process import LineWorker, serve_lines, take_chrome_trace, write_chrome_trace
 from ...result import Span
 from ..cores import all_cores
-from ..line_worker import LineWorker, take_chrome_trace, write_chrome_trace
 
 
 class TraceWorker:
@@ -27,7 +26,7 @@ class TraceWorker:
 
     def __init__(self):
         self._worker = LineWorker("trace worker", [sys.executable, "-m", "runtime_core.engine.cuda.trace_worker"],
-                                  env=dict(os.environ, PYTHONUNBUFFERED="1"), stderr=subprocess.DEVNULL,
+                                  env=dict(os.environ, PYTHONUNBUFFERED="1"), stderr="capture",
                                   preexec_fn=all_cores, cwd=str(Path(__file__).resolve().parents[3]))
 
     def start(self) -> None:
@@ -54,17 +53,13 @@ def _serve() -> None:
     from .device import CudaDevice
     from ..traced_step import traced_run
     dev = CudaDevice(in_worker=True)
-    for line in sys.stdin:
-        try:
-            spec = json.loads(line)
-            dev.pin_numel(spec["work_us"], spec["numel"])
-            tr = traced_run(dev, spec)
-            reply = {"spans": [asdict(s) for s in tr.spans], "counts": tr.counts,
-                     "chrome_trace_path": write_chrome_trace(tr.chrome_trace, "rc_trace_")}
-        except Exception as e:  # report, keep serving
-            reply = {"error": f"{type(e).__name__}: {e}"}
-        sys.stdout.write(json.dumps(reply) + "\n")
-        sys.stdout.flush()
+
+    def handle(spec: dict) -> dict:
+        dev.pin_numel(spec["work_us"], spec["numel"])
+        tr = traced_run(dev, spec)
+        return {"spans": [asdict(s) for s in tr.spans], "counts": tr.counts,
+                "chrome_trace_path": write_chrome_trace(tr.chrome_trace, "rc_trace_")}
+    serve_lines(handle)
 
 
 if __name__ == "__main__":
