@@ -6,7 +6,7 @@ from pages.ui.common import recordings_of, render_lesson, setup_page, source_bad
 
 import streamlit as st
 
-from pages.ui import lab_panels, tables as ui_tables
+from pages.ui import figure_log, lab_panels, tables as ui_tables
 from runtime_core.aot.tables import decoder_rows
 from runtime_core.labs import failure_modes, labs_on
 from runtime_core.lesson.claims import evaluate_claims, load_claims
@@ -74,6 +74,8 @@ def decoder_panel() -> None:
         return
     source_badge(rec.meta.source, rec.label())
     ui_tables.show(decoder_rows(rec))
+    st.caption(figure_log.bench_caption(rec))
+    figure_log.note_decoder_bench(rec, "decoder table and claim")
     claim = [c for c in load_claims() if c["id"] == "decoder_2x"]
     row = evaluate_claims(None, None, rec, claims=claim)[0]
     st.markdown(f"**The lesson says:** {row['seed_value']}  \n**Measured:** {row['measured']}  \n"

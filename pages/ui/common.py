@@ -92,6 +92,8 @@ def setup_page(title: str, icon: str = ":material/bolt:") -> PageContext:
     `icon` is the browser tab's icon, a Material icon (":material/bolt:"): it draws without an
     emoji font, and nothing on the page depends on it."""
     st.set_page_config(page_title=title, page_icon=icon, layout="wide")
+    from pages.ui import figure_log
+    figure_log.reset()  # this run's figures (tests/test_figures_agree.py reads them)
     from runtime_core.lesson.live_gpu import live_enabled
     found, skipped = sweeps()
     gpu, wanted = _gpu_present(), live_enabled()
@@ -162,6 +164,8 @@ def lesson_text(name: str) -> str:
 def render_text(text: str) -> str:
     """Lesson text as Markdown: {{figure}} fields filled from the shipped recordings, citation
     tags turned into small markers (runtime_core/lesson/figures.py)."""
+    from pages.ui import figure_log
+    figure_log.note_fields(text)
     return figures.render(text)
 
 
