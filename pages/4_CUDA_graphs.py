@@ -2,7 +2,7 @@
 (stale lab), a capture storm (storm lab, recapture vs bucket), the silent graph bugs (five labs),
 the decoder worked example from the shipped recording, and what mode="reduce-overhead" really
 does (the reduce_overhead lab)."""
-from pages.ui.common import recordings_of, render_lesson, setup_page, source_badge
+from pages.ui.common import lesson_columns, recordings_of, render_lesson, setup_page, source_badge
 
 import streamlit as st
 
@@ -14,7 +14,7 @@ from runtime_core.lesson.replay_costs import constant_rows, replay_cost_rows
 from runtime_core.lesson.page_text import text as prose
 
 ctx = setup_page("CUDA graphs")
-text_col, live_col = st.columns([5, 6], gap="large")
+text_col, live_col = lesson_columns(lesson="04_cuda_graphs")
 
 
 def replay_costs_panel() -> None:
@@ -96,7 +96,7 @@ def reduce_overhead_panel() -> None:
 
 
 with text_col:
-    render_lesson("04_cuda_graphs")
+    render_lesson("04_cuda_graphs", title=False)
 
 with live_col:
     replay_costs_panel()
