@@ -1,8 +1,9 @@
 """Checkpoint ("Try it"): the seed's six steps, taken in order, each ticked on results the student
 recorded after predicting.
 
-Each step holds its own prompt: the prediction box beside the step's "Record this result" button
-(which records the knobs' setting only when it is one the step needs). A setting's numbers, and the
+The steps sit beside the knobs, under the setting's numbers; each holds its own prompt, the
+prediction box beside the step's "Record this result" button (which records the knobs' setting only
+when it is one the step needs). A setting's numbers, and the
 textbook's beside them, stay hidden while a step whose setting it is still waits for its prediction.
 Once the evidence is recorded the prediction is judged (runtime_core/lesson/prediction.py) against
 the textbook within the step's tolerance, with the measurement beside it, and the step is complete;
@@ -14,7 +15,7 @@ import streamlit as st
 
 from pages.ui import knobs, progress, tables as ui_tables, widget_sources as src
 from pages.ui.safe_text import esc
-from pages.ui.widget_panels import count_cell, headline_metrics
+from pages.ui.widget_panels import METRIC_CSS, count_cell, headline_metrics
 from runtime_core.knobs import Knobs
 from runtime_core.lesson.checkpoint import (MAX_RUNS, ORDER, STEP_NEEDS, Run, check_step, complete, hides,
                                             open_step)
@@ -80,29 +81,13 @@ unlocked = ORDER if now_open is None else ORDER[:ORDER.index(now_open) + 1]
 waiting = [s for s in ORDER if asks[s] and s not in pred]  # predictions still to make
 title_of = {s: f"{i}" for i, s in enumerate(ORDER, 1)}
 
+st.html(METRIC_CSS)  # the widget's compact header: the open step's prompt fits on a projector's first screen
 st.title("Checkpoint: try it")
-st.markdown(prose("checkpoint", "intro"))
+st.caption(prose("checkpoint", "intro"))
 for note in notices:
     st.warning(note)  # Markdown with the URL's values escaped (knobs.init_from_url, progress.init)
 done = [s for s in unlocked if is_done[s]]
 st.progress(len(done) / len(ORDER), text=f"{len(done)} of {len(ORDER)} steps done")
-
-knob_col, now_col = st.columns([1, 1.6], gap="medium")
-with knob_col:
-    k = knobs.render(None)
-knobs.write_url(k)  # the knobs and the notebook (a record or a prediction ran in its callback)
-cur = Run(k.mode.value, k.n, k.tax_us, k.work_us, k.dynamic, k.policy.value if k.dynamic else "fallback")
-hold = now_open if (now_open in waiting) else next((s for s in waiting if hides(cur, [s])), None)
-with now_col:
-    label = ctx.recording_label() if rec else ("this machine's GPU" if ctx.live else "the simulator")
-    source_badge("live" if ctx.live else (rec.meta.source if rec else "simulated"), label)
-    if hold:
-        st.info(prose("checkpoint", "numbers_hidden", step=title_of[hold]))
-    else:
-        now = numbers(cur)
-        headline_metrics(now["measured"], now["note"], now["model"] if not now["note"] else
-                         src.textbook(knobs_of(cur).replace(n=now["measured"]["n"],
-                                                            work_us=now["measured"]["work_us"])))
 
 
 def inputs_line(step: str) -> str:
@@ -136,69 +121,95 @@ def judged(step: str):
                  hint=render_text(ask.get("hint", "")))
 
 
-judgements = {}
-for i, step in enumerate(ORDER, 1):
-    info, res, ask = steps[step], checks[step], asks[step]
-    locked = step not in unlocked
-    state = "locked" if locked else ("done" if is_done[step] else "to do")
-    badge = {"done": ":green-badge[done]", "to do": ":gray-badge[to do]", "locked": ":gray-badge[locked]"}[state]
-    with st.expander(f"Step {i}: {info['title']} ({state})", expanded=step == now_open):
-        if locked:
-            st.caption(prose("checkpoint", "locked", prev=title_of[ORDER[i - 2]]))
-            continue
-        st.markdown(f"{badge} **Do:** {render_text(info['instruction'])}")
-        st.caption(f"Inputs: {inputs_line(step)}")
-        guess = pred.get(step)
-        ask_col, rec_col = st.columns([3, 1.3], vertical_alignment="bottom")
-        with ask_col:
+def steps_panel() -> None:
+    """The six steps, in order, beside the knobs: the open one expanded with its prompt and its
+    record button, the one before it showing its verdict; then the summary."""
+    judgements = {}
+    for i, step in enumerate(ORDER, 1):
+        info, res, ask = steps[step], checks[step], asks[step]
+        locked = step not in unlocked
+        state = "locked" if locked else ("done" if is_done[step] else "to do")
+        badge = {"done": ":green-badge[done]", "to do": ":gray-badge[to do]", "locked": ":gray-badge[locked]"}[state]
+        with st.expander(f"Step {i}: {info['title']} ({state})", expanded=step == now_open):
+            if locked:
+                st.caption(prose("checkpoint", "locked", prev=title_of[ORDER[i - 2]]))
+                continue
+            before = ORDER[i - 2] if i > 1 else None
+            if step == now_open and before in judgements:  # the verdict just given, where the eyes are
+                j = judgements[before]
+                (st.success if j.close else st.warning)(f"Step {title_of[before]}: {j.message}")
+            st.markdown(f"{badge} **Do:** {render_text(info['instruction'])}")
+            st.caption(f"Inputs: {inputs_line(step)}")
+            guess = pred.get(step)
+            ask_col, rec_col = st.columns([3, 1.3], vertical_alignment="bottom")
+            with ask_col:
+                if ask:
+                    key = f"ck_pred_{step}"
+                    if key not in st.session_state:
+                        st.session_state[key] = guess
+                    st.number_input(ask["question"], min_value=0.0, max_value=1e9, value=None, step=1.0, key=key,
+                                    on_change=on_predict, args=(step,), placeholder="your prediction",
+                                    disabled=is_done[step])
+                else:
+                    st.caption(prose("checkpoint", "no_prediction"))
+            with rec_col:
+                st.button("Record this result", key=f"ck_record_{step}", type="primary", width="stretch",
+                          on_click=on_record, args=(step,), disabled=is_done[step] or (bool(ask) and guess is None))
+            msg = st.session_state.pop(f"ck_msg_{step}", None)
+            if msg:
+                st.warning(msg)
+            if ask and guess is None:
+                st.info(prose("checkpoint", "type_first"))
+                continue
+            if not res.recorded:
+                st.info("To do: " + "; ".join(t for t in res.todo if t != "enter your prediction") + ".")
+                continue
             if ask:
-                key = f"ck_pred_{step}"
-                if key not in st.session_state:
-                    st.session_state[key] = guess
-                st.number_input(ask["question"], min_value=0.0, max_value=1e9, value=None, step=1.0, key=key,
-                                on_change=on_predict, args=(step,), placeholder="your prediction",
-                                disabled=is_done[step])
+                judgements[step] = j = judged(step)
+                (st.success if j.close else st.warning)(j.message)
+            ui_tables.show(evidence_table(res))
+            st.markdown("**What this step checks**")
+            for r in res.relations:
+                verdict = ":green-badge[holds]" if r.holds else ":red-badge[does not hold]"
+                st.markdown(f"{verdict} {r.source}: {r.claim}: {r.values()}")
+            total, failed = len(res.relations), len(res.failed)
+            if failed:
+                st.warning(prose("checkpoint", "step_fails", failed=failed, total=total, why=render_text(info["why"])))
             else:
-                st.caption(prose("checkpoint", "no_prediction"))
-        with rec_col:
-            st.button("Record this result", key=f"ck_record_{step}", type="primary", width="stretch",
-                      on_click=on_record, args=(step,), disabled=is_done[step] or (bool(ask) and guess is None))
-        msg = st.session_state.pop(f"ck_msg_{step}", None)
-        if msg:
-            st.warning(msg)
-        if ask and guess is None:
-            st.info(prose("checkpoint", "type_first"))
-            continue
-        if not res.recorded:
-            st.info("To do: " + "; ".join(t for t in res.todo if t != "enter your prediction") + ".")
-            continue
-        if ask:
-            judgements[step] = j = judged(step)
-            (st.success if j.close else st.warning)(j.message)
-        ui_tables.show(evidence_table(res))
-        st.markdown("**What this step checks**")
-        for r in res.relations:
-            verdict = ":green-badge[holds]" if r.holds else ":red-badge[does not hold]"
-            st.markdown(f"{verdict} {r.source}: {r.claim}: {r.values()}")
-        total, failed = len(res.relations), len(res.failed)
-        if failed:
-            st.warning(prose("checkpoint", "step_fails", failed=failed, total=total, why=render_text(info["why"])))
-        else:
-            st.caption(prose("checkpoint", "step_holds", held=total, total=total))
-        with st.popover("What to expect"):
-            st.markdown(f"**Textbook model:** {render_text(info['expect_model'])}")
-            st.markdown(f"**Measured:** {render_text(info['expect_measured'])}")
-            st.markdown(f"**Why:** {render_text(info['why'])}")
+                st.caption(prose("checkpoint", "step_holds", held=total, total=total))
+            with st.popover("What to expect"):
+                st.markdown(f"**Textbook model:** {render_text(info['expect_model'])}")
+                st.markdown(f"**Measured:** {render_text(info['expect_measured'])}")
+                st.markdown(f"**Why:** {render_text(info['why'])}")
 
-bad = [title_of[s] for s in done if checks[s].failed]
-line = summary(judgements, asked=sum(1 for s in ORDER if asks[s]))
-if bad:
-    line += " " + prose("checkpoint", "relations_failed", failed=sum(len(checks[s].failed) for s in done),
-                        steps=", ".join(bad))
-if now_open is None and not bad and all(j.close for j in judgements.values()):
-    st.success(prose("checkpoint", "all_close"))
-else:
-    st.markdown(f"**{len(done)} of {len(ORDER)} steps done.** {line}")
+    bad = [title_of[s] for s in done if checks[s].failed]
+    line = summary(judgements, asked=sum(1 for s in ORDER if asks[s]))
+    if bad:
+        line += " " + prose("checkpoint", "relations_failed", failed=sum(len(checks[s].failed) for s in done),
+                            steps=", ".join(bad))
+    if now_open is None and not bad and all(j.close for j in judgements.values()):
+        st.success(prose("checkpoint", "all_close"))
+    else:
+        st.markdown(f"**{len(done)} of {len(ORDER)} steps done.** {line}")
+
+
+knob_col, now_col = st.columns([1, 1.6], gap="medium")
+with knob_col:
+    k = knobs.render(None)
+knobs.write_url(k)  # the knobs and the notebook (a record or a prediction ran in its callback)
+cur = Run(k.mode.value, k.n, k.tax_us, k.work_us, k.dynamic, k.policy.value if k.dynamic else "fallback")
+hold = now_open if (now_open in waiting) else next((s for s in waiting if hides(cur, [s])), None)
+with now_col:
+    label = ctx.recording_label() if rec else ("this machine's GPU" if ctx.live else "the simulator")
+    source_badge("live" if ctx.live else (rec.meta.source if rec else "simulated"), label)
+    if hold:
+        st.caption(":blue-badge[numbers hidden] " + prose("checkpoint", "numbers_hidden", step=title_of[hold]))
+    else:
+        now = numbers(cur)
+        headline_metrics(now["measured"], now["note"], now["model"] if not now["note"] else
+                         src.textbook(knobs_of(cur).replace(n=now["measured"]["n"],
+                                                            work_us=now["measured"]["work_us"])))
+    steps_panel()
 
 mine = progress.runs()
 shown_runs = [r for r in mine if not hides(r, waiting)]
