@@ -4,7 +4,7 @@ from pages.ui.common import SOURCE_LABELS, metric_row, recordings_of, render_tex
 
 import streamlit as st
 
-from pages.ui import lab_panels
+from pages.ui import figure_log, lab_panels
 from pages.ui.safe_text import esc
 from runtime_core.lesson.claims import evaluate_claims
 from runtime_core.lesson.page_text import text as prose
@@ -38,6 +38,8 @@ if ctx.live and st.button("run the overlap lab on this GPU", key="cl_overlap_gpu
 overlap = (st.session_state.get("cl_overlap") or lab_panels.recorded("overlap")
            or lab_panels.run("overlap", False))
 rows = evaluate_claims(recs["sweep"], recs["alloc"], recs["decoder"], overlap_lab=overlap)
+if recs["decoder"] is not None and any(r["id"] in ("decoder_2x", "kernels_per_token") for r in rows):
+    figure_log.note_decoder_bench(recs["decoder"], "decoder claims")
 others = [r for r in ctx.recordings if r is not recs["sweep"]]
 other = None
 if others:

@@ -10,10 +10,10 @@ from runtime_core.model.formulas import predict
 from runtime_core.lesson.page_text import text as prose
 
 ctx = setup_page("Artifact vs runtime")
-text_col, live_col = lesson_columns()
+text_col, live_col = lesson_columns(lesson="01_artifact_vs_runtime")
 
 with text_col:
-    render_lesson("01_artifact_vs_runtime")
+    render_lesson("01_artifact_vs_runtime", title=False)
 
 with live_col:
     st.subheader("Who owns what: each row, proved on a page")

@@ -12,7 +12,7 @@ from runtime_core.lesson.page_text import text as prose
 EAGER, STREAMS = mode_label("eager"), mode_label("streams")
 
 ctx = setup_page("Streams and async dispatch")
-text_col, live_col = lesson_columns()
+text_col, live_col = lesson_columns(lesson="02_streams_and_async")
 
 
 def _pair(eager: list, streams: list, title: str, key: str) -> None:
@@ -72,7 +72,7 @@ def gpu_panel() -> None:
 
 
 with text_col:
-    render_lesson("02_streams_and_async")
+    render_lesson("02_streams_and_async", title=False)
 
 with live_col:
     simulated_panel()

@@ -213,9 +213,9 @@ def cost_panel() -> None:
         st.info(prose("caching_allocator", "cost_none"))
 
 
-text_col, live_col = lesson_columns()
+text_col, live_col = lesson_columns(lesson="03_caching_allocator")
 with text_col:
-    render_lesson("03_caching_allocator")
+    render_lesson("03_caching_allocator", title=False)
 with live_col:
     for panel in (playground_panel, stream_reuse_panel, fragmentation_panel, hot_path_panel, plan_panel, cost_panel):
         panel()

@@ -2,11 +2,11 @@
 (stale lab), a capture storm (storm lab, recapture vs bucket), the silent graph bugs (five labs),
 the decoder worked example from the shipped recording, and what mode="reduce-overhead" really
 does (the reduce_overhead lab)."""
-from pages.ui.common import recordings_of, render_lesson, setup_page, source_badge
+from pages.ui.common import lesson_columns, recordings_of, render_lesson, setup_page, source_badge
 
 import streamlit as st
 
-from pages.ui import lab_panels, tables as ui_tables
+from pages.ui import figure_log, lab_panels, tables as ui_tables
 from runtime_core.aot.tables import decoder_rows
 from runtime_core.labs import failure_modes, labs_on
 from runtime_core.lesson.claims import evaluate_claims, load_claims
@@ -14,7 +14,7 @@ from runtime_core.lesson.replay_costs import constant_rows, replay_cost_rows
 from runtime_core.lesson.page_text import text as prose
 
 ctx = setup_page("CUDA graphs")
-text_col, live_col = st.columns([5, 6], gap="large")
+text_col, live_col = lesson_columns(lesson="04_cuda_graphs")
 
 
 def replay_costs_panel() -> None:
@@ -74,6 +74,8 @@ def decoder_panel() -> None:
         return
     source_badge(rec.meta.source, rec.label())
     ui_tables.show(decoder_rows(rec))
+    st.caption(figure_log.bench_caption(rec))
+    figure_log.note_decoder_bench(rec, "decoder table and claim")
     claim = [c for c in load_claims() if c["id"] == "decoder_2x"]
     row = evaluate_claims(None, None, rec, claims=claim)[0]
     st.markdown(f"**The lesson says:** {row['seed_value']}  \n**Measured:** {row['measured']}  \n"
@@ -94,7 +96,7 @@ def reduce_overhead_panel() -> None:
 
 
 with text_col:
-    render_lesson("04_cuda_graphs")
+    render_lesson("04_cuda_graphs", title=False)
 
 with live_col:
     replay_costs_panel()

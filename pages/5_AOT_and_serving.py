@@ -1,15 +1,15 @@
 """§5 AOT and serving: export -> AOTInductor -> load; the serving loop; the decoder example."""
-from pages.ui.common import setup_page, render_lesson, source_badge, lesson_data
+from pages.ui.common import lesson_columns, setup_page, render_lesson, source_badge, lesson_data
 
 import streamlit as st
 
 from pages.ui import aot_view
 
 ctx = setup_page("AOT and serving")
-text_col, live_col = st.columns([5, 6])
+text_col, live_col = lesson_columns(lesson="05_aot_and_serving")
 
 with text_col:
-    render_lesson("05_aot_and_serving")
+    render_lesson("05_aot_and_serving", title=False)
 
 with live_col:
     aot_view.coldwarm_panel("cuda" if ctx.live else "cpu")

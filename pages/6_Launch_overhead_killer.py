@@ -61,6 +61,8 @@ with out_col:
     view = widget_view(k, ctx, shown, src, picked)
     with badge:
         source_badge(*view.badge)
+        if view.tax_line:
+            st.caption(view.tax_line)
     with metrics:
         draw_metrics(view.metrics)
     if view.timeline.caption:

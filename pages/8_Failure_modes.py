@@ -7,10 +7,10 @@ from pages.ui import lab_panels
 from runtime_core.labs import failure_modes
 
 ctx = setup_page("Failure modes")
-text_col, live_col = lesson_columns()
+text_col, live_col = lesson_columns(lesson="07_failure_modes_and_checklist")
 
 with text_col:
-    render_lesson("07_failure_modes_and_checklist")
+    render_lesson("07_failure_modes_and_checklist", title=False)
     st.divider()
     render_lesson("08_takeaway_and_next")
 

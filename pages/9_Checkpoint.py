@@ -1,25 +1,33 @@
-"""Checkpoint ("Try it"): the seed's six steps, ticked only on results the student recorded.
+"""Checkpoint ("Try it"): the seed's six steps, taken in order, each ticked on results the student
+recorded after predicting.
 
-The knobs are the widget's own. "Record this result" puts the current setting's numbers into the
-student's notebook; each step shows its instruction and inputs, asks for a prediction where it
-has one (the numbers stay hidden until it is entered), then shows the runs it used, both sides of
-every relation it checks, and the verdict. Progress lives in the URL (pages/ui/progress.py)."""
+The steps sit beside the knobs, under the setting's numbers; each holds its own prompt, the
+prediction box beside the step's "Record this result" button (which records the knobs' setting only
+when it is one the step needs). A setting's numbers, and the
+textbook's beside them, stay hidden while a step whose setting it is still waits for its prediction.
+Once the evidence is recorded the prediction is judged (runtime_core/lesson/prediction.py) against
+the textbook within the step's tolerance, with the measurement beside it, and the step is complete;
+the summary counts the predictions that were close. Progress lives in the URL (pages/ui/progress.py).
+"""
 from pages.ui.common import lesson_data, render_text, setup_page, source_badge
 
 import streamlit as st
 
 from pages.ui import knobs, progress, tables as ui_tables, widget_sources as src
 from pages.ui.safe_text import esc
-from pages.ui.widget_panels import count_cell, headline_metrics
+from pages.ui.widget_panels import METRIC_CSS, count_cell, headline_metrics
 from runtime_core.knobs import Knobs
-from runtime_core.lesson.checkpoint import MAX_RUNS, ORDER, STEP_NEEDS, Run, check_step
+from runtime_core.lesson.checkpoint import (MAX_RUNS, ORDER, STEP_NEEDS, Run, check_step, complete, hides,
+                                            open_step)
 from runtime_core.lesson.figures import field_text
 from runtime_core.lesson.page_text import text as prose
+from runtime_core.lesson.prediction import judge, summary
 
 ctx = setup_page("Checkpoint")
 notices = knobs.init_from_url()
 data = lesson_data("checkpoint")
 steps = {s["id"]: s for s in data["steps"]}
+asks = {s: steps[s].get("predict") for s in ORDER}
 rec = ctx.recording if not ctx.live else None
 
 
@@ -42,45 +50,43 @@ def numbers(run: Run) -> dict:
     return memo[key]
 
 
+def knob_run() -> Run:
+    """The knobs' current setting as a run (read from the session: a button's callback runs before
+    the knobs are drawn)."""
+    s = st.session_state
+    return Run(s["w_mode"], int(s["w_n"]), float(s["w_tax"]), float(s["w_work"]), bool(s["w_dynamic"]),
+               s["w_policy"] if s["w_dynamic"] else "fallback")
+
+
+def on_record(step: str) -> None:
+    """The step's own record button: the knobs' setting goes into the notebook when the step needs it."""
+    cur, needs = knob_run(), STEP_NEEDS[step]
+    if any(n.matches(cur) for n in needs):
+        progress.record(cur)
+        st.session_state.pop(f"ck_msg_{step}", None)
+    else:
+        st.session_state[f"ck_msg_{step}"] = prose("checkpoint", "wrong_setting", setting=cur.describe(),
+                                                   needs=" or ".join(n.label() for n in needs))
+
+
+def on_predict(step: str) -> None:
+    progress.predict(step, st.session_state[f"ck_pred_{step}"])
+
+
+pred = progress.predictions()
+checks = {s: check_step(s, progress.runs(), numbers, predicted=not asks[s] or s in pred) for s in ORDER}
+is_done = {s: complete(checks[s], bool(asks[s]), s in pred) for s in ORDER}
+now_open = open_step(is_done)
+unlocked = ORDER if now_open is None else ORDER[:ORDER.index(now_open) + 1]
+waiting = [s for s in ORDER if asks[s] and s not in pred]  # predictions still to make
+title_of = {s: f"{i}" for i, s in enumerate(ORDER, 1)}
+
+st.html(METRIC_CSS)  # the widget's compact header: the open step's prompt fits on a projector's first screen
 st.title("Checkpoint: try it")
-st.markdown(prose("checkpoint", "intro"))
+st.caption(prose("checkpoint", "intro"))
 for note in notices:
     st.warning(note)  # Markdown with the URL's values escaped (knobs.init_from_url, progress.init)
-
-knob_col, now_col = st.columns([1, 1.6], gap="medium")
-with knob_col:
-    k = knobs.render(None)
-with now_col:
-    cur = Run(k.mode.value, k.n, k.tax_us, k.work_us, k.dynamic, k.policy.value)
-    now = numbers(cur)
-    label = ctx.recording_label() if rec else ("this machine's GPU" if ctx.live else "the simulator")
-    source_badge("live" if ctx.live else (rec.meta.source if rec else "simulated"), label)
-    headline_metrics(now["measured"], now["note"], now["model"] if not now["note"] else
-                     src.textbook(knobs_of(cur).replace(n=now["measured"]["n"], work_us=now["measured"]["work_us"])))
-    if st.button("Record this result", type="primary", key="ck_record", width="stretch"):
-        progress.record(cur)
-    mine = progress.runs()
-    st.caption(f"Your notebook: {len(mine)} result{'s' if len(mine) != 1 else ''} recorded"
-               + (f" (the latest {len(mine)} are kept)" if len(mine) >= MAX_RUNS else "") + ".")
-    if mine:
-        with st.expander("Your recorded results", expanded=False):
-            rows = []
-            for i, run in enumerate(mine, 1):
-                x = numbers(run)
-                m = x["measured"]
-                rows.append({"#": i, "setting": run.describe(), "wall (µs)": f"{m['wall_us']:,.1f}",
-                             "overhead (µs)": f"{max(m['launch_overhead_us'], 0):,.1f}",
-                             "driver calls": count_cell(m["driver_calls"]),
-                             "graph valid?": "TRUE" if m["graph_valid"] else "FALSE",
-                             "from": x["label"] + (f" ({x['note']})" if x["note"] else "")})
-            ui_tables.show(rows)
-knobs.write_url(k)  # after a record: the URL carries the notebook
-
-checks = {}
-for step in ORDER:
-    asks = "predict" in steps[step]
-    checks[step] = check_step(step, progress.runs(), numbers, predicted=not asks or step in progress.predictions())
-done = [s for s in ORDER if checks[s].done]
+done = [s for s in unlocked if is_done[s]]
 st.progress(len(done) / len(ORDER), text=f"{len(done)} of {len(ORDER)} steps done")
 
 
@@ -91,10 +97,6 @@ def inputs_line(step: str) -> str:
             f"mode {first.mode}" + (" · dynamic shapes on (fallback)" if first.dynamic else ""))
     others = [n.label() for n in needs[1:]]
     return line + (f"; and for comparison: {', '.join(others)}" if others else "")
-
-
-def on_predict(step: str) -> None:
-    progress.predict(step, st.session_state[f"ck_pred_{step}"])
 
 
 def evidence_table(res) -> list[dict]:
@@ -109,54 +111,126 @@ def evidence_table(res) -> list[dict]:
     return rows
 
 
-first_open = next((s for s in ORDER if s not in done), None)
-for i, step in enumerate(ORDER, 1):
-    info, res = steps[step], checks[step]
-    badge = ":green-badge[done]" if res.done else ":gray-badge[to do]"
-    have_runs = all(run is not None for _, run, _ in res.evidence)
-    with st.expander(f"Step {i}: {info['title']} {badge}", expanded=step == first_open or have_runs):
-        st.markdown(f"{badge} **Do:** {render_text(info['instruction'])}")
-        st.caption(f"Inputs: {inputs_line(step)}")
-        ask = info.get("predict")
-        if ask:
-            key = f"ck_pred_{step}"
-            if key not in st.session_state:
-                st.session_state[key] = progress.predictions().get(step)
-            st.number_input(ask["question"], min_value=0.0, max_value=1e9, value=None, step=1.0,
-                            key=key, on_change=on_predict, args=(step,), placeholder="your prediction")
-        guess = progress.predictions().get(step) if ask else None
-        if ask and guess is None:
-            st.info("Type your prediction to see the numbers for this step.")
-            if res.todo[1:]:
-                st.caption("Still to record: " + "; ".join(res.todo[1:]) + ".")
-            continue
-        if not have_runs:
-            st.info("To do: " + "; ".join(t for t in res.todo if t != "enter your prediction") + ".")
-            continue
-        if ask:
-            metric = ask["metric"]
-            _, _, x = res.evidence[0]
-            book, meas = x["model"][metric], x["measured"][metric]
-            show = (lambda v: "not counted" if v is None else f"{v:,.0f}") if metric == "driver_calls" else \
-                (lambda v: f"{v:,.1f} µs")
-            st.markdown(f"**Your prediction:** {show(guess)} · **textbook model:** {show(book)} · "
-                        f"**{esc(x['label'])}:** {show(meas)}")
-        ui_tables.show(evidence_table(res))
-        st.markdown("**What this step checks**")
-        for r in res.relations:
-            verdict = ":green-badge[holds]" if r.holds else ":red-badge[does not hold]"
-            st.markdown(f"{verdict} {r.source}: {r.claim}: {r.values()}")
-        if res.done:
-            st.success("Done: every check holds on the results you recorded.")
-        else:
-            st.warning("Not yet. " + render_text(info["why"]))
-        with st.popover("What to expect"):
-            st.markdown(f"**Textbook model:** {render_text(info['expect_model'])}")
-            st.markdown(f"**Measured:** {render_text(info['expect_measured'])}")
-            st.markdown(f"**Why:** {render_text(info['why'])}")
+def judged(step: str):
+    """The step's prediction judged against the textbook (and the measurement) of its first run."""
+    ask, (_, _, x) = asks[step], checks[step].evidence[0]
+    metric = ask["metric"]
+    label = esc(f"the {x['label']} run" + (f" ({x['note']})" if x["note"] else ""))
+    return judge(pred[step], x["model"][metric], x["measured"][metric], tolerance=ask["tolerance"],
+                 unit="" if metric == "driver_calls" else "µs", measured_label=label,
+                 hint=render_text(ask.get("hint", "")))
 
-with st.expander(f"Why is the measured eager overhead not {field_text('textbook.eager_overhead_us')}?"):
-    st.markdown(render_text(data["note"]))
+
+def steps_panel() -> None:
+    """The six steps, in order, beside the knobs: the open one expanded with its prompt and its
+    record button, the one before it showing its verdict; then the summary."""
+    judgements = {}
+    for i, step in enumerate(ORDER, 1):
+        info, res, ask = steps[step], checks[step], asks[step]
+        locked = step not in unlocked
+        state = "locked" if locked else ("done" if is_done[step] else "to do")
+        badge = {"done": ":green-badge[done]", "to do": ":gray-badge[to do]", "locked": ":gray-badge[locked]"}[state]
+        with st.expander(f"Step {i}: {info['title']} ({state})", expanded=step == now_open):
+            if locked:
+                st.caption(prose("checkpoint", "locked", prev=title_of[ORDER[i - 2]]))
+                continue
+            before = ORDER[i - 2] if i > 1 else None
+            if step == now_open and before in judgements:  # the verdict just given, where the eyes are
+                j = judgements[before]
+                (st.success if j.close else st.warning)(f"Step {title_of[before]}: {j.message}")
+            st.markdown(f"{badge} **Do:** {render_text(info['instruction'])}")
+            st.caption(f"Inputs: {inputs_line(step)}")
+            guess = pred.get(step)
+            ask_col, rec_col = st.columns([3, 1.3], vertical_alignment="bottom")
+            with ask_col:
+                if ask:
+                    key = f"ck_pred_{step}"
+                    if key not in st.session_state:
+                        st.session_state[key] = guess
+                    st.number_input(ask["question"], min_value=0.0, max_value=1e9, value=None, step=1.0, key=key,
+                                    on_change=on_predict, args=(step,), placeholder="your prediction",
+                                    disabled=is_done[step])
+                else:
+                    st.caption(prose("checkpoint", "no_prediction"))
+            with rec_col:
+                st.button("Record this result", key=f"ck_record_{step}", type="primary", width="stretch",
+                          on_click=on_record, args=(step,), disabled=is_done[step] or (bool(ask) and guess is None))
+            msg = st.session_state.pop(f"ck_msg_{step}", None)
+            if msg:
+                st.warning(msg)
+            if ask and guess is None:
+                st.info(prose("checkpoint", "type_first"))
+                continue
+            if not res.recorded:
+                st.info("To do: " + "; ".join(t for t in res.todo if t != "enter your prediction") + ".")
+                continue
+            if ask:
+                judgements[step] = j = judged(step)
+                (st.success if j.close else st.warning)(j.message)
+            ui_tables.show(evidence_table(res))
+            st.markdown("**What this step checks**")
+            for r in res.relations:
+                verdict = ":green-badge[holds]" if r.holds else ":red-badge[does not hold]"
+                st.markdown(f"{verdict} {r.source}: {r.claim}: {r.values()}")
+            total, failed = len(res.relations), len(res.failed)
+            if failed:
+                st.warning(prose("checkpoint", "step_fails", failed=failed, total=total, why=render_text(info["why"])))
+            else:
+                st.caption(prose("checkpoint", "step_holds", held=total, total=total))
+            with st.popover("What to expect"):
+                st.markdown(f"**Textbook model:** {render_text(info['expect_model'])}")
+                st.markdown(f"**Measured:** {render_text(info['expect_measured'])}")
+                st.markdown(f"**Why:** {render_text(info['why'])}")
+
+    bad = [title_of[s] for s in done if checks[s].failed]
+    line = summary(judgements, asked=sum(1 for s in ORDER if asks[s]))
+    if bad:
+        line += " " + prose("checkpoint", "relations_failed", failed=sum(len(checks[s].failed) for s in done),
+                            steps=", ".join(bad))
+    if now_open is None and not bad and all(j.close for j in judgements.values()):
+        st.success(prose("checkpoint", "all_close"))
+    else:
+        st.markdown(f"**{len(done)} of {len(ORDER)} steps done.** {line}")
+
+
+knob_col, now_col = st.columns([1, 1.6], gap="medium")
+with knob_col:
+    k = knobs.render(None)
+knobs.write_url(k)  # the knobs and the notebook (a record or a prediction ran in its callback)
+cur = Run(k.mode.value, k.n, k.tax_us, k.work_us, k.dynamic, k.policy.value if k.dynamic else "fallback")
+hold = now_open if (now_open in waiting) else next((s for s in waiting if hides(cur, [s])), None)
+with now_col:
+    label = ctx.recording_label() if rec else ("this machine's GPU" if ctx.live else "the simulator")
+    source_badge("live" if ctx.live else (rec.meta.source if rec else "simulated"), label)
+    if hold:
+        st.caption(":blue-badge[numbers hidden] " + prose("checkpoint", "numbers_hidden", step=title_of[hold]))
+    else:
+        now = numbers(cur)
+        headline_metrics(now["measured"], now["note"], now["model"] if not now["note"] else
+                         src.textbook(knobs_of(cur).replace(n=now["measured"]["n"],
+                                                            work_us=now["measured"]["work_us"])))
+    steps_panel()
+
+mine = progress.runs()
+shown_runs = [r for r in mine if not hides(r, waiting)]
+st.caption(f"Your notebook: {len(mine)} result{'s' if len(mine) != 1 else ''} recorded"
+           + (f" (the latest {len(mine)} are kept)" if len(mine) >= MAX_RUNS else "") + ".")
+if shown_runs:
+    with st.expander("Your recorded results", expanded=False):
+        rows = []
+        for i, run in enumerate(shown_runs, 1):
+            x = numbers(run)
+            m = x["measured"]
+            rows.append({"#": i, "setting": run.describe(), "wall (µs)": f"{m['wall_us']:,.1f}",
+                         "overhead (µs)": f"{max(m['launch_overhead_us'], 0):,.1f}",
+                         "driver calls": count_cell(m["driver_calls"]),
+                         "graph valid?": "TRUE" if m["graph_valid"] else "FALSE",
+                         "from": x["label"] + (f" ({x['note']})" if x["note"] else "")})
+        ui_tables.show(rows)
+
+if "eager" not in waiting:  # its title gives step 2's textbook answer
+    with st.expander(f"Why is the measured eager overhead not {field_text('textbook.eager_overhead_us')}?"):
+        st.markdown(render_text(data["note"]))
 if st.button("Reset my progress", key="ckpt_reset"):
     progress.reset()
     for step in ORDER:

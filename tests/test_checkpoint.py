@@ -5,8 +5,8 @@ from conftest import open_page
 
 from runtime_core.errors import UsageError
 from runtime_core.knobs import Knobs
-from runtime_core.lesson.checkpoint import (ORDER, STEP_NEEDS, Run, check_step, decode_predictions, decode_runs,
-                                            encode_predictions, encode_runs)
+from runtime_core.lesson.checkpoint import (ORDER, STEP_NEEDS, Run, check_step, complete, decode_predictions,
+                                            decode_runs, encode_predictions, encode_runs, hides, open_step)
 from runtime_core.model.formulas import predict
 
 PAGE = "pages/9_Checkpoint.py"
@@ -61,6 +61,20 @@ def test_a_missing_prediction_keeps_the_step_open():
     assert not r.done and r.todo[0] == "enter your prediction" and all(x.holds for x in r.relations)
 
 
+def test_a_step_completes_on_its_evidence_and_prediction_and_steps_open_in_order():
+    r = check_step("eager", [run("eager")], model_numbers, predicted=False)
+    assert r.recorded and not complete(r, asks=True, predicted=False) and complete(r, asks=True, predicted=True)
+    assert not complete(check_step("eager", [], model_numbers), asks=True, predicted=True)
+    assert open_step({"defaults_graph": True, "eager": False, "streams": True}) == "eager"
+    assert open_step({s: True for s in ORDER}) is None
+
+
+def test_a_setting_is_hidden_while_the_step_that_asks_about_it_waits_for_its_prediction():
+    assert hides(run("eager"), ["eager"]) and not hides(run("eager"), ["streams"])
+    assert not hides(run("eager", 40.0), ["eager"])  # another setting gives nothing away
+    assert hides(run("graph", 2.0, True), ["dynamic_graph"]) and not hides(run("graph"), ["dynamic_graph"])
+
+
 def test_a_relation_that_fails_is_reported_with_both_sides():
     def no_overhead_gpu(r):
         v = model_numbers(r)
@@ -85,11 +99,11 @@ def test_progress_round_trips_through_text_and_junk_is_skipped_alone():
         Run.parse("<script>")
 
 
-def _record(at, **knob_values):
+def _record(at, step, **knob_values):
     for key, value in knob_values.items():
         widget = {"w_mode": at.radio, "w_work": at.number_input, "w_dynamic": at.checkbox}[key](key=key)
         widget.set_value(value).run()
-    at.button(key="ck_record").click().run()
+    at.button(key=f"ck_record_{step}").click().run()
     assert not at.exception
     return at
 
@@ -113,29 +127,31 @@ def test_arriving_at_the_defaults_ticks_nothing():
 def test_student_walks_the_checkpoint_and_every_step_ticks_with_its_numbers():
     at = open_page(PAGE)
     _predict(at, "defaults_graph", 250)
-    hidden = [m.value for m in at.markdown if "Your prediction" in m.value]
-    assert not hidden  # no numbers yet: nothing recorded
-    _record(at)  # graph at the defaults
+    assert not [s.value for s in at.success if "Close" in s.value]  # no judgement yet: nothing recorded
+    _record(at, "defaults_graph")  # graph at the defaults
     assert _ticked(at) == 1
-    shown = [m.value for m in at.markdown if "Your prediction" in m.value]
-    assert shown and "250.0 µs" in shown[0] and "textbook model:** 246.0 µs" in shown[0]
+    shown = [s.value for s in at.success if "Close" in s.value]
+    assert shown and "250.0 µs" in shown[0] and "textbook model's 246.0 µs" in shown[0]
     checks = [m.value for m in at.markdown if "holds" in m.value]
     assert any("driver calls 1 = 1" in c for c in checks) and any("overhead" in c and "<" in c for c in checks)
-    for step, value in (("eager", 720), ("streams", 722), ("work_40", 4806), ("dynamic_graph", 120)):
-        _predict(at, step, value)
-    _record(at, w_mode="eager")
-    _record(at, w_mode="streams")
-    _record(at, w_work=40.0)
+    _predict(at, "eager", 720)
+    _record(at, "eager", w_mode="eager")
+    _predict(at, "streams", 722)
+    _record(at, "streams", w_mode="streams")
+    _predict(at, "work_40", 4806)
+    _record(at, "work_40", w_work=40.0)
     assert _ticked(at) == 3  # step 4 still needs graph at 40
-    _record(at, w_mode="graph")
+    _record(at, "work_40", w_mode="graph")
     assert _ticked(at) == 4
-    _record(at, w_work=2.0)  # graph at 2, after the 40 µs step
-    _record(at, w_mode="streams")
+    _record(at, "work_back_2", w_work=2.0)  # graph at 2, after the 40 µs step
+    _record(at, "work_back_2", w_mode="streams")
     assert _ticked(at) == 5
-    _record(at, w_mode="graph", w_dynamic=True)
+    _predict(at, "dynamic_graph", 120)
+    _record(at, "dynamic_graph", w_mode="graph", w_dynamic=True)
     assert _ticked(at) == 6, [m.value for m in at.markdown if "does not hold" in m.value]
     assert "6 of 6" in at.get("progress")[0].proto.text
     assert all("done" in e.label for e in at.expander if e.label.startswith("Step "))
+    assert any("every prediction fell within" in s.value for s in at.success)
     ck, ckp = at.query_params["ck"], at.query_params["ckp"]
     # a reload (a new session with the same address) keeps the progress
     again = open_page(PAGE, {"ck": ck[0] if isinstance(ck, list) else ck,
@@ -147,8 +163,8 @@ def test_student_walks_the_checkpoint_and_every_step_ticks_with_its_numbers():
 
 def test_progress_survives_a_page_switch():
     at = open_page(PAGE)
-    _record(at, w_mode="eager")
-    _predict(at, "eager", 700)
+    _predict(at, "defaults_graph", 240)
+    _record(at, "defaults_graph")
     assert _ticked(at) == 1
     at.switch_page("pages/6_Launch_overhead_killer.py").run()
     assert "ck" in at.query_params  # the widget carries the progress in its own address
@@ -157,6 +173,6 @@ def test_progress_survives_a_page_switch():
 
 
 def test_junk_progress_in_the_url_is_named_and_the_rest_kept():
-    at = open_page(PAGE, {"ck": "e120t6w2.<b>junk</b>", "ckp": "eager:700"})
+    at = open_page(PAGE, {"ck": "g120t6w2.<b>junk</b>", "ckp": "defaults_graph:246"})
     assert _ticked(at) == 1
     assert any("junk" in w.value for w in at.warning)

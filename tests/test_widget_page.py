@@ -70,8 +70,13 @@ def test_the_log_slider_hits_10_and_120_and_the_box_takes_any_n():
     at.select_slider(key="w_n_pick").set_value(10).run()
     assert at.number_input(key="w_n").value == 10
     at.number_input(key="w_n").set_value(169).run()
-    assert at.number_input(key="w_n").value == 169 and at.select_slider(key="w_n_pick").value == 150
+    assert at.number_input(key="w_n").value == 169 and at.select_slider(key="w_n_pick").value == 169
+    assert "169" in at.select_slider(key="w_n_pick").options  # off the stops: shown as typed, not as 150
     assert at.query_params["n"] == ["169"] or at.query_params["n"] == "169"
+    at.number_input(key="w_n").set_value(130).run()
+    assert at.select_slider(key="w_n_pick").value == 130 and "169" not in at.select_slider(key="w_n_pick").options
+    at.select_slider(key="w_n_pick").set_value(200).run()  # and the slider still drives the box
+    assert at.number_input(key="w_n").value == 200 and "130" not in at.select_slider(key="w_n_pick").options
 
 
 def test_every_knob_changes_the_numbers_and_the_figure_has_both_lanes():
@@ -84,7 +89,8 @@ def test_every_knob_changes_the_numbers_and_the_figure_has_both_lanes():
     m = metrics(at)
     if expected_source() == "recorded":  # no GPU here: the nearest recorded point, named in each label
         for stem in ("launch overhead", "wall time / step", "driver calls"):
-            assert "recorded at N=300" in m[stem][0], m[stem]
+            assert m[stem][0] == f"{stem} (recorded point)", m[stem]
+        assert any("which is N=300" in c.value for c in at.main.caption)
         assert m["driver calls"][1] == "300" and m["driver calls"][2] == "textbook 300"
     elif expected_source() == "live":
         assert m["driver calls"][1] == "200" and "recorded at" not in m["driver calls"][0]
@@ -109,7 +115,8 @@ def test_off_grid_n_says_which_n_each_number_shows():
     at = open_widget()
     at.number_input(key="w_n").set_value(169).run()
     m = metrics(at)
-    assert "recorded at N=120" in m["wall time / step"][0]
+    assert m["wall time / step"][0] == "wall time / step (recorded point)"
+    assert any("your N=169" in c.value and "which is N=120" in c.value for c in at.main.caption)
     from runtime_core.knobs import Knobs
     from runtime_core.model.formulas import predict
     book_120 = predict(Knobs("graph", 120, 2.0, tax_us=6.0)).metrics()["wall_us"]

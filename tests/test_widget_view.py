@@ -43,13 +43,30 @@ def test_graph_mode_is_one_driver_call_and_valid_with_a_copy_row():
 @pytest.mark.skipif(REC is None, reason="needs the shipped sweep recording")
 def test_off_grid_n_names_the_recorded_n_in_labels_timeline_and_table():
     v = view(Knobs("graph", 169, 2.0, tax_us=6.0))
-    assert "recorded at N=120" in by_stem(v)["wall time / step"].label
+    assert by_stem(v)["wall time / step"].label == "wall time / step (recorded point)"
+    assert "your N=169" in v.tax_line and "which is N=120, work 2 µs" in v.tax_line
     assert v.timeline.title.startswith("One step at N=120: graph (measured)")
     assert "host spans at their unprofiled cost" in v.timeline.title  # the redrawn profile says so
     assert any("recorded at N=120" in c for c in v.side_by_side.columns)
     assert view(Knobs("graph", 169, 2.0, tax_us=6.0), pick="simulated").timeline.title == \
         "One step at N=169: graph (simulated)"
     assert "Model accuracy" in v.tabs
+
+
+@pytest.mark.skipif(REC is None, reason="needs the shipped sweep recording")
+def test_a_tax_off_the_grid_shows_the_points_whole_tax_and_short_labels():
+    """Tax 28 µs at N=130: the nearest point adds 20 µs of host work to the GPU's own tax. The view
+    says the whole tax per launch (as measured, and what it is made of), never a bare "extra 20",
+    and the metric labels stay short (the point is named once, above them)."""
+    k = Knobs("graph", 130, 2.0, tax_us=28.0)
+    shown = src.shown(False, REC, k)
+    v = wv.widget_view(k, SimpleNamespace(live=False, recording=REC, recordings=[REC]), shown, src)
+    own = REC.meta.intrinsic_tax_us
+    assert f"at {shown.numbers['tax_us']:.1f} µs of host time per launch as measured" in v.tax_line
+    assert f"own {own:.4g} µs plus 20 µs of added host work" in v.tax_line and "your N=130, tax 28 µs" in v.tax_line
+    assert all(len(m.label) <= len("graph valid? (recorded point)") + 4 for m in v.metrics), [m.label for m in v.metrics]
+    text = " ".join([m.label for m in v.metrics] + v.side_by_side.columns + v.side_by_side.captions)
+    assert "extra tax" not in text and f"tax {own + 20:.4g} µs" in text
 
 
 def test_without_a_recording_the_simulator_is_the_column_and_no_measured_timeline():

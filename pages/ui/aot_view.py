@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from pages.ui import tables as ui_tables
+from pages.ui import figure_log, tables as ui_tables
 from pages.ui.common import recordings_of, source_badge
 from pages.ui.safe_text import esc, md
 from runtime_core.aot import coldwarm, serving_measure, serving_plan, tables
@@ -271,6 +271,8 @@ def decoder_panel(live: bool) -> None:
     if live:
         st.caption("This machine has a GPU: run the command above to measure it live.")
     ui_tables.show(tables.decoder_rows(rec))
+    st.caption(figure_log.bench_caption(rec))
+    figure_log.note_decoder_bench(rec, "decoder table")
     stale = rec.labs.get("stale_input")
     if stale:
         st.markdown(f"**Stale input:** replaying after putting the new token in a fresh tensor gave logits "

@@ -92,6 +92,8 @@ def setup_page(title: str, icon: str = ":material/bolt:") -> PageContext:
     `icon` is the browser tab's icon, a Material icon (":material/bolt:"): it draws without an
     emoji font, and nothing on the page depends on it."""
     st.set_page_config(page_title=title, page_icon=icon, layout="wide")
+    from pages.ui import figure_log
+    figure_log.reset()  # this run's figures (tests/test_figures_agree.py reads them)
     from runtime_core.lesson.live_gpu import live_enabled
     found, skipped = sweeps()
     gpu, wanted = _gpu_present(), live_enabled()
@@ -129,16 +131,31 @@ def setup_page(title: str, icon: str = ":material/bolt:") -> PageContext:
 # On a phone Streamlit stacks columns in the order they were made: the lesson's prose first, and the
 # live panel a few screens further down. Under this width the pair is shown panel first.
 PHONE_MAX_WIDTH_PX = 640
+# Stacked, Streamlit gives each column the width of the screen less 24 px, on the left: the cards
+# in a column sat off-centre, so the pair's two columns take the full width there.
+_PAIR = (".st-key-lesson_split > [data-testid=\"stLayoutWrapper\"] > [data-testid=\"stHorizontalBlock\"]",
+         ".st-key-lesson_split > [data-testid=\"stHorizontalBlock\"]")
 _LIVE_FIRST_CSS = (
-    "<style>@media (max-width: %dpx) {"
-    " .st-key-lesson_split > [data-testid=\"stLayoutWrapper\"] > [data-testid=\"stHorizontalBlock\"],"
-    " .st-key-lesson_split > [data-testid=\"stHorizontalBlock\"] { flex-direction: column-reverse; }"
-    " }</style>" % PHONE_MAX_WIDTH_PX)
+    "<style>@media (max-width: %dpx) {" % PHONE_MAX_WIDTH_PX
+    + " %s { flex-direction: column-reverse; }" % ", ".join(_PAIR)
+    + " %s { min-width: 100%% !important; width: 100%% !important; }"
+    % ", ".join(f"{p} > [data-testid=\"stColumn\"]" for p in _PAIR)
+    + " }</style>")
 
 
-def lesson_columns(spec=(5, 6)):
+def lesson_title(name: str) -> str | None:
+    """The section title of lessons/<name>.md: its first line, when that is a "# " heading."""
+    first = lesson_text(name).split("\n", 1)[0]
+    return first[2:].strip() if first.startswith("# ") else None
+
+
+def lesson_columns(spec=(5, 6), lesson: str | None = None):
     """(prose column, live column), side by side on a wide screen; on a phone the live panel
-    comes first and the prose after it, so the widget is not buried under the reading."""
+    comes first and the prose after it, so the widget is not buried under the reading. With
+    `lesson`, its section title comes first, above both (render_lesson(lesson, title=False) then
+    leaves it out): a phone opens on the title, not on a panel."""
+    if lesson and lesson_title(lesson):
+        st.title(render_text(lesson_title(lesson)))
     with st.container(key="lesson_split"):
         text_col, live_col = st.columns(list(spec), gap="large")
     st.html(_LIVE_FIRST_CSS)
@@ -162,13 +179,17 @@ def lesson_text(name: str) -> str:
 def render_text(text: str) -> str:
     """Lesson text as Markdown: {{figure}} fields filled from the shipped recordings, citation
     tags turned into small markers (runtime_core/lesson/figures.py)."""
+    from pages.ui import figure_log
+    figure_log.note_fields(text)
     return figures.render(text)
 
 
-def render_lesson(name: str) -> None:
+def render_lesson(name: str, title: bool = True) -> None:
     """A lesson's Markdown with its figures filled in, and a line naming the source of each
-    citation marker it uses."""
+    citation marker it uses. `title=False` leaves out its first "# " heading (lesson_columns drew it)."""
     text = lesson_text(name)
+    if not title and lesson_title(name):
+        text = text.split("\n", 1)[1] if "\n" in text else ""
     st.markdown(render_text(text))
     used = [k for k in figures.CITATIONS if f"[{k}]" in text]
     if used:

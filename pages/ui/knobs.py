@@ -102,21 +102,28 @@ def nearest_stop(n: int) -> int:
     return min(N_STOPS, key=lambda s: abs(math.log(s) - math.log(max(n, 1))))
 
 
+def slider_stops(n: int) -> list[int]:
+    """The slider's stops, with a typed N between two stops added as a stop of its own, so the
+    slider shows the N the numbers are for (130 typed shows 130, not the nearest stop, 120)."""
+    return N_STOPS if n in N_STOPS else sorted(N_STOPS + [n])
+
+
 def _n_from_slider() -> None:
     st.session_state["w_n"] = st.session_state["w_n_pick"]
 
 
 def _n_from_box() -> None:
-    st.session_state["w_n_pick"] = nearest_stop(st.session_state["w_n"])
+    st.session_state["w_n_pick"] = st.session_state["w_n"]
 
 
 def render_n() -> None:
     """N as a log-spaced slider (a mouse can hit 10 and 120) beside a box that takes any value;
-    the two stay in step. The box (key w_n) holds the value; the slider shows its nearest stop."""
-    if st.session_state.get("w_n_pick") != nearest_stop(st.session_state["w_n"]):
-        st.session_state["w_n_pick"] = nearest_stop(st.session_state["w_n"])
+    the two stay in step. The box (key w_n) holds the value; the slider shows it (slider_stops)."""
+    n = int(st.session_state["w_n"])
+    if st.session_state.get("w_n_pick") != n:
+        st.session_state["w_n_pick"] = n
     a, b = st.columns([5, 2], vertical_alignment="bottom")
-    a.select_slider("kernels in the chain, N", N_STOPS, key="w_n_pick", on_change=_n_from_slider,
+    a.select_slider("kernels in the chain, N", slider_stops(n), key="w_n_pick", on_change=_n_from_slider,
                     help="Log-spaced stops. Type any N from "
                          f"{N_RANGE[0]} to {N_RANGE[1]:,} in the box beside it.")
     b.number_input("N", min_value=N_RANGE[0], max_value=N_RANGE[1], step=1, key="w_n",

@@ -58,8 +58,11 @@ def lanes_figure(spans: list[dict], title: str, style: dict, lanes: list[str],
 
 
 def work_vs_overhead_bars(rows: list[dict], title: str) -> go.Figure:
-    """One stacked bar per (variant, mode): kernel work below, launch overhead above, µs."""
-    labels = [f"{plot_text(r['variant'])} · {mode_label(r['mode'])}<br>{plot_text(r['n'])} kernels"
+    """One stacked bar per (variant, mode): kernel work below, launch overhead above, µs.
+
+    Each bar's label is three short lines (variant, mode, kernels), drawn level: a one-line label
+    with the mode's long name was turned on its side by Plotly and took most of the chart's height."""
+    labels = [f"{plot_text(r['variant'])}<br>{mode_label(r['mode']).split(' (')[0]}<br>{plot_text(r['n'])} kernels"
               for r in rows]  # a recorded lab's fields: Plotly reads HTML in axis labels
     fig = go.Figure()
     fig.add_trace(go.Bar(name="kernel work (µs), solid", x=labels, y=[r["kernel_time_us"] for r in rows],
@@ -72,5 +75,5 @@ def work_vs_overhead_bars(rows: list[dict], title: str) -> go.Figure:
     fig.update_layout(title=title, barmode="stack", height=400, margin=dict(l=10, r=10, t=50, b=10))
     P.legend_below(fig)
     fig.update_yaxes(title="time per step (µs)", automargin=True, rangemode="tozero")
-    fig.update_xaxes(automargin=True)
+    fig.update_xaxes(automargin=True, tickangle=0)
     return fig

@@ -186,16 +186,17 @@ class Shown:
     notice: str = ""          # why live numbers were not shown (the GPU's line was full)
 
 
-def off_grid_note(d: dict, k: Knobs) -> str:
-    """"recorded at N=120" (and the work or extra tax, where those differ too) when a recorded
-    point is not exactly `k`; "" when it is."""
+def off_grid_note(d: dict, k: Knobs, own_tax_us: float = 0.0) -> str:
+    """"recorded at N=120" (and the work or the tax, where those differ too) when a recorded
+    point is not exactly `k`; "" when it is. The tax is the point's whole tax per launch: the
+    GPU's own `own_tax_us` plus the host work the point added ("tax 28.4 µs", never "extra 20")."""
     if d.get("exact", True):
         return ""
     parts = [f"N={d['n']}"] if d["n"] != k.n else []
     if float(d["work_us"]) != float(k.work_us):
         parts.append(f"work {d['work_us']:g} µs")
     if float(d.get("extra_tax_us", 0.0)) != float(k.extra_tax_us):
-        parts.append(f"extra tax {d.get('extra_tax_us', 0.0):g} µs")
+        parts.append(f"tax {own_tax_us + d.get('extra_tax_us', 0.0):.4g} µs")  # 28.39: not your 28.4
     return "recorded at " + ", ".join(parts) if parts else ""
 
 
@@ -219,7 +220,7 @@ def shown(is_live: bool, rec: Recording | None, k: Knobs, on_wait=None) -> Shown
         d = recorded(rec, at)
         if d is not None:
             name = "simulated recording" if rec.meta.simulated else f"recorded {short_device(rec)}"
-            return Shown(d, rec.meta.source, name, off_grid_note(d, at), rec.meta.calibration,
+            return Shown(d, rec.meta.source, name, off_grid_note(d, at, floor), rec.meta.calibration,
                          floor + at.extra_tax_us, notice=notice)
     return Shown(simulated(k), "simulated", "simulated", "", None, k.tax_us, fallback=True, notice=notice)
 

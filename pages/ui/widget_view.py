@@ -54,6 +54,7 @@ class SideBySide:
 @dataclass(frozen=True)
 class WidgetView:
     badge: tuple[str, str]          # (source key, detail)
+    tax_line: str                   # the shown point's setting and whole launch tax ("" for the simulator)
     metrics: list[Metric]
     timeline: Timeline
     tabs: list[str]
@@ -67,8 +68,9 @@ class WidgetView:
 def headline_metrics(numbers: dict, note: str, book: dict) -> list[Metric]:
     """Overhead, wall, driver calls and graph-capture valid, each with the textbook model's value
     at the same setting as its delta. `note` ("recorded at N=120") goes into every label when the
-    column was recorded at another setting."""
-    at = f" ({note})" if note else ""
+    column was recorded at another setting: the label then says "(recorded point)" only, and the
+    line above the metrics (WidgetView.tax_line) names the point, so no label wraps to four lines."""
+    at = " (recorded point)" if note else ""  # which point: the view's tax line, once above the metrics
     ovh, calls = numbers["launch_overhead_us"], numbers["driver_calls"]
     return [
         Metric(f"launch overhead{at}", fmt_us(max(ovh, 0.0)), f"textbook {fmt_us(book['launch_overhead_us'])}",
@@ -84,6 +86,23 @@ def headline_metrics(numbers: dict, note: str, book: dict) -> list[Metric]:
                f"textbook {'TRUE' if book['graph_valid'] else 'FALSE'}",
                prose("widget", "graph_valid_help")),
     ]
+
+
+def tax_line(shown, k: Knobs, own_tax_us: float | None, gpu: str) -> str:
+    """One line under the source badge: the shown point's setting and its whole launch tax (as
+    measured, then what it is made of: the GPU's own tax `own_tax_us` and the host work added)."""
+    d = shown.numbers
+    if shown.fallback or own_tax_us is None:
+        return ""
+    added = float(d.get("extra_tax_us", 0.0))
+    total = d.get("tax_us")
+    parts = {"gpu": esc(gpu), "own": f"{own_tax_us:.4g}", "added": f"{added:g}",
+             "total": f"{total:.1f}" if total is not None else f"{own_tax_us + added:.1f}"}
+    key = "tax_line_added" if added > 0 else "tax_line_own"
+    if shown.note:
+        return prose("widget", key + "_off_grid", n=d["n"], work=f"{d['work_us']:g}", your_n=k.n,
+                     your_tax=f"{k.tax_us:g}", **parts)
+    return prose("widget", key, **parts)
 
 
 def timeline_choices(shown) -> list[str]:
@@ -176,7 +195,10 @@ def widget_view(k: Knobs, ctx, shown, src, pick: str | None = None) -> WidgetVie
     files = [f"The timeline shown above ({timeline.pick}), to open in a spreadsheet or in Perfetto."]
     if timeline.pick == "measured":
         files.append(prose("widget", "measured_timeline"))
-    return WidgetView(badge=_badge(k, ctx, shown), metrics=headline_metrics(d, shown.note, src.textbook(at_shown)),
+    live = shown.source == "live"
+    own = src.live_floor_us() if live else (ctx.recording.meta.intrinsic_tax_us if ctx.recording else None)
+    gpu = "this GPU" if live else (src.short_device(ctx.recording) if ctx.recording else "GPU")
+    return WidgetView(badge=_badge(k, ctx, shown), tax_line=tax_line(shown, k, own, gpu), metrics=headline_metrics(d, shown.note, src.textbook(at_shown)),
                       timeline=timeline, tabs=tabs, side_by_side=_side_by_side(k, ctx, shown, src, book, sim),
                       dynamic_hint="" if (k.dynamic and k.mode == "graph") else prose("widget", "dynamic_hint"),
                       files_captions=files, measured=d if has_measured else None, simulated=sim)

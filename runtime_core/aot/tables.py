@@ -100,7 +100,7 @@ def decoder_rows(rec) -> list[dict]:
     speed = rec.data["decoder"]["speedup_vs_eager"]
     return [{"variant": DECODER_VARIANT_LABELS.get(p["variant"], p["variant"].replace("_", " ")),
              "ms/token": round(p["ms_per_token"], 3),
-             "launches/token": round(p["launches_per_token"], 1),
+             "kernel + graph launches/token": round(p["launches_per_token"], 1),
              f"speedup vs {PYTORCH_EAGER_LABEL}": round(speed.get(p["variant"], float("nan")), 2)}
             for p in rec.data["points"]]
 

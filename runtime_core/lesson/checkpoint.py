@@ -140,6 +140,29 @@ class StepCheck:
     def failed(self) -> list[Relation]:
         return [r for r in self.relations if not r.holds]
 
+    @property
+    def recorded(self) -> bool:
+        """Every run the step needs is in the notebook (its evidence is recorded)."""
+        return bool(self.evidence) and all(run is not None for _, run, _ in self.evidence)
+
+
+def complete(check: StepCheck, asks: bool, predicted: bool) -> bool:
+    """A step is complete once its evidence is recorded and, where it asks for one, its prediction
+    was entered first: how close the prediction was, and whether every relation held, is reported
+    (the step's verdict, the page's summary), not a gate that could leave the next step locked."""
+    return check.recorded and (predicted or not asks)
+
+
+def open_step(done: dict[str, bool]) -> str | None:
+    """The first step in ORDER that is not complete (steps unlock in order); None when all are."""
+    return next((s for s in ORDER if not done.get(s)), None)
+
+
+def hides(run: Run, waiting: list[str]) -> bool:
+    """True when `run` is the setting a step in `waiting` (steps whose prediction is still to be
+    made) asks about: its numbers would give that prediction away."""
+    return any(STEP_NEEDS[s][0].matches(run) for s in waiting)
+
 
 def _find(runs: list[Run], need: Need, after: int) -> int | None:
     """Index of the latest run matching `need` recorded after index `after`."""

@@ -131,8 +131,8 @@ def kernels_per_token(recs, _lab) -> dict:
     dispatch_ms = launches * tax / 1000
     layers = dec.data["decoder"]["config"].get("layers")
     per_layer = f" ({launches / layers:.0f} per layer × {layers} layers)" if layers else ""
-    measured = (f"{launches:.0f} launches/token{per_layer} × {tax:.1f} µs = {dispatch_ms:.2f} ms "
-                f"of dispatch; eager measured {eager['ms_per_token']:.2f} ms/token")
+    measured = (f"decoder bench: {launches:.0f} kernel launches/token{per_layer} × {tax:.1f} µs = "
+                f"{dispatch_ms:.2f} ms of dispatch; eager measured {eager['ms_per_token']:.2f} ms/token")
     count_ok, time_ok = _in(launches, SEED_KERNELS_PER_TOKEN), _in(dispatch_ms, SEED_DISPATCH_MS)
     if count_ok and time_ok:
         reason = "Both the kernel count and the dispatch time fall in the seed's ranges."
@@ -275,9 +275,9 @@ def decoder_2x(recs, _lab) -> dict:
     speedup = eager / graph
     ro = v.get("reduce_overhead")
     ro_text = f"; reduce-overhead {ro['ms_per_token']:.2f} ms ({eager / ro['ms_per_token']:.1f}×)" if ro else ""
-    measured = (f"eager {eager:.2f} → graph {graph:.2f} ms/token ({speedup:.1f}×), "
+    measured = (f"decoder bench: eager {eager:.2f} → graph {graph:.2f} ms/token ({speedup:.1f}×), "
                 f"{v['eager']['launches_per_token']:.0f} → {v['our_graph']['launches_per_token']:.0f} "
-                f"launches/token{ro_text}")
+                f"kernel + graph launches/token{ro_text}")
     holds = _in(speedup, SEED_SPEEDUP_RANGE)
     graph_shown = f"{graph:.2f}"  # as printed above: the comparison is on this, so the words match it
     reason = (f"The replayed step ({graph_shown} ms) is {range_note(float(graph_shown), SEED_DECODER_GRAPH_MS)} "

@@ -11,6 +11,10 @@ load (no skeleton placeholders) and for every Plotly chart and data grid to be d
     button     a button's label (or a box inside it) is cut, or an ellipsis is active on it
     link       the same for a page link (st.page_link) in the main area
     chart      a Plotly chart's title box intersects its legend box (SVG bounding boxes)
+    chart title  a chart's title is cut: a title drawn in the SVG reaches past the chart's edges, or
+               the page-text title above a chart (pages/ui/charts.show) runs past its box
+    select     a select box's shown value is cut: its text, measured in the box's font, is wider
+               than the box
     exception  a Streamlit exception or error box is on the page
 
 The JavaScript reads boxes only; it changes nothing on the page.
@@ -131,6 +135,39 @@ _CHECK_JS = r"""
                 `${Math.round(l.top)},${Math.round(l.right)},${Math.round(l.bottom)}]`, text: text(title)});
     }
   }
+  // chart titles: in the SVG, inside the chart's own box; as page text, not wider than its box
+  for (const plot of document.querySelectorAll('.js-plotly-plot')) {
+    if (!shown(plot)) continue;
+    const title = plot.querySelector('.gtitle');
+    const svg = plot.querySelector('.main-svg');
+    if (title && svg && text(title)) {
+      const t = title.getBoundingClientRect(), s = svg.getBoundingClientRect();
+      if (t.width && (t.left < s.left - 1 || t.right > s.right + 1 || t.top < s.top - 1))
+        out.push({kind: 'chart title', element: `plotly title [${Math.round(t.left)},${Math.round(t.right)}] ` +
+                  `in a chart [${Math.round(s.left)},${Math.round(s.right)}]`, text: text(title)});
+    }
+  }
+  for (const chart of document.querySelectorAll('[data-testid="stPlotlyChart"]')) {
+    const holder = chart.closest('[data-testid="stElementContainer"]');
+    const before = holder && holder.previousElementSibling;
+    const md = before && before.querySelector('[data-testid="stMarkdownContainer"]');
+    if (!md || !shown(md)) continue;
+    const bad = boxes(md).find(overflowing);
+    if (bad) out.push({kind: 'chart title', element: `title above a chart (text ${bad.scrollWidth}px in a ${bad.clientWidth}px box)`,
+                       text: text(md)});
+  }
+  // select boxes: the value shown in the closed box (an <input>: its text measured in its own font)
+  const pen = document.createElement('canvas').getContext('2d');
+  for (const box of document.querySelectorAll('[data-testid="stSelectbox"]')) {
+    const input = box.querySelector('input');
+    if (!input || !shown(input) || !input.value) continue;
+    const cs = getComputedStyle(input);
+    pen.font = `${cs.fontStyle} ${cs.fontWeight} ${cs.fontSize} ${cs.fontFamily}`;
+    const need = pen.measureText(input.value).width;
+    const room = input.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight);
+    if (need > room + 1) out.push({kind: 'select', element: `select box (value ${Math.round(need)}px in a ${Math.round(room)}px box)`,
+                                   text: input.value.slice(0, 120)});
+  }
   // exceptions and error boxes
   for (const sel of ['[data-testid="stException"]', '[data-testid="stAlertContentError"]']) {
     for (const e of document.querySelectorAll(sel)) out.push({kind: 'exception', element: sel, text: text(e)});
@@ -181,6 +218,27 @@ def wait_until_idle(page, timeout_s: float = 90.0, settle_s: float = 0.6) -> Non
             return
         time.sleep(0.15)
     raise TimeoutError(f"{page.url} did not finish rendering in {timeout_s:.0f} s ({why})")
+
+
+_TITLE_FIRST_JS = r"""
+() => {
+  const main = document.querySelector('[data-testid="stMainBlockContainer"]');
+  const h1 = main && main.querySelector('h1');
+  const split = main && main.querySelector('.st-key-lesson_split');
+  if (!h1 || !split) return {title: h1 ? h1.innerText : null, title_top: null, panel_top: null};
+  const content = [...split.querySelectorAll('[data-testid="stElementContainer"]')]
+    .map((e) => e.getBoundingClientRect()).filter((r) => r.height > 0).map((r) => r.top);
+  return {title: h1.innerText.trim(), title_top: h1.getBoundingClientRect().top,
+          panel_top: content.length ? Math.min(...content) : null};
+}
+"""
+
+
+def section_title_first(page) -> dict:
+    """The page's first title (h1), where it starts, and where the prose/panel pair's first element
+    starts (px from the top of the screen, the page scrolled to its top)."""
+    page.evaluate("() => (document.querySelector('[data-testid=\"stMain\"]') || document.body).scrollTo(0, 0)")
+    return page.evaluate(_TITLE_FIRST_JS)
 
 
 def layout_problems(page) -> list[Problem]:
