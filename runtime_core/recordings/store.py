@@ -165,8 +165,11 @@ def _load_cached(path: str, mtime_ns: int) -> Recording:
 
 
 def rank(rec: Recording) -> tuple:
-    """Sort key, best last: complete over partial, a real device over the simulator, then newer."""
-    return (rec.meta.complete, not rec.meta.simulated, rec.meta.recorded_at)
+    """Sort key, best last: a lesson's own grid over a validation set (meta.set "external": public
+    networks, shown only where asked for), complete over partial, a real device over the
+    simulator, then newer."""
+    validation = (rec.data.get("meta") or {}).get("set") == "external"
+    return (not validation, rec.meta.complete, not rec.meta.simulated, rec.meta.recorded_at)
 
 
 def best(kind: str, directory: Path | None = None) -> Recording | None:
