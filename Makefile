@@ -66,10 +66,14 @@ record:
 	$(PYTHON) -m runtime_core sweep --backend cuda --budget-s $(RECORD_BUDGET_S) --resume --out "$$out"
 
 # REC=PATH checks that recording instead of this GPU's latest one (e.g. the shipped sweep_h200.json).
+# It also gates both diagnose recordings: the zoo's (diagnose_h200.json) and the external grid's
+# (diagnose_external_h200.json: public networks, and its fresh-process re-checks).
+DIAGNOSE_RECS ?= lessons/recordings/diagnose_h200.json lessons/recordings/diagnose_external_h200.json
 check-gpu:
 	$(PYTHON) -m pytest -q -m gpu
 	@rec="$(REC)"; [ -n "$$rec" ] || rec=$$($(PYTHON) -m runtime_core.recordings.names --latest) || exit $$?; \
 	$(PYTHON) -m runtime_core accuracy --bounds --recording "$$rec"
+	@for r in $(DIAGNOSE_RECS); do $(PYTHON) -m runtime_core accuracy --recording "$$r" || exit 1; done
 
 # On a GPU machine with its own python3 (torch there, no .venv): the diagnose recording, under a
 # 420 s budget per call, resumed by the next call; repeat until it prints "complete": true.

@@ -1,0 +1,51 @@
+"""Fold the fresh-process re-checks and the capture-failure example into the external recording.
+
+    python tests/gpu_runs/merge_external.py lessons/recordings/diagnose_external_h200.json \
+        --failure tests/gpu_runs/results/capture_failure_h200_2026-12-01.json \
+        --rechecks tests/gpu_runs/results/rechecks_2026-12-01/*.json
+
+Each re-check is one `diagnose --model validation.external:NAME ... --no-compile --json --timeline`
+answer, as a user gets it (its own process, its own live calibration); the recording keeps them
+under "rechecks" with their own accuracy (accuracy.external_accuracy), beside the grid's.
+"""
+import argparse
+import json
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from runtime_core.diagnose.accuracy import external_accuracy  # noqa: E402
+from runtime_core.diagnose.record_external import snapshot  # noqa: E402
+from runtime_core.recordings import store  # noqa: E402
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("recording")
+    ap.add_argument("--failure")
+    ap.add_argument("--rechecks", nargs="*", default=[])
+    a = ap.parse_args()
+    doc = store.load(a.recording, kind="diagnose").data
+    if a.failure:
+        p = json.loads(Path(a.failure).read_text())
+        p.pop("profile", None)
+        doc.setdefault("examples", {})["cannot_capture"] = p
+    rows = []
+    for f in a.rechecks:
+        d = json.loads(Path(f).read_text())
+        d.pop("timelines", None)
+        rows.append(d)
+    if rows:
+        keep = {(r["model"], r["dtype"], r["batch"]) for r in rows}
+        old = [r for r in doc.get("rechecks", {}).get("points", []) if (r["model"], r["dtype"], r["batch"]) not in keep]
+        pts = old + rows
+        doc["rechecks"] = {"how": "one `diagnose --model validation.external:NAME --no-compile --json` process per point",
+                           "points": pts, "accuracy": external_accuracy(pts)}
+    store.write(a.recording, snapshot(doc))
+    print(json.dumps({"rechecks": len(doc.get("rechecks", {}).get("points", [])),
+                      "examples": list(doc.get("examples", {}))}))
+
+
+if __name__ == "__main__":
+    main()
