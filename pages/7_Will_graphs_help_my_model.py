@@ -7,6 +7,7 @@ import streamlit as st
 
 from pages.ui import charts, diagnose_view as view
 from pages.ui.diagnose_charts import sweep_figure
+from pages.ui.diagnose_external import external_panel
 from pages.ui.diagnose_data import live_diagnosis, load_source, skipped_files
 from pages.ui.diagnose_planner import planner_panel
 from pages.ui.safe_text import esc, md
@@ -33,6 +34,7 @@ p = rec.point(s.model, s.dtype, s.batch, s.seq)
 view.verdict(p, prose("diagnose", "verdict_intro", source="Simulated" if src.source == "simulated" else "Recorded",
                       model=esc(s.model), dtype=s.dtype, batch=s.batch, shape="" if s.seq is None else f", shape {s.seq}",
                       device=esc(rec.meta.device_name)))
+view.explanation(p)
 if ctx.live and src.source == "recorded" and st.button("diagnose this setting on this GPU now", key="dg_live"):
     with st.spinner("Profiling, predicting and measuring on the GPU (a few seconds)…"):
         live = live_diagnosis(s.model, s.batch, s.seq, s.dtype)
@@ -60,6 +62,7 @@ else:
 
 st.markdown("##### Predicted and measured, every way to run the step")
 view.variants_table(p)
+view.note_figures(p)
 
 st.markdown("##### Where the gain vanishes")
 sweep = rec.sweep(s.model)
@@ -70,6 +73,9 @@ if cross:
              f"{cross['predicted'] or '> ' + str(sweep[-1]['batch'])} predicted (dashed)")
     charts.show(sweep_figure(sweep, cross, title), key="dg_sweep")
 view.accuracy_panel(rec)
+
+st.divider()
+external_panel()
 
 st.divider()
 planner_panel(rec, s.model)

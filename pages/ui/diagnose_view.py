@@ -40,8 +40,10 @@ def knobs(rec: DiagnoseRecording) -> Setting:
     """Model, dtype, shape and batch, each offering only what the recording holds for the others."""
     c1, c2, c3, c4 = st.columns([3, 2, 3, 4])
     models = rec.models()
-    model = _options_knob(c1.selectbox, "model", models, "dg_model", models[0],
-                          format_func=lambda m: f"{m}: {rec.about(m).get('about', '')}"[:60])
+    model = _options_knob(c1.selectbox, "model", models, "dg_model", models[0])
+    about = rec.about(model).get("about", "")
+    if about:
+        c1.caption(esc(about, max_chars=160))
     pts = rec.settings(model)
     dtypes = sorted({p["dtype"] for p in pts}, key=["fp32", "bf16"].index)
     dtype = _options_knob(c2.radio, "dtype", dtypes, "dg_dtype", "fp32", horizontal=True)
@@ -60,27 +62,88 @@ def knobs(rec: DiagnoseRecording) -> Setting:
 
 
 def verdict(p: dict, source_caption: str) -> None:
-    """The verdict first: the call, why, and the numbers that decide it."""
+    """The verdict first: the call, why, and the numbers that decide it (a capture that failed is
+    a verdict too: torch's reason, the user's line, what to try)."""
     v = p["verdict"]
+    if p.get("capturable") is False or v.get("capturable") is False:
+        _cannot_capture(p, source_caption)
+        return
     why = because(v["host_dispatch_us"], p["gpu_ops"], p["busy_us"], v["gpu_us"])  # as the code words it now
     (st.success if v["graphs_help"] else st.warning)(f"### {esc(v['headline'])}\n{why}")  # the recording's words
     st.caption(regime(v["launch_bound"], v["host_dispatch_us"], v["gpu_us"]))  # the code's words, old points too
     st.caption(source_caption)
+    _counts_row(p)
     c = metric_row()
-    c.metric("GPU ops per step", f"{p['gpu_ops']}", help=f"{p['kernels']} kernels; {p['driver_calls']} launch calls",
-             width="content")
+    c.metric("GPU idle in eager", f"{100 * p['gpu_idle_share']:.0f}%", width="content")
+    band = p.get("predicted_speedup_band")
+    c.metric("predicted speedup", f"{p['predicted_graph_speedup']:.2f}x", width="content",
+             delta=f"band {band[0]:.2f}–{band[1]:.2f}x" if band else None, delta_color="off", delta_arrow="off",
+             help=prose("diagnose", "band_help") if band else None)
+    err = p["predicted_graph_speedup"] / p["measured_graph_speedup"] - 1
+    c.metric("measured speedup", f"{p['measured_graph_speedup']:.2f}x", width="content",
+             delta=f"the prediction was {abs(err):.0%} {'high' if err > 0 else 'low'}" if abs(err) >= 0.005
+             else "the prediction was on it", delta_color="off", delta_arrow="off")
+    st.caption(prose("diagnose", "ops_caption", ops=p["gpu_ops"], kernels=p["kernels"],
+                     copies=p["gpu_ops"] - p["kernels"]))
+
+
+def _counts_row(p: dict) -> None:
+    """What the prediction was made from: the step's GPU operations, their busy time, H."""
+    c = metric_row()
+    c.metric("GPU operations per step", f"{p['gpu_ops']}", width="content",
+             help=f"{p['kernels']} kernels; {p['driver_calls']} launch calls")
     c.metric("GPU busy / step", _us(p["busy_us"]), width="content",
              help=f"mean {p['kernel_mean_us']:.1f} µs per kernel, spread {p['kernel_p10_us']:.1f}–"
                   f"{p['kernel_p90_us']:.1f} µs (p10–p90)")
+    rounds = p.get("host_rounds_us") or []
     passes = len(p.get("passes") or [None])
-    c.metric("host dispatch / step", _us(p["host_dispatch_us"]), width="content",
-             help="CPU time to enqueue one step, unprofiled" + (f"; the median of {passes} passes, each timed "
-                                                                 "before that pass's steps" if passes > 1 else ""))
-    c.metric("GPU idle in eager", f"{100 * p['gpu_idle_share']:.0f}%", width="content")
-    c.metric("predicted speedup", f"{p['predicted_graph_speedup']:.2f}x", width="content")
-    c.metric("measured speedup", f"{p['measured_graph_speedup']:.2f}x",
-             delta=f"{100 * (p['predicted_graph_speedup'] / p['measured_graph_speedup'] - 1):+.0f}% predicted",
-             delta_color="off", width="content")
+    how = "CPU time to enqueue one step, unprofiled"
+    if len(rounds) > 1:
+        how += f"; the median of {len(rounds)} rounds ({_us(min(rounds))}–{_us(max(rounds))}) timed before predicting"
+    if passes > 1:
+        how += f"; the median of {passes} passes, each timed before that pass's steps"
+    c.metric("host dispatch / step", _us(p["host_dispatch_us"]), width="content", help=how)
+
+
+def _cannot_capture(p: dict, source_caption: str) -> None:
+    v = p["verdict"]
+    st.error(f"### {esc(v['headline'], max_chars=400)}")
+    st.markdown(prose("diagnose", "cannot_capture", reason=esc(v.get("reason") or "", max_chars=400),
+                      culprit=esc(v.get("culprit") or "not named by the error", max_chars=300),
+                      evidence=esc(v.get("evidence") or "nothing the profiler names", max_chars=300)))
+    st.markdown(prose("diagnose", "cannot_capture_try") + "\n" +
+                "\n".join(f"- {esc(t, max_chars=300)}" for t in v.get("what_to_try") or []))
+    st.caption(regime(v["launch_bound"], v["host_dispatch_us"], v["gpu_us"]))
+    st.caption(source_caption)
+    _counts_row(p)
+    c = metric_row()
+    c.metric("eager step (measured)", _us(p["eager_us"]), width="content")
+
+
+def explanation(p: dict) -> None:
+    """Why the number: the per-node graph cost used, the three biggest host consumers, the saving's split."""
+    ex = p.get("explanation")
+    if not ex:
+        return
+    st.markdown(prose("diagnose", "explain_intro", node_cost=f"{ex['node_cost_us']:.2f}",
+                      spread=f"{ex['node_cost_spread_us']:.2f}"))
+    if p.get("captured_profiled") and (ex["graph_nodes"] != p["gpu_ops"]
+                                       or abs(ex["graph_busy_us"] - p["busy_us"]) > 0.05 * p["busy_us"]):
+        st.markdown(prose("diagnose", "explain_branch", captured_ops=ex["graph_nodes"],
+                          captured_busy=_us(ex["graph_busy_us"]), ops=p["gpu_ops"], busy=_us(p["busy_us"])))
+    c1, c2 = st.columns(2)
+    if ex.get("top_host"):
+        c1.caption(prose("diagnose", "explain_host"))
+        with c1:
+            tables.show([{"host operation": esc(r["name"], max_chars=60), "calls": r["count"],
+                          "µs as profiled": tables.num(r["total_us"])} for r in ex["top_host"]])
+    sv = ex["saving"]
+    c2.caption(prose("diagnose", "explain_saving", saving=_us(sv["saving_us"])))
+    with c2:
+        tables.show([{"part": "host dispatch removed", "µs": tables.num(sv["host_dispatch_removed_us"])},
+                     {"part": "GPU gaps removed", "µs": tables.num(sv["gpu_gaps_removed_us"])},
+                     {"part": "copy into the static input added", "µs": tables.num(-sv["copy_added_us"])},
+                     {"part": "predicted saving per step", "µs": tables.num(sv["saving_us"])}])
 
 
 def variants_table(p: dict) -> None:
@@ -92,13 +155,20 @@ def variants_table(p: dict) -> None:
     judged = {"eager": (p["eager_us"], 1.0), "our_graph": (p["graph_us"], p["measured_graph_speedup"])}
     later = [name for name in measured if name not in judged]
     # Two narrow tables rather than one wide one: time per step, then what each way costs to set up.
-    tables.show([{"variant": LABELS[name], "predicted µs / step": _num(pred.get(name)),
-                  "measured µs / step": _num(judged[name][0] if name in judged else v["us"]),
-                  "speedup over eager": f"{judged[name][1] if name in judged else v['speedup']:.2f}x"}
-                 for name, v in measured.items()])
+    first, second = f"speedup over this eager ({_us(p['eager_us'])})", None
+    rows = []
+    for name, v in measured.items():
+        row = {"variant": LABELS[name], "predicted µs / step": _num(pred.get(name)),
+               "measured µs / step": _num(judged[name][0] if name in judged else v["us"]),
+               first: f"{judged[name][1]:.2f}x" if name in judged else tables.DASH}
+        if later and "eager" in measured:
+            second = f"speedup over the later run's eager ({_us(measured['eager']['us'])})"
+            row[second] = tables.DASH if name in judged else f"{v['speedup']:.2f}x"
+        rows.append(row)
+    tables.show(rows)  # one eager baseline per column: the diagnosis's, and the later run's
     if later and "eager" in measured:
-        rows = "The last row was" if len(later) == 1 else f"The last {len(later)} rows were"
-        st.caption(prose("diagnose", "later_rows", rows=rows, eager=_us(measured["eager"]["us"])))
+        rows_label = "The last row was" if len(later) == 1 else f"The last {len(later)} rows were"
+        st.caption(prose("diagnose", "later_rows", rows=rows_label, eager=_us(measured["eager"]["us"])))
     setup = [{"variant": LABELS[name],
               "capture or compile": tables.DASH if not v.get("setup_s") else tables.num(v["setup_s"], unit="s"),
               "graph pool": tables.DASH if v.get("pool_bytes") in (None, 0) else tables.num(v["pool_bytes"] / MB, unit="MB")}
@@ -109,6 +179,21 @@ def variants_table(p: dict) -> None:
     missing = [LABELS[n] for n in VARIANTS if n not in (p.get("variants") or {})]
     if missing:
         st.caption(prose("diagnose", "not_measured", missing="; ".join(missing)))
+
+
+def note_figures(p: dict) -> None:
+    """Note the figures of the zoo decoder at batch 1 (fp32) that other pages show too, under the
+    diagnosis's harness (pages/ui/figure_log.py: the cross-page check compares them)."""
+    from pages.ui import figure_log as log
+    if (p["model"], p["batch"], p["dtype"]) != ("decoder", 1, "fp32"):
+        return
+    log.note(log.DIAGNOSIS.at(log.BENCH_QUANTITY["eager"]), p["eager_us"] / 1000, "page 7 verdict")
+    log.note(log.DIAGNOSIS.at("GPU operations per step"), p["gpu_ops"], "page 7 verdict")
+    for name, quantity in (("compile", "torch.compile speedup over eager (×)"),
+                           ("reduce_overhead", "reduce-overhead speedup over eager (×)")):
+        v = (p.get("variants") or {}).get(name)
+        if v:
+            log.note(log.DIAGNOSIS.at(quantity), v["speedup"], "page 7 variants table")
 
 
 def accuracy_panel(rec: DiagnoseRecording) -> None:

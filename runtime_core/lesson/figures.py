@@ -208,6 +208,9 @@ FIGURES: dict[str, Figure] = {
     "sweep.recapture_ms_per_capture": Figure("sweep", _recapture_ms, ".1f", "ms"),
     # the seed's textbook model at the seed's defaults (N=120, tax 6 µs, work 2 µs unless named)
     "diagnose.speedup_threshold": Figure(None, lambda _rec: _speedup_threshold(), ".1f", "×"),
+    "diagnose.node_cost_configs": Figure("node_costs", lambda rec: rec.data["derived"]["configs"], ".0f"),
+    "diagnose.node_cost_median_us": Figure("node_costs", lambda rec: rec.data["derived"]["median_extra_us"], ".2f", "µs"),
+    "diagnose.node_cost_spread_us": Figure("node_costs", lambda rec: rec.data["derived"]["spread_us"], ".2f", "µs"),
     "textbook.eager_wall_us": Figure(None, _textbook("eager", "wall_us"), ".0f", "µs"),
     "textbook.eager_overhead_us": Figure(None, _textbook("eager", "launch_overhead_us"), ".0f", "µs"),
     "textbook.kernel_work_us": Figure(None, _textbook("eager", "kernel_work_us"), ".0f", "µs"),

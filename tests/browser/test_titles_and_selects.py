@@ -8,11 +8,7 @@ from screen_checks import app_pages, layout_problems, section_title_first, wait_
 
 NEW_KINDS = ("chart title", "select")
 SIZES = ("1280x720", "400x900")
-PAGE_7_SELECT = pytest.mark.xfail(strict=True, reason=(
-    "page 7's model select shows the zoo entry's whole description as its value (343 px in a 143 px box "
-    "at 1280x720, 318 px at 400x900): a fix for page 7's owner (a short option label, the description beside it)"))
-CASES = [pytest.param(size, name, path, marks=[PAGE_7_SELECT] if name == "Will_graphs_help_my_model" else [],
-                      id=f"{size}-{name}") for size in SIZES for name, path in app_pages()]
+CASES = [pytest.param(size, name, path, id=f"{size}-{name}") for size in SIZES for name, path in app_pages()]
 LESSON_PAGES = ["/Artifact_vs_runtime", "/Streams_and_async", "/Caching_allocator", "/CUDA_graphs",
                 "/AOT_and_serving", "/Failure_modes"]
 

@@ -1,0 +1,79 @@
+"""Page 7's check against external truth: the diagnosis on public networks (the external grid's
+recording), its targets met or missed, one point explained, every point in a table, and a network
+that cannot be captured."""
+from __future__ import annotations
+
+import streamlit as st
+
+from pages.ui import tables
+from pages.ui.common import metric_row, source_badge
+from pages.ui.diagnose_view import explanation, verdict
+from pages.ui.safe_text import esc
+from runtime_core.diagnose.accuracy import (BAND_HALF_WIDTH, BAND_SHARE, TARGET_SHARE, TOLERANCE, VERDICT_SHARE,
+                                            band_half_width)
+from runtime_core.diagnose.predict import SPEEDUP_THRESHOLD
+from runtime_core.diagnose.records import best_recording
+from runtime_core.lesson.page_text import text as prose
+
+
+def _label(p: dict) -> str:
+    return f"{p['model'].split(':')[-1]}, {p['dtype']}, batch {p['batch']}"
+
+
+def external_panel() -> None:
+    """The external grid: targets, one chosen point's verdict and explanation, all points, the
+    capture failure."""
+    rec = best_recording(grid="external")
+    st.subheader("On networks nobody here wrote")
+    if rec is None:
+        st.info(prose("diagnose", "external_missing"))
+        return
+    source_badge("recorded", rec.label())
+    batches = sorted({p["batch"] for p in rec.doc["points"]})
+    st.markdown(prose("diagnose", "external_intro", device=esc(rec.meta.device_name),
+                      batches=", ".join(map(str, batches))))
+    acc = rec.summary().get("accuracy") or {}
+    c = metric_row()
+    if acc:
+        c.metric("speedup within ±15%", f"{acc['within']} of {acc['eligible']}", width="content",
+                 delta=f"{acc['share']:.0%}; target 90%", delta_color="off", delta_arrow="off")
+        c.metric("verdict right", f"{acc['verdict_right']} of {acc['points']}", width="content",
+                 delta=f"{acc['verdict_share']:.0%}; target 95%", delta_color="off", delta_arrow="off")
+        c.metric("band holds the measurement", f"{acc['band_holds']} of {acc['banded']}", width="content",
+                 delta=f"{acc['band_share']:.0%}; target 90%", delta_color="off", delta_arrow="off")
+        c.metric("band's median half-width", f"{acc['band_median_half_width']:.1%}", width="content",
+                 delta="target 10% or less", delta_color="off", delta_arrow="off")
+    rechecks = (rec.doc.get("rechecks") or {}).get("points") or []
+    if rechecks:
+        r = (rec.doc["rechecks"].get("accuracy") or {})
+        c.metric("fresh-process re-checks", f"{len(rechecks)} of 12", width="content",
+                 delta=f"{r.get('within', 0)} of {r.get('eligible', 0)} within ±15%", delta_color="off",
+                 delta_arrow="off")
+    st.caption(prose("diagnose", "external_targets", tolerance=f"{TOLERANCE:.0%}", share=f"{TARGET_SHARE:.0%}",
+                     threshold=f"{SPEEDUP_THRESHOLD:.1f}x", verdict=f"{VERDICT_SHARE:.0%}", band=f"{BAND_SHARE:.0%}",
+                     width=f"{BAND_HALF_WIDTH:.0%}"))
+    points = rec.doc["points"]
+    labels = [_label(p) for p in points]
+    choice = st.selectbox("explain one point", labels, key="dg_ext_point")
+    p = points[labels.index(choice)]
+    verdict(p, f"Recorded: {esc(choice)} on {esc(rec.meta.device_name)}.")
+    explanation(p)
+    with st.expander(f"Every point, predicted against measured ({len(points)})"):
+        tables.show([_row(q) for q in points])
+    example = (rec.doc.get("examples") or {}).get("cannot_capture")
+    if example:
+        st.markdown("##### A network that cannot be captured")
+        st.caption(prose("diagnose", "cannot_capture_example"))
+        verdict(example, f"Recorded: {esc(example['model'])}, batch {example['batch']} on {esc(rec.meta.device_name)}.")
+
+
+def _row(p: dict) -> dict:
+    band, pred, meas = p.get("predicted_speedup_band"), p.get("predicted_graph_speedup"), p.get("measured_graph_speedup")
+    err = pred / meas - 1 if pred and meas else None
+    inside = band is not None and meas is not None and band[0] <= meas <= band[1]
+    half = band_half_width(p)
+    return {"network": esc(_label(p)), "predicted": tables.num(pred, unit="x"),
+            "band": tables.DASH if band is None else f"{band[0]:.2f}–{band[1]:.2f}x",
+            "measured": tables.num(meas, unit="x"), "error": tables.DASH if err is None else f"{err:+.0%}",
+            "within ±15%": tables.DASH if err is None or meas < 1.2 else ("yes" if abs(err) <= TOLERANCE else "no"),
+            "in band": "yes" if inside else "no", "half-width": tables.DASH if half is None else f"{half:.0%}"}
