@@ -38,3 +38,16 @@ def test_each_factory_builds_and_runs_at_batch_1_on_the_cpu(name):
         again = model(*inputs)  # a step runs many times (the decode step rewrites one cache slot)
     assert isinstance(out, torch.Tensor) and out.shape[0] == 1 and torch.isfinite(out).all()
     assert again.shape == out.shape
+
+
+def test_the_decode_step_gives_the_same_logits_however_often_it_runs():
+    """A diagnosis runs one step hundreds of times. transformers 5's StaticCache advances its own
+    counter each step and ran past the cache's end on the ninth (a device-side assert on the
+    H200): the factory's step resets it, so the twelfth run writes the same slot as the first."""
+    _library("transformers")
+    model, inputs = external.gpt2_decode(batch=2, seq=None, dtype=torch.float32, device="cpu")
+    with torch.no_grad():
+        first = model(*inputs)
+        for _ in range(11):
+            last = model(*(x.clone() for x in inputs))
+    assert torch.allclose(first, last, atol=1e-5)
