@@ -32,10 +32,13 @@ def main() -> None:
         p.pop("profile", None)
         doc.setdefault("examples", {})["cannot_capture"] = p
     rows = []
-    for f in a.rechecks:
-        d = json.loads(Path(f).read_text())
-        d.pop("timelines", None)
-        rows.append(d)
+    for f in a.rechecks:  # one answer per file, or a list of them (session11c.sh's rechecks.json)
+        got = json.loads(Path(f).read_text())
+        for d in got if isinstance(got, list) else [got]:
+            if "error" in d:
+                raise SystemExit(f"{f}: a re-check failed: {d['error']}")
+            d.pop("timelines", None)
+            rows.append(d)
     if rows:
         keep = {(r["model"], r["dtype"], r["batch"]) for r in rows}
         old = [r for r in doc.get("rechecks", {}).get("points", []) if (r["model"], r["dtype"], r["batch"]) not in keep]
