@@ -12,6 +12,8 @@ from pages.ui.diagnose_data import live_diagnosis, load_source, skipped_files
 from pages.ui.diagnose_planner import planner_panel
 from pages.ui.safe_text import esc, md
 from pages.ui.timeline_chart import timeline_figure
+from runtime_core.diagnose.diagnosis import with_band
+from runtime_core.diagnose.machine import node_spread_us
 from runtime_core.diagnose.sweep import crossovers
 from runtime_core.lesson.page_text import text as prose
 
@@ -31,6 +33,7 @@ source_badge(src.source, rec.label())
 
 s = view.knobs(rec)
 p = rec.point(s.model, s.dtype, s.batch, s.seq)
+p = with_band(p, rec.machine(node_spread_us(rec.meta.device_name, src.source == "simulated")))
 view.verdict(p, prose("diagnose", "verdict_intro", source="Simulated" if src.source == "simulated" else "Recorded",
                       model=esc(s.model), dtype=s.dtype, batch=s.batch, shape="" if s.seq is None else f", shape {s.seq}",
                       device=esc(rec.meta.device_name)))

@@ -170,6 +170,7 @@ def test_the_external_grid_shows_its_targets_the_band_and_the_explanation():
     lo, hi = first["predicted_speedup_band"]
     deltas = [m.delta for m in at.metric if m.label == "predicted speedup"]
     assert f"band {lo:.2f}–{hi:.2f}x" in deltas  # the band beside the point prediction
+    assert len(deltas) >= 2 and all(d and d.startswith("band ") for d in deltas)  # the zoo's too (its passes' H)
     text = _text(at)
     node = first["explanation"]["node_cost_us"]
     assert f"{node:.2f} µs per node" in text and "three biggest host-time consumers" in text

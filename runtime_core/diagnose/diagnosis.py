@@ -62,6 +62,15 @@ def predicted_fields(point: dict, m: Machine) -> dict:
             "verdict": verdict(k, m, pred["graph_speedup"])}
 
 
+def with_band(point: dict, m: Machine) -> dict:
+    """`point` with a predicted_speedup_band where a recording made before bands lacks one: its H
+    spread is that of its passes (each pass timed H before its steps), its node spread `m`'s."""
+    if point.get("predicted_speedup_band") or point.get("capturable") is False:
+        return point
+    hs = [q["host_dispatch_us"] for q in point.get("passes") or []] or [point["host_dispatch_us"]]
+    return dict(point, predicted_speedup_band=predict_band(counts_of(point), m, min(hs), max(hs), m.node_spread_us))
+
+
 def capture_verdict(k: StepCounts, m: Machine, failure: dict) -> dict:
     """The verdict of a step that cannot be captured: graphs won't help as is; why, and what to try."""
     from .capture_failure import headline

@@ -93,9 +93,12 @@ class DiagnoseRecording:
     def planner_case(self, model: str, preset: str) -> dict | None:
         return next((c for c in self.doc.get("planner", []) if (c["model"], c["preset"]) == (model, preset)), None)
 
-    def machine(self) -> Machine:
+    def machine(self, node_spread_us: float | None = None) -> Machine:
+        """The recording's mean constants; the band's node spread is its own (meta.node_spread_us),
+        or `node_spread_us` for a recording made before it kept one."""
+        spread = self.doc["meta"].get("node_spread_us")
         return Machine(Constants.from_dict(self.doc["meta"]["calibration"]), self.doc["meta"]["intrinsic_tax_us"],
-                       f"recording {self.meta.file}", float(self.doc["meta"].get("node_spread_us") or 0.0))
+                       f"recording {self.meta.file}", float(spread if spread is not None else (node_spread_us or 0.0)))
 
     def summary(self) -> dict:
         return self.doc.get("summary") or {}
