@@ -72,7 +72,7 @@ def _row(p: dict) -> dict:
     err = pred / meas - 1 if pred and meas else None
     inside = band is not None and meas is not None and band[0] <= meas <= band[1]
     half = band_half_width(p)
-    return {"network": esc(_label(p)), "predicted": tables.num(pred, unit="x"),
+    return {"network": _label(p), "predicted": tables.num(pred, unit="x"),
             "band": tables.DASH if band is None else f"{band[0]:.2f}–{band[1]:.2f}x",
             "measured": tables.num(meas, unit="x"), "error": tables.DASH if err is None else f"{err:+.0%}",
             "within ±15%": tables.DASH if err is None or meas < 1.2 else ("yes" if abs(err) <= TOLERANCE else "no"),

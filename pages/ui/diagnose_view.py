@@ -106,8 +106,9 @@ def _counts_row(p: dict) -> None:
 
 
 def _cannot_capture(p: dict, source_caption: str) -> None:
+    from runtime_core.diagnose.capture_failure import headline
     v = p["verdict"]
-    st.error(f"### {esc(v['headline'], max_chars=400)}")
+    st.error(f"### {esc(headline(v))}")  # the code's words (a recording's headline may be older)
     st.markdown(prose("diagnose", "cannot_capture", reason=esc(v.get("reason") or "", max_chars=400),
                       culprit=esc(v.get("culprit") or "not named by the error", max_chars=300),
                       evidence=esc(v.get("evidence") or "nothing the profiler names", max_chars=300)))
@@ -135,7 +136,7 @@ def explanation(p: dict) -> None:
     if ex.get("top_host"):
         c1.caption(prose("diagnose", "explain_host"))
         with c1:
-            tables.show([{"host operation": esc(r["name"], max_chars=60), "calls": r["count"],
+            tables.show([{"host operation": r["name"][:60], "calls": r["count"],
                           "µs as profiled": tables.num(r["total_us"])} for r in ex["top_host"]])
     sv = ex["saving"]
     c2.caption(prose("diagnose", "explain_saving", saving=_us(sv["saving_us"])))

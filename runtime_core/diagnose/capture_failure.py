@@ -75,4 +75,5 @@ def evidence(profile) -> str | None:
 
 
 def headline(failure: dict) -> str:
-    return f"Cannot be captured whole: CUDA graphs won't help as is. {failure['reason']}"
+    """The verdict's call; the reason, the culprit and what to try come beside it."""
+    return "Cannot be captured whole: CUDA graphs won't help as is"
