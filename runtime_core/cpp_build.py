@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import subprocess
 import time
 from pathlib import Path
@@ -80,9 +81,10 @@ def binary_path(source: Path, name: str, cuda: bool = False) -> Path:
 
 
 def build_binary(source: Path, name: str, cuda: bool = False, timeout_s: float = 300.0,
-                 label: str | None = None, cap: Cap | None = None) -> tuple[Path, float]:
+                 label: str | None = None, cap: Cap | None = None, nice: int = 0) -> tuple[Path, float]:
     """Build `source` unless a cached binary exists. Returns (path, build_s); build_s is 0 when
     this call did not build it (a hit, or another thread or process built it meanwhile).
+    `nice` (> 0) runs the compiler under `nice -n`: a background build yields to the server.
     `cap` holds the folder to its newest binaries of this name (default: 3, at most 64 MiB).
 
     Raises:
@@ -92,10 +94,13 @@ def build_binary(source: Path, name: str, cuda: bool = False, timeout_s: float =
 
     def compile_to(tmp: Path) -> None:
         cmd = build_command(tmp, source, cuda)
+        compiler = cmd[0]
+        if nice and shutil.which("nice") and shutil.which(compiler):
+            cmd = ["nice", "-n", str(int(nice))] + cmd
         try:
             proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout_s)
         except FileNotFoundError:
-            raise RuntimeError(f"{cmd[0]} not found: install a C++ compiler to build {label}") from None
+            raise RuntimeError(f"{compiler} not found: install a C++ compiler to build {label}") from None
         except subprocess.TimeoutExpired:
             raise RuntimeError(f"building {label} took over {timeout_s:.0f} s") from None
         if proc.returncode != 0:

@@ -229,8 +229,14 @@ def _serving_tables(res: dict) -> None:
     problems = _loader_note_then_problems(res, list(res.get("errors", [])))
     if res.get("rows"):
         ui_tables.show(tables.serving_rows(res))
-        ui_tables.show(tables.serving_time_rows(res))
+    times = tables.serving_time_rows(res)
+    if times:
+        ui_tables.show(times)
     st.caption(prose("aot", "serving_times"))
+    if res.get("threads") == 1:
+        st.caption(prose("aot", "serving_threads"))
+    for line in tables.timing_contradictions(res):  # a measurement whose rows disagree says so
+        st.warning(esc(line + ". " + prose("aot", "serving_contradiction", markdown=False), max_chars=600))
     line = tables.unchecked_line(res)
     if line:
         st.warning(esc(line, max_chars=600))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -39,13 +40,16 @@ def child_env(env: dict | None) -> dict:
     return {k: v for k, v in merged.items() if v is not None}
 
 
-def run_child(args: list[str], env: dict | None = None, timeout_s: float = 300.0) -> dict:
+def run_child(args: list[str], env: dict | None = None, timeout_s: float = 300.0, nice: int = 0) -> dict:
     """Run one step in a fresh Python process and return its JSON, or an error result.
+    `nice` is added to the child's niceness (the prebuild's builds yield to the server's work).
 
     Never raises for a failing child: a crash comes back as
     {"error": "loader crashed: SIGSEGV", "crashed": True, "signal": "SIGSEGV"}.
     """
     cmd = [sys.executable, "-m", "runtime_core.aot.child"] + [str(a) for a in args]
+    if nice and shutil.which("nice"):  # the nice command, not preexec_fn: the server has threads
+        cmd = ["nice", "-n", str(int(nice))] + cmd
     from ..cache_paths import ROOT
     t0 = time.perf_counter()
     try:
