@@ -99,7 +99,8 @@ def test_cold_and_warm_stages_and_cache_counters_are_shown(page, tmp_path, monke
     assert not at.exception
     frames = tables_of(at)
     stages = next(f for f in frames if "on a warm start" in f.columns)
-    verdicts = dict(zip(stages["stage"], stages["on a warm start"]))
+    verdicts = dict(zip((plain(s).lstrip("│├└─ \u00a0") for s in stages["stage"]), stages["on a warm start"]))
+    assert plain(stages["stage"][1]).startswith("├─ ")  # a tree: the stages under the whole compile
     assert verdicts["Dynamo builds the guards"] == "ran again (100% of its cold time)"
     assert verdicts["Inductor fuses and generates code"] == "skipped: a cache had the result"
     counters = next(f for f in frames if "counter" in f.columns)

@@ -91,8 +91,11 @@ def _coldwarm_tables(res: dict) -> None:
 
 def compile_stages_panel(res: dict) -> None:
     """Where the cold and the warm first call spent their time, and what the caches counted."""
-    st.markdown("**Cold vs warm, stage by stage** (seconds; a stage includes the stages nested in it)")
+    st.markdown("**Cold vs warm, stage by stage**")
     ui_tables.show(tables.compile_stage_rows(res))
+    st.caption(prose("aot", "stage_tree"))
+    for line in tables.compile_stage_problems(res):  # measured seconds that contradict the nesting
+        st.warning(esc(line, max_chars=400))
     ui_tables.show(tables.cache_counter_rows(res))
     st.caption(prose("aot", "cold_warm"))
 

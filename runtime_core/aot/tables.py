@@ -43,27 +43,38 @@ COUNTER_LABELS = (("fxgraph_cache_hit", "FX-graph cache hits"), ("fxgraph_cache_
 
 
 def compile_stage_rows(res: dict) -> list[dict]:
-    """One row per compile stage: seconds in the cold and the warm child, and what the warm
-    start did with the stage (ran it again, or skipped it because a cache had the result).
-    Seconds are inclusive: a stage contains the stages nested in it."""
-    from .compile_stages import NOT_REPORTED, STAGES
+    """One row per compile stage, as a tree (the stage column's prefix shows what runs inside
+    what): seconds in the cold and the warm child, and what the warm start did with the stage
+    (ran it again, or skipped it because a cache had the result). Seconds are inclusive: a
+    stage contains the stages nested under it, so only siblings add up."""
+    from .compile_stages import NOT_REPORTED, parents_in, tree_order
     cold = (res.get("compile_cold_detail") or {}).get("stages")
     warm = (res.get("compile_warm_detail") or {}).get("stages")
+    cold_nest, warm_nest = parents_in(cold), parents_in(warm)
     rows = []
-    for stage in STAGES:
+    for stage, prefix in tree_order(cold, warm):
         c, w = stage.seconds(cold), stage.seconds(warm)
         if cold is None or warm is None:
             verdict = NOT_REPORTED
         elif c is not None and w is not None:
             verdict = "ran again" + (f" ({100 * w / c:.0f}% of its cold time)" if c > 0 else "")
+            if warm_nest.get(stage.label) != cold_nest.get(stage.label) and warm_nest.get(stage.label):
+                verdict += f", inside '{warm_nest[stage.label]}' this time"
         elif c is not None:
             verdict = "skipped: a cache had the result"
         elif w is not None:
             verdict = "only when warm: reading the caches"
         else:
             verdict = "did not run here"
-        rows.append({"stage": stage.label, "cold s": _round(c), "warm s": _round(w), "on a warm start": verdict})
+        rows.append({"stage": prefix + stage.label, "cold s": _round(c), "warm s": _round(w), "on a warm start": verdict})
     return rows
+
+
+def compile_stage_problems(res: dict) -> list[str]:
+    """Where the cold or the warm child's stage seconds contradict the stages' nesting."""
+    from .compile_stages import nesting_problems
+    return [line for run in ("cold", "warm")
+            for line in nesting_problems((res.get(f"compile_{run}_detail") or {}).get("stages"), run)]
 
 
 def cache_counter_rows(res: dict) -> list[dict]:
