@@ -85,6 +85,8 @@ DAMAGE = {
     "aot": [_meta_as_string, _drop("aot", "device"), _drop("aot", "measured_at"), _foreign],
     "serving": [_meta_as_string, _drop("serving", "rows"), _drop("serving", "cpp"), _drop("serving.cpp", "batch"),
                 _foreign],
+    "aot_timing": [_meta_as_string, _drop("timing", "serve_after_prebuild_s"), _drop("timing", "cores"),
+                   _drop("timing.serving", "rows"), _foreign],
 }
 CASES = [(p, d) for p in SHIPPED for d in [None, *DAMAGE[_kind(p)]]]
 
