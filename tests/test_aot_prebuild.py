@@ -63,7 +63,7 @@ def test_it_builds_every_package_and_the_runner_after_the_gpu_warm_up_at_a_lower
     assert all(seconds > 0 for _, seconds in s.done)                    # each was built, and timed
     assert [(a, nice) for _, a, nice in steps] == [(["cpu"], NICE), (["cpu", "8"], NICE), (["cpu", "64"], NICE),
                                                    (["cpu", "128"], NICE)]
-    assert builds(log) == 1 and "prebuilt" in s.describe()
+    assert builds(log) == 1 and "prebuilt" in s.describe() and "all of them built now" in s.describe()
 
 
 def test_after_it_serving_finds_every_package_without_a_child_and_a_second_prebuild_builds_nothing(fake_builds):
@@ -77,6 +77,7 @@ def test_after_it_serving_finds_every_package_without_a_child_and_a_second_prebu
     assert len(steps) == n and built["errors"] == [] and all(b["cached"] for b in built["builds"])
     again = Prebuild("cpu").start().wait(30)
     assert again.state == "done" and all(seconds == 0 for _, seconds in again.done) and builds(log) == 1
+    assert "all of them found in the cache" in again.describe()
 
 
 def test_a_measurement_pressed_meanwhile_waits_its_turn_behind_the_prebuild(fake_builds, monkeypatch):
@@ -123,7 +124,7 @@ def test_the_page_shows_the_prebuild_while_it_runs_and_when_it_is_done(fake_buil
     assert pre is not None and pre.wait(30).state == "done"
     at.run()
     assert not at.exception
-    assert any("The serving packages are prebuilt" in unescape(c.value) for c in at.caption)
+    assert any("The serving packages and the C++ runner are prebuilt" in unescape(c.value) for c in at.caption)
 
 
 @pytest.mark.slow
@@ -151,3 +152,17 @@ def test_a_students_first_serve_after_the_prebuild_takes_at_most_20_s(shared_aot
     assert res["errors"] == [] and timing_contradictions(res) == []
     timed = next(f for f in tables_of(at) if "timed" in f.columns)
     assert any(t.startswith("C++ runner process") for t in timed["timed"])
+
+
+def test_while_it_waits_in_the_aot_line_it_says_its_place(fake_builds):
+    from runtime_core.aot.prebuild import Prebuild
+    from runtime_core.aot.queue import aot_turn
+    with aot_turn():
+        pre = Prebuild("cpu").start()
+        deadline = time.monotonic() + 10
+        while pre.status().step != "2nd in the AOT line" and time.monotonic() < deadline:
+            time.sleep(0.05)
+        s = pre.status()
+        assert (s.state, s.step) == ("waiting", "2nd in the AOT line")
+        assert s.describe().startswith("Prebuilding the serving packages: waiting (2nd in the AOT line), ")
+    assert pre.wait(30).state == "done"

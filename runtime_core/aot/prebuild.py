@@ -16,6 +16,7 @@ finds it; a build that fails is reported in the status and the button builds it 
 """
 from __future__ import annotations
 
+import re
 import threading
 import time
 from dataclasses import dataclass, field
@@ -52,8 +53,10 @@ class PrebuildStatus:
                     f"{self.took_s:.0f} s so far). Serving through them waits until it is done.")
         if self.state == "done":
             built = sum(1 for _, s in self.done if s > 0)
-            return (f"The serving packages are prebuilt ({self.took_s:.1f} s; {built} of {self.total} steps "
-                    f"built, the rest were in the cache): serving through them only serves.")
+            what = ("all of them built now" if built == len(self.done) else "all of them found in the cache"
+                    if built == 0 else f"{built} of {len(self.done)} built now, the rest found in the cache")
+            return (f"The serving packages and the C++ runner are prebuilt ({self.took_s:.1f} s; {what}): "
+                    "serving through them only serves.")
         return (f"The prebuild failed ({'; '.join(self.errors)[:300]}). Serving through the packages "
                 "builds what is missing.")
 
@@ -111,7 +114,7 @@ class Prebuild:
                 self._set(step="for the GPU's warm-up to finish")
                 self._wait_for()
             self._set(step="for its turn in the AOT line")
-            with aot_turn(on_wait=lambda w: self._set(step=w.describe().removeprefix("waiting: "))), cache_in_use():
+            with aot_turn(on_wait=self._waiting), cache_in_use():
                 self._set(state="building")
                 self._build()
         except Exception as e:  # noqa: BLE001 - shown on the page; the button builds what is missing
@@ -121,6 +124,12 @@ class Prebuild:
             s = self._status
             s.state, s.step, s.took_s = ("failed" if s.errors else "done"), "", time.monotonic() - self._t0
 
+    def _waiting(self, w) -> None:
+        """queue.Waiting -> the step line: where the prebuild stands in the AOT line."""
+        from ..engine.fair_lock import ordinal
+        self._set(step="another process is using the AOT cache" if w.other_process
+                  else f"{ordinal(w.position)} in the AOT line")
+
     def _build(self) -> None:
         from .cpp_runner import ensure_runner
         from .serving_measure import build_packages
@@ -129,7 +138,7 @@ class Prebuild:
 
         def progress(_name: str, label: str) -> None:  # a package is about to be built
             began["t"] = time.monotonic()
-            self._set(step=label)
+            self._set(step=re.sub(r" \(\d+ of \d+\)$", "", label))  # the status counts the steps itself
 
         def on_done(build: dict) -> None:  # ... and is ready (built, or found in the cache)
             with self._lock:
