@@ -55,7 +55,7 @@ class PrebuildStatus:
             built = sum(1 for _, s in self.done if s > 0)
             what = ("all of them built now" if built == len(self.done) else "all of them found in the cache"
                     if built == 0 else f"{built} of {len(self.done)} built now, the rest found in the cache")
-            return (f"The serving packages and the C++ runner are prebuilt ({self.took_s:.1f} s; {what}): "
+            return (f"The serving packages and the C++ runner are prebuilt ({self.took_s:.1f} s on this machine; {what}): "
                     "serving through them only serves.")
         return (f"The prebuild failed ({'; '.join(self.errors)[:300]}). Serving through the packages "
                 "builds what is missing.")
