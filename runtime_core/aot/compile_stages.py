@@ -142,11 +142,13 @@ def nesting_problems(times: dict | None, run: str = "") -> list[str]:
     where = f" ({run})" if run else ""
     for label, parent in nest.items():
         if parent is not None and sec[label] > sec[parent] * (1 + NEST_SLACK):
-            out.append(f"'{label}' took {sec[label]:.3g} s, longer than '{parent}' ({sec[parent]:.3g} s) it runs in{where}")
+            out.append(f"'{label}' took {sec[label]:.3g} s, longer than '{parent}' ({sec[parent]:.3g} s) "
+                       f"it runs in{where}")
     for parent in set(nest.values()) - {None}:
         total = sum(sec[c] for c, p in nest.items() if p == parent)
         if total > sec[parent] * (1 + NEST_SLACK):
-            out.append(f"the stages inside '{parent}' took {total:.3g} s together, longer than it ({sec[parent]:.3g} s){where}")
+            out.append(f"the stages inside '{parent}' took {total:.3g} s together, longer than it "
+                       f"({sec[parent]:.3g} s){where}")
     return out
 
 

@@ -47,7 +47,8 @@ class PrebuildStatus:
 
     def describe(self) -> str:
         if self.state == "waiting":
-            return f"Prebuilding the serving packages: waiting ({self.step or 'for its turn'}), {self.took_s:.0f} s so far."
+            return (f"Prebuilding the serving packages: waiting ({self.step or 'for its turn'}), "
+                    f"{self.took_s:.0f} s so far.")
         if self.state == "building":
             return (f"Prebuilding the serving packages: {self.step} (step {len(self.done) + 1} of {self.total}, "
                     f"{self.took_s:.0f} s so far). Serving through them waits until it is done.")
@@ -55,8 +56,8 @@ class PrebuildStatus:
             built = sum(1 for _, s in self.done if s > 0)
             what = ("all of them built now" if built == len(self.done) else "all of them found in the cache"
                     if built == 0 else f"{built} of {len(self.done)} built now, the rest found in the cache")
-            return (f"The serving packages and the C++ runner are prebuilt ({self.took_s:.1f} s on this machine; {what}): "
-                    "serving through them only serves.")
+            return (f"The serving packages and the C++ runner are prebuilt ({self.took_s:.1f} s on this machine; "
+                    f"{what}): serving through them only serves.")
         return (f"The prebuild failed ({'; '.join(self.errors)[:300]}). Serving through the packages "
                 "builds what is missing.")
 

@@ -130,8 +130,8 @@ def _serve(res: dict, plan: ServingPlan, packages: dict, device: str, work: Path
         pkg, batch = plan.unchecked
         if progress:
             progress("unchecked", f"exact batch-{pkg} package at batch {batch}, nothing checking the size")
-        res["unchecked"] = {"package_batch": pkg, "batch": batch,  # kept when the child crashes
-                            **run_child(["unchecked", packages[str(pkg)], batch, device], env=serving_env(device, False))}
+        unchecked = run_child(["unchecked", packages[str(pkg)], batch, device], env=serving_env(device, False))
+        res["unchecked"] = {"package_batch": pkg, "batch": batch, **unchecked}  # kept when the child crashes
     if progress:
         progress("cpp", "the C++ runner serves the ranged package (no Python)")
     res["cpp"] = cpp_rows(plan, packages, device, work, every_package="error" in served)

@@ -66,7 +66,8 @@ def compile_stage_rows(res: dict) -> list[dict]:
             verdict = "only when warm: reading the caches"
         else:
             verdict = "did not run here"
-        rows.append({"stage": prefix + stage.label, "cold s": _round(c), "warm s": _round(w), "on a warm start": verdict})
+        rows.append({"stage": prefix + stage.label, "cold s": _round(c), "warm s": _round(w),
+                     "on a warm start": verdict})
     return rows
 
 
