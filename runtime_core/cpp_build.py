@@ -101,9 +101,12 @@ def _error_line(text: str) -> str:
 
 
 def build_binary(source: Path, name: str, cuda: bool = False, timeout_s: float = 300.0,
-                 label: str | None = None, cap: Cap | None = None) -> tuple[Path, float]:
+                 label: str | None = None, cap: Cap | None = None, nice: int = 0) -> tuple[Path, float]:
     """Build `source` unless a cached binary exists. Returns (path, build_s); build_s is 0 when
     this call did not build it (a hit, or another thread or process built it meanwhile).
+    `nice` (> 0) lowers the calling thread's priority first, so ninja and the compiler it starts
+    inherit it: a background build yields to the server. Only a thread of its own passes it (the
+    prebuild's): on Linux a thread's niceness is its own, and it is not raised back.
     `cap` holds the folder to its newest binaries of this name (default: 3, at most 64 MiB).
     `timeout_s` is kept for the callers; ninja's build has no time limit of its own.
 
@@ -114,6 +117,8 @@ def build_binary(source: Path, name: str, cuda: bool = False, timeout_s: float =
     label = label or name
 
     def compile_to(tmp: Path) -> None:
+        if nice > 0 and hasattr(os, "nice"):
+            os.nice(int(nice))
         cxx = cpp_extension.get_cxx_compiler()
         if not shutil.which(cxx):
             raise RuntimeError(f"{cxx} not found: install a C++ compiler to build {label}")

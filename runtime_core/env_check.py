@@ -1,6 +1,7 @@
 """The documented environment variables, checked once at start: a junk value gives one line.
 
     live_setting()      -> (on, notice)        RUNTIME_LIVE: 1/true/yes/on, 0/false/no/off
+    prebuild_setting()  -> (on, notice)        RUNTIME_PREBUILD_AOT: the same words; off by default
     queue_cap()         -> (cap, notice)       RUNTIME_QUEUE_CAP: a whole number, 1..1000
     recordings_dir()    -> (folder, notice)    RUNTIME_RECORDINGS_DIR: an existing folder
     aot_cache_notice()  -> notice              RUNTIME_CORE_AOT_CACHE (cache_paths checks it)
@@ -19,6 +20,7 @@ from pathlib import Path
 
 LIVE_ENV, CAP_ENV, DIR_ENV, PORT_ENV = "RUNTIME_LIVE", "RUNTIME_QUEUE_CAP", "RUNTIME_RECORDINGS_DIR", "STREAMLIT_SERVER_PORT"
 LIVE_ON, LIVE_OFF = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
+PREBUILD_ENV = "RUNTIME_PREBUILD_AOT"
 DEFAULT_CAP, MAX_CAP = 8, 1000
 SHIPPED_RECORDINGS = Path(__file__).resolve().parents[1] / "lessons" / "recordings"
 
@@ -40,6 +42,19 @@ def live_setting() -> tuple[bool, str | None]:
         return False, None
     return False, (f"{LIVE_ENV}={_quote(raw)} is not one of {'/'.join(LIVE_ON)} or {'/'.join(LIVE_OFF)}: "
                    "live measuring is off, the recorded numbers are shown")
+
+
+def prebuild_setting() -> tuple[bool, str | None]:
+    """The AOT prebuild at server start (aot/prebuild.py): off unless switched on. A value in
+    neither list leaves it off (it costs minutes of CPU: it must be asked for)."""
+    raw = os.environ.get(PREBUILD_ENV)
+    if raw is None or not raw.strip():
+        return False, None
+    v = raw.strip().lower()
+    if v in LIVE_ON or v in LIVE_OFF:
+        return v in LIVE_ON, None
+    return False, (f"{PREBUILD_ENV}={_quote(raw)} is not one of {'/'.join(LIVE_ON)} or {'/'.join(LIVE_OFF)}: "
+                   "the AOT packages are not prebuilt at server start")
 
 
 def queue_cap() -> tuple[int, str | None]:
@@ -97,7 +112,7 @@ def port_problem() -> str | None:
 
 def notices() -> list[str]:
     """One line for each documented variable holding a value the app does not use as given."""
-    out = [live_setting()[1], queue_cap()[1], recordings_dir()[1], aot_cache_notice()]
+    out = [live_setting()[1], prebuild_setting()[1], queue_cap()[1], recordings_dir()[1], aot_cache_notice()]
     return [n for n in out if n]
 
 

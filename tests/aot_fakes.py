@@ -96,7 +96,7 @@ def install_fake_packager(monkeypatch, **kw) -> FakePackager:
     from runtime_core.aot import export
     fake = FakePackager(**kw)
     monkeypatch.setattr(export, "compile_package", fake)
-    monkeypatch.setattr(export, "export_mlp", lambda device="cpu", example_batch=8: "exported")
+    monkeypatch.setattr(export, "export_mlp", lambda device="cpu", example_batch=8, dynamic=True: "exported")
     return fake
 
 

@@ -121,7 +121,8 @@ def hostile_aot_cache(folder: Path) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     (folder / MARKER).write_text("runtime_core AOT cache: clear-cache may empty this folder\n")
     for kind, prefix in (("aot", "results"), ("serving", "serving")):
-        shipped = json.loads(next(SHIPPED.glob(f"{kind}_*.json")).read_text(encoding="utf-8"))
+        docs = (json.loads(f.read_text(encoding="utf-8")) for f in sorted(SHIPPED.glob(f"{kind}_*.json")))
+        shipped = next(doc for doc in docs if doc["meta"]["kind"] == kind)  # aot_timing_*.json is another kind
         res = dict(hostile_doc(shipped)[kind], device="cpu")
         (folder / f"{prefix}-cpu-{torch_tag()}.json").write_text(json.dumps(res), encoding="utf-8")
 

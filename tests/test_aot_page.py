@@ -75,7 +75,9 @@ def test_measured_packages_show_verdicts_the_packages_own_check_and_the_cpp_runn
     frames = tables_of(at)
     served = next(f for f in frames if "guard's verdict" in f.columns)
     assert "expected to be <= 64, but got: 200" in served["ranged package's own check"][0]
-    assert any("package" in f.columns and "run ms" in f.columns for f in frames)
+    assert any("package" in f.columns and "load s" in f.columns for f in frames)
+    timed = next(f for f in frames if "timed" in f.columns)    # every time says what it times
+    assert list(timed["timed"]) == ["C++ runner: ranged package, batch 2..64, one call (median of the runner's timed calls)"]
     assert any("4 of 12 output rows are wrong" in unescape(w.value) for w in at.warning)
 
 
@@ -97,7 +99,8 @@ def test_cold_and_warm_stages_and_cache_counters_are_shown(page, tmp_path, monke
     assert not at.exception
     frames = tables_of(at)
     stages = next(f for f in frames if "on a warm start" in f.columns)
-    verdicts = dict(zip(stages["stage"], stages["on a warm start"]))
+    verdicts = dict(zip((plain(s).lstrip("│├└─ \u00a0") for s in stages["stage"]), stages["on a warm start"]))
+    assert plain(stages["stage"][1]).startswith("├─ ")  # a tree: the stages under the whole compile
     assert verdicts["Dynamo builds the guards"] == "ran again (100% of its cold time)"
     assert verdicts["Inductor fuses and generates code"] == "skipped: a cache had the result"
     counters = next(f for f in frames if "counter" in f.columns)
@@ -167,7 +170,7 @@ def test_the_shipped_h200_recordings_explain_the_crashed_python_loader_and_show_
     assert not at.exception
     infos = " ".join(i.value for i in at.info)
     assert unescape(infos).count("torch._inductor.aoti_load_package, crashed") == 2  # cold/warm and serving
-    cpp = next(f for f in tables_of(at) if "result" in f.columns and "run ms" in f.columns)
+    cpp = next(f for f in tables_of(at) if "result" in f.columns and "load s" in f.columns)
     results = [plain(r) for r in cpp["result"]]
     assert "refused by its check: outside batch 2..64" in results and results.count("ran (check off)") >= 5
     outputs = " ".join(unescape(m.value) for m in at.markdown if "Outputs against eager" in m.value)
@@ -175,3 +178,5 @@ def test_the_shipped_h200_recordings_explain_the_crashed_python_loader_and_show_
     assert "batch None" not in " ".join(w.value for w in at.warning)
     assert not [e.value for e in at.error if "crashed" in e.value]  # explained in the note, not an error
     assert "The child's report: serving child: child step" in unescape(infos)
+    timed = next(f for f in tables_of(at) if "timed" in f.columns)  # the runner's times, each saying what
+    assert sum(plain(t).startswith("C++ runner: ") and "one call" in plain(t) for t in timed["timed"]) >= 5

@@ -4,7 +4,7 @@ import pytest
 
 from runtime_core.aot import compile_stages
 from runtime_core.aot.compile_stages import NOT_REPORTED, STAGES, Stage
-from runtime_core.aot.tables import cache_counter_rows, compile_stage_rows
+from runtime_core.aot.tables import cache_counter_rows, compile_stage_problems, compile_stage_rows
 
 # What torch 2.13's compile_times() reported for the MLP on this CPU (trimmed), cold and warm.
 COLD = {"_compile.compile_inner": 10.4, "bytecode_tracing": 0.10, "build_guards": 0.026,
@@ -31,10 +31,15 @@ def test_a_stage_reads_its_first_present_timer_or_the_largest_matching_one():
     assert tune.seconds({"select_algorithm.autotune": 0.5, "CachingAutotuner.autotune_x": 2.0}) == 2.0
 
 
+def label(stage_cell: str) -> str:
+    """A stage column's cell without its tree prefix."""
+    return stage_cell.lstrip("│├└─ \u00a0")
+
+
 def test_warm_start_rows_say_what_ran_again_and_what_a_cache_skipped():
-    rows = {r["stage"]: r for r in compile_stage_rows({"compile_cold_detail": detail(COLD, False),
-                                                        "compile_warm_detail": detail(WARM, True)})}
-    assert [r["stage"] for r in rows.values()] == [s.label for s in STAGES]
+    rows = {label(r["stage"]): r for r in compile_stage_rows({"compile_cold_detail": detail(COLD, False),
+                                                               "compile_warm_detail": detail(WARM, True)})}
+    assert sorted(rows) == sorted(s.label for s in STAGES)
     assert rows["Dynamo traces the bytecode into an FX graph"]["on a warm start"].startswith("ran again")
     assert rows["Dynamo builds the guards"]["on a warm start"].startswith("ran again")
     for skipped in ("Inductor lowers the FX graph to its IR", "Inductor fuses and generates code",
@@ -73,6 +78,53 @@ def test_autotune_files_counts_best_configs(tmp_path):
     assert compile_stages.autotune_files(tmp_path) == 1
 
 
+def test_the_stages_show_as_a_tree_each_under_the_stage_it_runs_in():
+    rows = compile_stage_rows({"compile_cold_detail": detail(COLD, False), "compile_warm_detail": detail(WARM, True)})
+    assert [r["stage"].replace("\u00a0", "_") for r in rows] == [
+        "whole compile: Dynamo, AOTAutograd, Inductor",  # (an indent is no-break spaces: "_" below)
+        "├─ Dynamo traces the bytecode into an FX graph",
+        "├─ Dynamo builds the guards",
+        "└─ backend: AOTAutograd + Inductor, or their caches",
+        "___├─ AOTAutograd traces and functionalizes the graph",
+        "___│__├─ Inductor lowers the FX graph to its IR",
+        "___│__├─ Inductor fuses and generates code",
+        "___│__│__└─ compile the generated C++ (a CPU's kernels)",
+        "___│__└─ load the generated Python module",
+        "___│_____├─ wait for kernel compiles (Triton's, on a GPU)",
+        "___│_____└─ autotuning: benchmark kernel configurations",
+        "___└─ load the compiled graph from the caches"]
+    verdicts = {label(r["stage"]): r["on a warm start"] for r in rows}
+    assert verdicts["load the generated Python module"].endswith(
+        "inside 'load the compiled graph from the caches' this time")   # where a warm start ran it
+
+
+def test_siblings_add_up_to_no_more_than_their_parent_in_each_run():
+    """The flat list's complaint: stages of 23 + 21 + 13.1 s against a 23.7 s whole. As a tree they
+    nest; seconds that do not fit the nesting are named."""
+    assert compile_stage_problems({"compile_cold_detail": detail(COLD, False),
+                                   "compile_warm_detail": detail(WARM, True)}) == []
+    nested = {"_compile.compile_inner": 23.7, "bytecode_tracing": 0.5, "OutputGraph.call_user_compiler": 21.0,
+              "create_aot_dispatcher_function": 13.1}
+    assert compile_stages.nesting_problems(nested) == []
+    bad = {**nested, "bytecode_tracing": 3.5}                   # 3.5 + 21 > 23.7: siblings overflow
+    assert compile_stages.nesting_problems(bad, "cold") == [
+        "the stages inside 'whole compile: Dynamo, AOTAutograd, Inductor' took 24.5 s together, longer than it "
+        "(23.7 s) (cold)"]
+    longer = {**nested, "create_aot_dispatcher_function": 22.0}  # a child longer than its parent
+    assert "longer than 'backend: AOTAutograd + Inductor, or their caches' (21 s)" in compile_stages.nesting_problems(longer)[0]
+
+
+def test_the_shipped_gpu_recording_fits_the_tree():
+    import json
+    from pathlib import Path
+    rec = Path(__file__).resolve().parents[1] / "lessons" / "recordings" / "aot_h200.json"
+    if not rec.exists():
+        pytest.skip("aot_h200.json is not shipped")
+    res = json.loads(rec.read_text())["aot"]
+    assert compile_stage_problems(res) == []
+    assert sum(r["stage"].startswith(("├─ ", "└─ ")) for r in compile_stage_rows(res)) == 3  # under the whole
+
+
 @pytest.mark.slow
 def test_real_cold_and_warm_children_on_this_cpu(tmp_path):
     """Two fresh processes compile the MLP with one cache dir: the first misses both caches and
@@ -83,7 +135,8 @@ def test_real_cold_and_warm_children_on_this_cpu(tmp_path):
     assert "error" not in cold and "error" not in warm, (cold, warm)
     assert cold["counters"]["fxgraph_cache_miss"] >= 1 and cold["counters"]["fxgraph_cache_hit"] == 0
     assert warm["counters"]["fxgraph_cache_hit"] >= 1 and warm["counters"]["fxgraph_cache_miss"] == 0
-    rows = {r["stage"]: r for r in compile_stage_rows({"compile_cold_detail": cold, "compile_warm_detail": warm})}
+    rows = {label(r["stage"]): r for r in compile_stage_rows({"compile_cold_detail": cold, "compile_warm_detail": warm})}
+    assert compile_stage_problems({"compile_cold_detail": cold, "compile_warm_detail": warm}) == []
     for stage in ("Dynamo traces the bytecode into an FX graph", "Dynamo builds the guards"):
         assert rows[stage]["on a warm start"].startswith("ran again"), rows[stage]
     assert rows["Inductor fuses and generates code"]["on a warm start"].startswith("skipped"), rows

@@ -86,6 +86,8 @@ DAMAGE = {
     "serving": [_meta_as_string, _drop("serving", "rows"), _drop("serving", "cpp"), _drop("serving.cpp", "batch"),
                 _foreign],
     "node_costs": [_meta_as_string, _drop("rows", "family"), _drop("derived", "spread_us"), _foreign],
+    "aot_timing": [_meta_as_string, _drop("timing", "serve_after_prebuild_s"), _drop("timing", "cores"),
+                   _drop("timing.serving", "rows"), _foreign],
 }
 CASES = [(p, d) for p in SHIPPED for d in [None, *DAMAGE[_kind(p)]]]
 

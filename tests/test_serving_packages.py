@@ -32,4 +32,8 @@ def test_one_ranged_package_serves_its_range_and_its_own_check_names_the_bounds(
     cpp_in, cpp_above = res["cpp"]
     assert (cpp_in["batch"], cpp_in["matches_reference"]) == (37, True) and cpp_in["run_ms"] > 0
     assert "expected to be <= 64, but got: 100" in cpp_above["error"]
+    assert cpp_in["runs"] == 50 and cpp_in["process_ms"] > 1e3 * cpp_in["load_s"] + cpp_in["run_ms"]
+    assert res["threads"] == 1                                          # one OpenMP thread on a CPU
+    from runtime_core.aot.tables import timing_contradictions
+    assert timing_contradictions(res) == [], timing_contradictions(res)
     print({b: (r["served_ms"], r["ranged_ms"], r["exact_ms"]) for b, r in rows.items()})

@@ -12,8 +12,9 @@ import torch
 from runtime_core.aot import serving_measure
 from runtime_core.aot.export import BATCH_MAX, BATCH_MIN
 from runtime_core.aot.serving_plan import RANGED, SERVING_PLAN, ServingPlan, loop_artifacts, serve_requests
-from runtime_core.aot.serving_run import CHECK_ENV
-from runtime_core.aot.tables import serving_cpp_errors, serving_cpp_rows, serving_rows, unchecked_line
+from runtime_core.aot.serving_run import CHECK_ENV, THREADS_ENV
+from runtime_core.aot.tables import (serving_cpp_errors, serving_cpp_rows, serving_rows, serving_time_rows,
+                                     timing_contradictions, unchecked_line)
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -59,7 +60,72 @@ def test_each_package_is_timed_only_at_sizes_it_serves_as_is():
     rows, _ = serve(ServingPlan(repeats=2))
     assert [b for b, r in rows.items() if r["ranged_ms"] is not None] == [8, 37, 64]
     assert [b for b, r in rows.items() if r["exact_ms"] is not None] == [8, 64, 128]
-    assert all(r["served_ms"] > 0 for r in rows.values() if r["path"] != "rejected")
+    assert [b for b, r in rows.items() if r["padded_ms"] is not None] == [1, 100]  # the padded call, at 2 and 128
+    assert all(r["served_ms"] > 0 and r["guard_ms"] > 0 for r in rows.values() if r["path"] != "rejected")
+
+
+def test_the_cells_of_a_row_are_timed_in_turns_not_one_after_the_other():
+    from runtime_core.aot.serving_plan import interleaved_ms
+    order = []
+    ms = interleaved_ms({"a": lambda: order.append("a"), "b": lambda: order.append("b")}, repeats=3)
+    assert order == ["a", "b"] + ["a", "b"] * 3 and set(ms) == {"a", "b"}  # one untimed call each, then turns
+
+
+def test_a_burst_of_load_lands_on_every_cell_of_a_row_alike():
+    """A stand-in whose calls get slow for a while (someone else's load): timed in turns, the
+    loop per request still contains the package call it dispatches to."""
+    import time
+    plan = ServingPlan(loop_exact=(128,), compare_exact=(), requests=(37,), repeats=40, unchecked=None)
+    calls = {"n": 0}
+
+    def package(x):
+        calls["n"] += 1
+        if 44 <= calls["n"] < 84:   # a burst: 40 of the calls are slow
+            time.sleep(0.002)
+        return x * 2
+    rows = serve_requests(plan, {RANGED: package, 128: package}, lambda b: torch.ones(b, 64), lambda x: x * 2)
+    assert timing_contradictions({"rows": rows}) == [], rows
+
+
+# ---- the timing table: each row says what it times, and no row contradicts another ---------------------
+REPORTED = {  # the table issue 27 reported (2-core CPU, two OpenMP threads, each cell timed on its own)
+    "rows": [{"batch": 64, "path": "hit", "served_by": "ranged package, batch 2..64", "padded_to": None,
+              "served_ms": 0.0704, "ranged_ms": 0.0979, "exact_ms": 0.07},
+             {"batch": 128, "path": "hit", "served_by": "exact package, batch 128", "padded_to": None,
+              "served_ms": 0.128, "ranged_ms": None, "exact_ms": 20.9},
+             {"batch": 37, "path": "hit", "served_by": "ranged package, batch 2..64", "padded_to": None,
+              "served_ms": 0.075, "ranged_ms": 0.069, "exact_ms": None}],
+    "cpp": [{"package": "ranged package, batch 2..64", "batch": 37, "input_check": "off", "load_s": 0.002,
+             "run_ms": 30.6, "matches_reference": True, "error": None}]}
+
+
+def test_the_reported_contradictions_are_each_found():
+    found = timing_contradictions(REPORTED)
+    assert len(found) == 3, found
+    assert found[0].startswith("batch 64: the loop per request (0.0704 ms) is faster than one call of the ranged")
+    assert found[1].startswith("batch 128: the loop per request (0.128 ms) is faster than one call of the exact batch-128")
+    assert found[2].startswith("batch 37: the C++ runner's one call") and "443 times Python's" in found[2]
+
+
+def test_a_runner_process_shorter_than_its_load_and_a_call_contradicts_them():
+    cpp = {"package": "ranged package, batch 2..64", "batch": 37, "load_s": 0.5, "run_ms": 0.02, "runs": 50,
+           "process_ms": 400.0, "error": None}
+    assert "shorter than its load and one call" in timing_contradictions({"cpp": [cpp]})[0]
+    assert timing_contradictions({"cpp": [{**cpp, "process_ms": 900.0}]}) == []
+
+
+def test_every_timing_row_says_what_it_times():
+    res = {"rows": [{"batch": 100, "path": "miss -> pad", "served_by": "exact package, batch 128", "padded_to": 128,
+                     "served_ms": 0.07, "guard_ms": 0.004, "padded_ms": 0.05, "ranged_ms": None, "exact_ms": None}],
+           "cpp": [{"package": "ranged package, batch 2..64", "batch": 37, "load_s": 0.002, "run_ms": 0.02, "runs": 50,
+                    "process_ms": 450.0, "error": None}]}
+    assert [(r["batch"], r["timed"], r["ms"]) for r in serving_time_rows(res)] == [
+        (100, "the loop, per request: guard check, pad, package call", 0.07),
+        (100, "the loop's guard check alone (nothing runs)", 0.004),
+        (100, "exact package, batch 128, one call at batch 128 (the padded request)", 0.05),
+        (37, "C++ runner: ranged package, batch 2..64, one call (median of 50)", 0.02),
+        (37, "C++ runner process, ranged package, batch 2..64: start, load, 51 calls, exit", 450.0)]
+    assert timing_contradictions(res) == []
 
 
 def test_the_packages_own_check_is_reported_per_request():
@@ -109,8 +175,9 @@ def test_measure_builds_every_package_then_serves_with_the_input_check_on(faked)
     assert steps == ["package"] * 4 + ["serve", "unchecked"]
     assert [c[1] for c in faked["children"][:4]] == [["cpu"], ["cpu", "8"], ["cpu", "64"], ["cpu", "128"]]
     serve_env, unchecked_env = faked["children"][4][2], faked["children"][5][2]
-    assert serve_env == {CHECK_ENV: "1"} and unchecked_env == {CHECK_ENV: None}  # None: removed
-    assert [(b, env[CHECK_ENV]) for _, b, env in faked["cpp"]] == [(37, None), (100, "1")]
+    assert serve_env == {CHECK_ENV: "1", THREADS_ENV: "1"}           # one OpenMP thread on a CPU
+    assert unchecked_env == {CHECK_ENV: None, THREADS_ENV: "1"}         # None: removed
+    assert [(b, env[CHECK_ENV], env[THREADS_ENV]) for _, b, env in faked["cpp"]] == [(37, None, "1"), (100, "1", "1")]
     cpp = serving_cpp_rows(res)
     assert cpp[0]["matches eager"] is True and cpp[1]["result"] == "refused by its check: outside batch 2..64"
     errors = serving_cpp_errors(res)

@@ -7,7 +7,7 @@ import streamlit as st
 from pages.ui import figure_log, tables as ui_tables
 from pages.ui.common import recordings_of, source_badge
 from pages.ui.safe_text import esc, md
-from runtime_core.aot import coldwarm, serving_measure, serving_plan, tables
+from runtime_core.aot import coldwarm, prebuild, serving_measure, serving_plan, tables
 from runtime_core.aot.paths import cache_root, clear_cache
 from runtime_core.aot.serving import MISS_POLICIES, RequestRejected, ServingLoop, jit_compile_fn
 from runtime_core.engine.fair_lock import ordinal
@@ -91,8 +91,11 @@ def _coldwarm_tables(res: dict) -> None:
 
 def compile_stages_panel(res: dict) -> None:
     """Where the cold and the warm first call spent their time, and what the caches counted."""
-    st.markdown("**Cold vs warm, stage by stage** (seconds; a stage includes the stages nested in it)")
+    st.markdown("**Cold vs warm, stage by stage**")
     ui_tables.show(tables.compile_stage_rows(res))
+    st.caption(prose("aot", "stage_tree"))
+    for line in tables.compile_stage_problems(res):  # measured seconds that contradict the nesting
+        st.warning(esc(line, max_chars=400))
     ui_tables.show(tables.cache_counter_rows(res))
     st.caption(prose("aot", "cold_warm"))
 
@@ -200,6 +203,9 @@ def packages_panel(device: str) -> None:
     """The loop over the real packages: verdicts, each package's own check, ms per size."""
     st.markdown("**The same loop over the real packages: one ranged .pt2 against exact-shape ones**")
     if not _cache_refused():
+        pre = prebuild.current(device)
+        if pre is not None:
+            prebuild_status(pre, pre.status().state in ("waiting", "building"))
         if st.button("serve through the packages", key="aot_serve_measure",
                      help=prose("aot", "serve_help", markdown=False)):
             _measure_serving(device)
@@ -212,6 +218,25 @@ def packages_panel(device: str) -> None:
     if device != "cuda":
         recorded_gpu_panel("serving", "serving", "The same loop, recorded on a GPU", _serving_tables,
                            SERVING_RECORD_COMMAND)
+
+
+def prebuild_status(pre, running: bool) -> None:
+    """The server's prebuild of the packages (RUNTIME_PREBUILD_AOT=1): redrawn every 2 s while
+    it runs, then once more as the whole page (so nothing keeps redrawing after it)."""
+    def draw() -> None:
+        s = pre.status()
+        if s.state in ("waiting", "building"):
+            st.info(esc(s.describe(), max_chars=400), icon=":material/hourglass_top:")
+            done = len(s.done)
+            st.progress(done / s.total if s.total else 0.0,
+                        text=esc(f"{done} of {s.total} steps done", max_chars=80))
+        elif running:  # it finished since the page was drawn: draw the page again, without the timer
+            st.rerun()
+        elif s.state == "failed":
+            st.warning(esc(s.describe(), max_chars=600))
+        else:
+            st.caption(esc(s.describe(), max_chars=400) + " " + prose("aot", "prebuild_done"))
+    (st.fragment(run_every=2)(draw) if running else draw)()
 
 
 def _loader_note_then_problems(res: dict, problems: list[str]) -> list[str]:
@@ -229,8 +254,14 @@ def _serving_tables(res: dict) -> None:
     problems = _loader_note_then_problems(res, list(res.get("errors", [])))
     if res.get("rows"):
         ui_tables.show(tables.serving_rows(res))
-        ui_tables.show(tables.serving_time_rows(res))
+    times = tables.serving_time_rows(res)
+    if times:
+        ui_tables.show(times)
     st.caption(prose("aot", "serving_times"))
+    if res.get("threads") == 1:
+        st.caption(prose("aot", "serving_threads"))
+    for line in tables.timing_contradictions(res):  # a measurement whose rows disagree says so
+        st.warning(esc(line + ". " + prose("aot", "serving_contradiction", markdown=False), max_chars=600))
     line = tables.unchecked_line(res)
     if line:
         st.warning(esc(line, max_chars=600))

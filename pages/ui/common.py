@@ -85,6 +85,25 @@ def sweeps() -> tuple[list[Recording], list[str]]:
     return sorted(found, key=store.rank, reverse=True), skipped
 
 
+def _start_aot_prebuild(ctx: PageContext) -> None:
+    """With RUNTIME_PREBUILD_AOT=1, build the AOT serving packages in the background, once per
+    server process (runtime_core/aot/prebuild.py), after the GPU's warm-up where there is one.
+    Every page calls this: whichever a first visitor opens starts it."""
+    from runtime_core.aot import prebuild
+    if not prebuild.enabled() or prebuild.current(_aot_device(ctx)) is not None:
+        return
+    wait = None
+    if ctx.live:
+        from pages.ui.widget_sources import live_gpu
+        wait = live_gpu().wait_warm
+    prebuild.start_from_env(_aot_device(ctx), wait_for=wait)
+
+
+def _aot_device(ctx: PageContext) -> str:
+    """The device the AOT page measures on: the GPU when it is live, else the CPU."""
+    return "cuda" if ctx.live else "cpu"
+
+
 def setup_page(title: str, icon: str = ":material/bolt:") -> PageContext:
     """Configure the page and show, in the sidebar, where this machine's numbers come from and
     which recording is shown (a student can pick any sweep recording the app finds).
@@ -102,6 +121,7 @@ def setup_page(title: str, icon: str = ":material/bolt:") -> PageContext:
     if ctx.live:  # warm the GPU in the background on the server's first visit (once per server)
         from pages.ui.widget_sources import live_gpu
         live_gpu().start_warm_up()
+    _start_aot_prebuild(ctx)
     with st.sidebar:
         from pages.ui.nav import sidebar_nav
         sidebar_nav()

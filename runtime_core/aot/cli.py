@@ -17,6 +17,11 @@
         check, median ms per size, an exact package run unchecked at another size, and the ranged
         package in the C++ runner. Builds the packages the first time (20-40 s each on 2 CPU cores).
         --record writes lessons/recordings/serving_*.json: a student without a GPU sees it
+    aot timing [--device cpu|cuda] [--no-measure] [--json] [--record PATH [--force]]
+        how long the AOT page's buttons take on this machine class, each from an empty cache:
+        "serve through the packages" cold and warm, the RUNTIME_PREBUILD_AOT=1 prebuild and the
+        first serve after it, "measure" cold and warm (--no-measure skips those two). Minutes on
+        2 CPU cores. --record writes lessons/recordings/aot_timing_*.json: the tooltips' figures
     aot clear-cache
         delete .cache/aot/ (packages, the C++ runner, Inductor caches, measured results); it waits
         for a measurement in progress (in this process or another) to finish first
@@ -36,7 +41,7 @@ from ..knobs import Range
 def register(sub) -> None:
     ap = sub.add_parser("aot", help="export -> AOTInductor -> load", description=__doc__.split("\n")[0])
     ap.add_argument("what", nargs="?", default="measure",
-                    choices=("measure", "decoder", "reduce-overhead", "serving", "clear-cache"))
+                    choices=("measure", "decoder", "reduce-overhead", "serving", "timing", "clear-cache"))
     ap.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
     add_json_flag(ap)
     ap.add_argument("--record", metavar="PATH", help="also write a recording (JSON) to PATH")
@@ -46,6 +51,8 @@ def register(sub) -> None:
     ap.add_argument("--blocks", type=number(Range(1, 100, integer=True), "blocks"), default=8)
     ap.add_argument("--no-reduce-overhead", action="store_true",
                     help="decoder: skip torch.compile(mode='reduce-overhead') (~15 s compile)")
+    ap.add_argument("--no-measure", action="store_true",
+                    help="timing: skip the two 'measure' presses (cold and warm compile, minutes)")
     ap.set_defaults(func=_run)
 
 
@@ -68,6 +75,17 @@ def _cmd_serving(a) -> tuple[dict, dict]:
     meta = _meta("serving", res["device_name"], res["torch_version"], res["device"])
     meta["complete"] = not res["errors"] and bool(res["rows"])
     return res, {"meta": meta, "points": [], "serving": res}
+
+
+def _cmd_timing(a) -> tuple[dict, dict]:
+    import sys
+    from .machine_timing import measure_timing
+    res = measure_timing(a.device, with_measure=not a.no_measure,
+                         say=lambda line: print(f"runtime_core aot timing: {line}", file=sys.stderr, flush=True))
+    meta = _meta("aot_timing", f"{res['device_name']}, {res['cores']} cores", res["torch_version"],
+                 "cuda" if a.device == "cuda" else "cpu")
+    meta["complete"] = not res["errors"]
+    return res, {"meta": meta, "points": [], "timing": res}
 
 
 def _cmd_decoder(a) -> tuple[dict, dict]:
@@ -123,7 +141,7 @@ def _run(a) -> dict:
         from .paths import clear_cache
         return {"freed_bytes": clear_cache()}
     cmd = {"measure": _cmd_measure, "decoder": _cmd_decoder, "reduce-overhead": _cmd_reduce_overhead,
-           "serving": _cmd_serving}[a.what]
+           "serving": _cmd_serving, "timing": _cmd_timing}[a.what]
     out, rec = cmd(a)
     if a.record:
         store.write(a.record, rec, overwrite=a.force)

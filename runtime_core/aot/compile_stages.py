@@ -10,7 +10,11 @@ results are cached apart, as `.best_config` files beside each generated Triton k
     stage_times()        {torch's timer name: seconds} (torch._dynamo.utils.compile_times)
     cache_counters()     FX-graph cache and AOTAutograd cache hits, misses and bypasses
     autotune_files(dir)  how many autotuning results (.best_config) an Inductor cache dir holds
-    STAGES               the stages the AOT page shows, each named by the timers that measure it
+    STAGES               the stages the AOT page shows, each named by the timers that measure it and
+                         by the stages it runs inside: they nest (a stage's seconds include its
+                         children's), so the page shows them as a tree (tree_order), not a list
+                         whose rows add up to more than the whole compile
+    nesting_problems(t)  where measured seconds contradict that nesting ([] when they do not)
 
 Every reader degrades: where this torch lacks an API it returns None, and the page prints
 NOT_REPORTED instead of a number.
@@ -37,11 +41,15 @@ class Stage:
         keys: torch's timer names for it, first present wins (names move between releases).
         contains: or, where no single timer exists, the largest timer whose name contains one
             of these (autotuning has several).
+        parents: the labels of the stages it runs inside, innermost first; the first that ran
+            in a compile is its parent there (a warm start loads the generated module inside
+            the cache load, a cold one inside AOTAutograd). () for the root.
     """
 
     label: str
     keys: tuple[str, ...] = ()
     contains: tuple[str, ...] = ()
+    parents: tuple[str, ...] = ()
 
     def seconds(self, times: dict | None) -> float | None:
         """This stage's seconds in `times` (a stage_times() dict), or None when no timer ran."""
@@ -54,21 +62,94 @@ class Stage:
         return max(hits) if hits else None
 
 
+WHOLE = "whole compile: Dynamo, AOTAutograd, Inductor"
+BACKEND = "backend: AOTAutograd + Inductor, or their caches"
+AOT_AUTOGRAD = "AOTAutograd traces and functionalizes the graph"
+CODEGEN = "Inductor fuses and generates code"
+LOAD_MODULE = "load the generated Python module"
+CACHE_LOAD = "load the compiled graph from the caches"
+
 STAGES = (
-    Stage("whole compile: Dynamo, AOTAutograd, Inductor", ("_compile.compile_inner",)),
-    Stage("Dynamo traces the bytecode into an FX graph", ("bytecode_tracing",)),
-    Stage("Dynamo builds the guards", ("build_guards",)),
-    Stage("backend: AOTAutograd + Inductor, or their caches", ("OutputGraph.call_user_compiler",)),
-    Stage("AOTAutograd traces and functionalizes the graph", ("create_aot_dispatcher_function",)),
-    Stage("Inductor lowers the FX graph to its IR", ("GraphLowering.run",)),
-    Stage("Inductor fuses and generates code", ("Scheduler.codegen", "GraphLowering.codegen")),
-    Stage("compile the generated C++ (a CPU's kernels)", ("compile_file",)),
-    Stage("wait for kernel compiles (Triton's, on a GPU)", ("async_compile.wait",)),
-    Stage("autotuning: benchmark kernel configurations", contains=("autotune", "benchmark_all_configs")),
-    Stage("load the compiled graph from the caches", ("AOTAutogradCache.inductor_load", "FxGraphCache.load",
-                                                      "fx_graph_cache_hit")),
-    Stage("load the generated Python module", ("PyCodeCache.load_by_key_path",)),
+    Stage(WHOLE, ("_compile.compile_inner",)),
+    Stage("Dynamo traces the bytecode into an FX graph", ("bytecode_tracing",), parents=(WHOLE,)),
+    Stage("Dynamo builds the guards", ("build_guards",), parents=(WHOLE,)),
+    Stage(BACKEND, ("OutputGraph.call_user_compiler",), parents=(WHOLE,)),
+    Stage(AOT_AUTOGRAD, ("create_aot_dispatcher_function",), parents=(BACKEND,)),
+    Stage("Inductor lowers the FX graph to its IR", ("GraphLowering.run",), parents=(AOT_AUTOGRAD,)),
+    Stage(CODEGEN, ("Scheduler.codegen", "GraphLowering.codegen"), parents=(AOT_AUTOGRAD,)),
+    Stage("compile the generated C++ (a CPU's kernels)", ("compile_file",), parents=(CODEGEN, LOAD_MODULE)),
+    Stage(CACHE_LOAD, ("AOTAutogradCache.inductor_load", "FxGraphCache.load", "fx_graph_cache_hit"),
+          parents=(BACKEND,)),
+    Stage(LOAD_MODULE, ("PyCodeCache.load_by_key_path",), parents=(AOT_AUTOGRAD, CACHE_LOAD)),
+    Stage("wait for kernel compiles (Triton's, on a GPU)", ("async_compile.wait",), parents=(LOAD_MODULE,)),
+    Stage("autotuning: benchmark kernel configurations", contains=("autotune", "benchmark_all_configs"),
+          parents=(LOAD_MODULE, BACKEND)),
 )
+BY_LABEL = {s.label: s for s in STAGES}
+
+# torch's timers are totals over every call (a timer can run in two places) and rounded: a stage
+# may exceed its parent, or its children their parent, by this share before they contradict.
+NEST_SLACK = 0.02
+
+
+def parents_in(times: dict | None) -> dict[str, str | None]:
+    """{label: the label of the stage it ran inside, or None for a root} for every stage that
+    ran in `times`: the first of its `parents` that ran, else that parent's own parent there."""
+    ran = {s.label for s in STAGES if s.seconds(times) is not None}
+
+    def parent(label: str) -> str | None:
+        cands = BY_LABEL[label].parents
+        ran_cands = [c for c in cands if c in ran]
+        if ran_cands:
+            return ran_cands[0]
+        return next((up for c in cands if (up := parent(c)) is not None), None)
+    return {label: parent(label) for label in ran}
+
+
+NBSP = "\u00a0"     # the tree's indent: a table cell is Markdown, where leading spaces collapse
+GAP = NBSP * 3
+
+
+def tree_order(cold: dict | None, warm: dict | None) -> list[tuple[Stage, str]]:
+    """Every stage, depth first, with its tree prefix ("", "├─ ", "│  └─ ", ...; the indent is
+    no-break spaces). The nesting is
+    the cold compile's (it runs the most stages); a stage only a warm start ran goes where the
+    warm one ran it; a stage neither ran, under its first declared parent."""
+    def ran_inside(times):  # a stage whose parents did not run keeps its declared place
+        return {k: v for k, v in parents_in(times).items() if v is not None}
+    nest = {**{s.label: (s.parents[0] if s.parents else None) for s in STAGES}, **ran_inside(warm), **ran_inside(cold)}
+    kids: dict[str | None, list[str]] = {}
+    for s in STAGES:  # in STAGES order, so siblings keep the table's order
+        kids.setdefault(nest[s.label], []).append(s.label)
+    out: list[tuple[Stage, str]] = []
+
+    def walk(label: str, lead: str, branch: str) -> None:
+        out.append((BY_LABEL[label], branch))
+        children = kids.get(label, [])
+        for i, child in enumerate(children):
+            last = i == len(children) - 1
+            walk(child, lead + (GAP if last else "│" + NBSP * 2), lead + ("└─ " if last else "├─ "))
+    for root in kids.get(None, []):
+        walk(root, "", "")
+    return out
+
+
+def nesting_problems(times: dict | None, run: str = "") -> list[str]:
+    """Where the seconds in `times` contradict the nesting, one line each ([] when none): a
+    stage longer than the stage it ran inside, or stages longer together than their parent."""
+    out, nest = [], parents_in(times)
+    sec = {label: BY_LABEL[label].seconds(times) for label in nest}
+    where = f" ({run})" if run else ""
+    for label, parent in nest.items():
+        if parent is not None and sec[label] > sec[parent] * (1 + NEST_SLACK):
+            out.append(f"'{label}' took {sec[label]:.3g} s, longer than '{parent}' ({sec[parent]:.3g} s) "
+                       f"it runs in{where}")
+    for parent in set(nest.values()) - {None}:
+        total = sum(sec[c] for c, p in nest.items() if p == parent)
+        if total > sec[parent] * (1 + NEST_SLACK):
+            out.append(f"the stages inside '{parent}' took {total:.3g} s together, longer than it "
+                       f"({sec[parent]:.3g} s){where}")
+    return out
 
 
 def stage_times() -> dict[str, float] | None:

@@ -5,13 +5,15 @@
 //   DEVICE    "cpu" or "cuda" (the device the package was compiled for)
 //   INPUT     raw little-endian float32 values, DIM0 x DIM1 x ... of them
 //   OUTPUT    where the first output is written, raw float32
-// Prints one line of JSON: load_s, first_run_s, run_s (median of 5 further runs), output shape.
+// Prints one line of JSON: load_s, first_run_s, run_s (the median of AOT_RUNNER_REPEATS further
+// runs, default 50: as many as the Python side times per cell), runs, output shape.
 #include <torch/csrc/inductor/aoti_package/model_package_loader.h>
 #include <ATen/ATen.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <string>
@@ -69,12 +71,15 @@ int main(int argc, char** argv) {
     std::vector<at::Tensor> outputs;
     double first_run_s = timed_run(loader, x, &outputs);
     std::vector<double> runs;
-    for (int i = 0; i < 5; ++i) runs.push_back(timed_run(loader, x, &outputs));
+    const char* repeats_env = std::getenv("AOT_RUNNER_REPEATS");
+    int repeats = repeats_env ? std::max(1, std::atoi(repeats_env)) : 50;
+    for (int i = 0; i < repeats; ++i) runs.push_back(timed_run(loader, x, &outputs));
     std::sort(runs.begin(), runs.end());
     write_output(out_path, outputs[0]);
 
     std::cout << "{\"load_s\": " << load_s << ", \"first_run_s\": " << first_run_s
-              << ", \"run_s\": " << runs[runs.size() / 2] << ", \"output_shape\": [";
+              << ", \"run_s\": " << runs[runs.size() / 2] << ", \"runs\": " << runs.size()
+              << ", \"output_shape\": [";
     for (size_t i = 0; i < outputs[0].sizes().size(); ++i)
       std::cout << (i ? ", " : "") << outputs[0].sizes()[i];
     std::cout << "]}" << std::endl;

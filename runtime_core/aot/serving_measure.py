@@ -6,8 +6,10 @@
     cached_serving(device)    the last saved results, or None
 
 Like coldwarm.measure() it waits its turn in the AOT queue and holds the cache while it runs.
-The first run compiles every package of the plan (about 20-40 s each on 2 CPU cores); later
-runs reuse them and take a few seconds. The child serving the requests runs with
+The first run compiles every package of the plan (each a child process); later runs find them
+in the cache (looked up here, no child) and only serve. RUNTIME_PREBUILD_AOT=1 builds them at
+server start (prebuild.py). The measured times of this machine class are a recording
+(lessons/recordings/aot_timing_*.json), not a promise typed here. The child serving the requests runs with
 AOTI_RUNTIME_CHECK_INPUTS=1, so the ranged package answers a size outside its range with its
 own message; the unchecked child shows what an exact package does without that check.
 If the Python loader crashes (it segfaulted with torch 2.11 on the H200), the C++ runner times
@@ -28,7 +30,7 @@ from .spawn import run_child
 from .coldwarm import ATOL, RTOL, check_device
 from ..cache_paths import cache_dir, cache_root, torch_tag
 from .serving_plan import RANGED, SERVING_PLAN, ServingPlan, ranged_name
-from .serving_run import CHECK_ENV
+from .serving_run import serving_env
 from ..safe_read import ReadRefused, read_json
 
 PACKAGE_TIMEOUT_S = 900.0   # one AOTInductor compile (CUDA packages take longer)
@@ -48,23 +50,38 @@ def cached_serving(device: str) -> dict | None:
         return None
 
 
-def build_packages(plan: ServingPlan, device: str, progress=None) -> dict:
-    """Every package of `plan`, built in child processes (or found in the cache).
-    Returns {"packages": {"ranged" | "8": path}, "builds": [...], "errors": [...]}."""
+def build_packages(plan: ServingPlan, device: str, progress=None, nice: int = 0, on_done=None) -> dict:
+    """Every package of `plan`: found in the cache (looked up here, no child process), else
+    built in a child process (with `nice` added to its niceness: the prebuild's are lowered).
+    Returns {"packages": {"ranged" | "8": path}, "builds": [...], "errors": [...]}; a build
+    is {"package", "cached", "package_s", "process_s"} (process_s: the child, start to exit),
+    handed to `on_done` as each package is ready."""
+    from .export import package_path
     out = {"packages": {}, "builds": [], "errors": []}
-    for batch in plan.packages():
+    todo = plan.packages()
+    for i, batch in enumerate(todo, 1):
         key = "ranged" if batch is RANGED else str(batch)
         name = ranged_name() if batch is RANGED else f"exact package, batch {batch}"
+        path = package_path(device, None if batch is RANGED else batch)
+        if path.is_file():  # written by a rename, so a file there is a whole package
+            out["packages"][key] = str(path)
+            out["builds"].append({"package": name, "cached": True, "package_s": 0.0, "process_s": 0.0})
+            if on_done:
+                on_done(out["builds"][-1])
+            continue
         if progress:
-            progress("package", f"AOTInductor: {name} (20-40 s on 2 CPU cores the first time)")
+            progress("package", f"AOTInductor builds the {name} ({i} of {len(todo)})")
         args = ["package", device] + ([] if batch is RANGED else [str(batch)])
         r = run_child(args, env={"TORCHINDUCTOR_CACHE_DIR": str(cache_dir("inductor-aot"))},
-                      timeout_s=PACKAGE_TIMEOUT_S)
+                      timeout_s=PACKAGE_TIMEOUT_S, **({"nice": nice} if nice else {}))
         if "error" in r:
             out["errors"].append(f"{name}: {r['error']}")
             continue
         out["packages"][key] = r["package"]
-        out["builds"].append({"package": name, "cached": r.get("cached"), "package_s": r.get("package_s")})
+        out["builds"].append({"package": name, "cached": r.get("cached"), "package_s": r.get("package_s"),
+                              "process_s": r.get("process_wall_s")})
+        if on_done:
+            on_done(out["builds"][-1])
     return out
 
 
@@ -104,17 +121,17 @@ def _serve(res: dict, plan: ServingPlan, packages: dict, device: str, work: Path
     spec.write_text(json.dumps({"plan": plan.as_dict(), "packages": packages}), encoding="utf-8")
     if progress:
         progress("serve", "serving the requests (child process, AOTInductor's input check on)")
-    served = run_child(["serve", spec, device], env={CHECK_ENV: "1"}, timeout_s=SERVE_TIMEOUT_S)
+    served = run_child(["serve", spec, device], env=serving_env(device, True), timeout_s=SERVE_TIMEOUT_S)
     if "error" in served:
         res["errors"].append(f"serving child: {served['error']}")
     else:
-        res["rows"] = served["rows"]
+        res["rows"], res["threads"] = served["rows"], served.get("threads")
     if plan.unchecked:
         pkg, batch = plan.unchecked
         if progress:
             progress("unchecked", f"exact batch-{pkg} package at batch {batch}, nothing checking the size")
-        res["unchecked"] = {"package_batch": pkg, "batch": batch,  # kept when the child crashes
-                            **run_child(["unchecked", packages[str(pkg)], batch, device], env={CHECK_ENV: None})}
+        unchecked = run_child(["unchecked", packages[str(pkg)], batch, device], env=serving_env(device, False))
+        res["unchecked"] = {"package_batch": pkg, "batch": batch, **unchecked}  # kept when the child crashes
     if progress:
         progress("cpp", "the C++ runner serves the ranged package (no Python)")
     res["cpp"] = cpp_rows(plan, packages, device, work, every_package="error" in served)
@@ -142,10 +159,10 @@ def _cpp_row(key: str, batch: int, checked: bool, packages: dict, device: str, w
     from .models import make_mlp, mlp_input
     x = mlp_input(batch)
     row = {"package": ranged_name() if key == "ranged" else f"exact package, batch {key}", "batch": batch,
-           "input_check": "on" if checked else "off", "load_s": None, "run_ms": None, "matches_reference": None,
-           "error": None}
+           "input_check": "on" if checked else "off", "load_s": None, "run_ms": None, "runs": None,
+           "process_ms": None, "matches_reference": None, "error": None}
     try:
-        r = run_cpp(Path(packages[key]), x.numpy(), device, work, env={CHECK_ENV: "1" if checked else None})
+        r = run_cpp(Path(packages[key]), x.numpy(), device, work, env=serving_env(device, checked))
     except RuntimeError as e:  # no compiler, or the runner failed to build
         return {**row, "error": str(e).splitlines()[0][:400]}
     if "error" in r:
@@ -153,4 +170,6 @@ def _cpp_row(key: str, batch: int, checked: bool, packages: dict, device: str, w
     with torch.no_grad():
         want = make_mlp()(x).numpy()
     ok = r["output"].shape == want.shape and bool(np.allclose(r["output"], want, rtol=RTOL, atol=ATOL))
-    return {**row, "load_s": r.get("load_s"), "run_ms": 1e3 * r["run_s"], "matches_reference": ok}
+    process_ms = None if r.get("process_s") is None else 1e3 * r["process_s"]
+    return {**row, "load_s": r.get("load_s"), "run_ms": 1e3 * r["run_s"], "runs": r.get("runs"),
+            "process_ms": process_ms, "matches_reference": ok}

@@ -11,7 +11,8 @@ range as it is; the serving loop pads or rejects only outside it. The plan:
                   128) and past every package (200 is rejected with the guard's message)
 
 `serve_requests` runs the plan over package callables: in the serving child process for real
-(serving_run.py), with stand-ins in the tests. Times are median milliseconds per call.
+(serving_run.py), with stand-ins in the tests. Times are median milliseconds of one call, timed in turns
+(interleaved_ms); which call each time is, serve_requests says.
 """
 from __future__ import annotations
 
@@ -86,15 +87,27 @@ def loop_artifacts(plan: ServingPlan, fns: dict, device: str = "cpu") -> list[Ar
 def median_ms(fn: Callable, repeats: int, sync: Callable = lambda: None) -> float:
     """Median wall milliseconds of `fn()` over `repeats` calls (after one untimed call), each
     followed by `sync()` so a GPU's work is inside the clock."""
-    fn()
-    sync()
-    samples = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
+    return interleaved_ms({"x": fn}, repeats, sync)["x"]
+
+
+def interleaved_ms(fns: dict, repeats: int, sync: Callable = lambda: None) -> dict:
+    """{name: median wall ms of one call} for every callable in `fns`, timed in turns: each
+    repeat calls every callable once, one after the other (after one untimed call of each).
+
+    In turns, not one after the other: on a machine shared with other work, a burst of someone
+    else's load that lands on one callable's 50 calls lands on every callable's, so two cells of
+    one row are never timed under different conditions."""
+    for fn in fns.values():
         fn()
         sync()
-        samples.append((time.perf_counter() - t0) * 1e3)
-    return statistics.median(samples)
+    samples = {name: [] for name in fns}
+    for _ in range(repeats):
+        for name, fn in fns.items():
+            t0 = time.perf_counter()
+            fn()
+            sync()
+            samples[name].append((time.perf_counter() - t0) * 1e3)
+    return {name: statistics.median(v) for name, v in samples.items()}
 
 
 def verdict_of(response) -> str:
@@ -116,8 +129,13 @@ def serve_requests(plan: ServingPlan, fns: dict, make_input: Callable, reference
             called directly, with its runtime input check on.
         close: (got, want) -> bool, how close an output must be (default torch.allclose).
     Returns one row per request: batch, path ("hit", "miss -> pad", "rejected"), verdict,
-    served_by, padded_to, served_ms (guard + pad + run), ranged_ms and exact_ms (each package
-    called directly, where it exists for this size), matches_reference, package_check.
+    served_by, padded_to, matches_reference, package_check, and its times, each the median ms
+    of plan.repeats calls timed in turns (interleaved_ms), None where it does not apply:
+        served_ms   the loop, per request: guard check, pad, the package call, drop the padding
+        guard_ms    the loop's guard check alone (finding the artifact; nothing runs)
+        ranged_ms   one call of the ranged package on this request, where its range covers it
+        exact_ms    one call of the exact-shape package for this size, where the plan has one
+        padded_ms   one call of the package a padded request ran on, at the padded size
     """
     import torch
     close = close or (lambda got, want: bool(torch.allclose(got, want, rtol=1e-4, atol=1e-5)))
@@ -125,9 +143,10 @@ def serve_requests(plan: ServingPlan, fns: dict, make_input: Callable, reference
     rows = []
     for b in plan.requests:
         x = make_input(b)
-        row = {"batch": b, "ranged_ms": None, "exact_ms": None, "padded_to": None, "served_by": None,
-               "served_ms": None, "matches_reference": None,
+        row = {"batch": b, "served_ms": None, "guard_ms": None, "ranged_ms": None, "exact_ms": None,
+               "padded_ms": None, "padded_to": None, "served_by": None, "matches_reference": None,
                "package_check": package_check(x) if package_check else None}
+        timed = {}
         try:
             r = loop.serve(x)
         except RequestRejected as e:
@@ -135,12 +154,19 @@ def serve_requests(plan: ServingPlan, fns: dict, make_input: Callable, reference
         else:
             row.update(path=r.path, verdict=verdict_of(r), served_by=r.artifact,
                        padded_to=None if r.padded_from is None else _padded_size(loop, r),
-                       matches_reference=close(_first(r.output), reference(x)),
-                       served_ms=median_ms(lambda: loop.serve(x), plan.repeats, sync))
+                       matches_reference=close(_first(r.output), reference(x)))
+            timed["served_ms"] = lambda x=x: loop.serve(x)
+            timed["guard_ms"] = lambda x=x: loop.lookup(x)
+            if row["padded_to"] is not None:
+                art = next(a for a in loop.artifacts if a.name == r.artifact)
+                xp = make_input(row["padded_to"])
+                timed["padded_ms"] = lambda art=art, xp=xp: art.fn(xp)
         if BATCH_MIN <= b <= BATCH_MAX:
-            row["ranged_ms"] = median_ms(lambda: fns[RANGED](x), plan.repeats, sync)
+            timed["ranged_ms"] = lambda x=x: fns[RANGED](x)
         if b in plan.compare_exact or b in plan.loop_exact:
-            row["exact_ms"] = median_ms(lambda: fns[b](x), plan.repeats, sync)
+            timed["exact_ms"] = lambda x=x, b=b: fns[b](x)
+        if timed:
+            row.update(interleaved_ms(timed, plan.repeats, sync))
         rows.append(row)
     return rows
 

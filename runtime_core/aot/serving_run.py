@@ -12,6 +12,20 @@ import json
 import os
 
 CHECK_ENV = "AOTI_RUNTIME_CHECK_INPUTS"  # read by every AOTInductor package at its first call
+THREADS_ENV = "OMP_NUM_THREADS"          # read by torch's and the packages' OpenMP at start
+
+
+def serving_env(device: str, check: bool | None) -> dict:
+    """The environment a serving child or the C++ runner gets on top of ours: AOTInductor's
+    input check on (True), removed (False) or left as it is (None), and on a CPU one OpenMP
+    thread. One thread, because with two on a 2-core machine that other work shares, a call of
+    these tiny packages waited for the second thread about one scheduler time slice, every
+    call, in about half the processes (the C++ runner's slow mode; see lessons/page_text.json,
+    aot.serving_threads). Every row of the timing table then times the same thing."""
+    env = {} if check is None else {CHECK_ENV: "1" if check else None}
+    if device == "cpu":
+        env[THREADS_ENV] = "1"
+    return env
 
 
 def _sync(device: str):
@@ -56,7 +70,7 @@ def child_serve(spec_path: str, device: str) -> dict:
     with torch.no_grad():
         rows = serve_requests(plan, fns, lambda b: mlp_input(b).to(device), model, device=device,
                               sync=_sync(device), package_check=check)
-    return {"rows": rows, "input_check": os.environ.get(CHECK_ENV)}
+    return {"rows": rows, "input_check": os.environ.get(CHECK_ENV), "threads": torch.get_num_threads()}
 
 
 def child_unchecked(package: str, batch: int, device: str) -> dict:

@@ -43,27 +43,39 @@ COUNTER_LABELS = (("fxgraph_cache_hit", "FX-graph cache hits"), ("fxgraph_cache_
 
 
 def compile_stage_rows(res: dict) -> list[dict]:
-    """One row per compile stage: seconds in the cold and the warm child, and what the warm
-    start did with the stage (ran it again, or skipped it because a cache had the result).
-    Seconds are inclusive: a stage contains the stages nested in it."""
-    from .compile_stages import NOT_REPORTED, STAGES
+    """One row per compile stage, as a tree (the stage column's prefix shows what runs inside
+    what): seconds in the cold and the warm child, and what the warm start did with the stage
+    (ran it again, or skipped it because a cache had the result). Seconds are inclusive: a
+    stage contains the stages nested under it, so only siblings add up."""
+    from .compile_stages import NOT_REPORTED, parents_in, tree_order
     cold = (res.get("compile_cold_detail") or {}).get("stages")
     warm = (res.get("compile_warm_detail") or {}).get("stages")
+    cold_nest, warm_nest = parents_in(cold), parents_in(warm)
     rows = []
-    for stage in STAGES:
+    for stage, prefix in tree_order(cold, warm):
         c, w = stage.seconds(cold), stage.seconds(warm)
         if cold is None or warm is None:
             verdict = NOT_REPORTED
         elif c is not None and w is not None:
             verdict = "ran again" + (f" ({100 * w / c:.0f}% of its cold time)" if c > 0 else "")
+            if warm_nest.get(stage.label) != cold_nest.get(stage.label) and warm_nest.get(stage.label):
+                verdict += f", inside '{warm_nest[stage.label]}' this time"
         elif c is not None:
             verdict = "skipped: a cache had the result"
         elif w is not None:
             verdict = "only when warm: reading the caches"
         else:
             verdict = "did not run here"
-        rows.append({"stage": stage.label, "cold s": _round(c), "warm s": _round(w), "on a warm start": verdict})
+        rows.append({"stage": prefix + stage.label, "cold s": _round(c), "warm s": _round(w),
+                     "on a warm start": verdict})
     return rows
+
+
+def compile_stage_problems(res: dict) -> list[str]:
+    """Where the cold or the warm child's stage seconds contradict the stages' nesting."""
+    from .compile_stages import nesting_problems
+    return [line for run in ("cold", "warm")
+            for line in nesting_problems((res.get(f"compile_{run}_detail") or {}).get("stages"), run)]
 
 
 def cache_counter_rows(res: dict) -> list[dict]:
@@ -126,21 +138,103 @@ def serving_rows(res: dict) -> list[dict]:
              "ranged package's own check": r.get("package_check") or "accepts"} for r in res.get("rows", [])]
 
 
+LOOP_TIMED = "the loop, per request: guard check, pad, package call"
+GUARD_TIMED = "the loop's guard check alone (nothing runs)"
+
+
 def serving_time_rows(res: dict) -> list[dict]:
-    """One row per served request: median ms through the loop (guard, pad, run), of the ranged
-    package alone and of an exact-shape one, and whether the answer matched eager."""
-    return [{"batch": r["batch"], "served ms": _ms(r.get("served_ms")), "ranged ms": _ms(r.get("ranged_ms")),
-             "exact ms": _ms(r.get("exact_ms")), "matches eager": r.get("matches_reference")}
-            for r in res.get("rows", [])]
+    """Every time the serving measurement took, one row each, saying what it times: the loop
+    per request, the guard check alone, one call of a package (from Python, or in the C++
+    runner), or the C++ runner's whole process including its start. Columns: batch, timed,
+    ms. Python's are medians of the plan's repeats, timed in turns (serving_plan.interleaved_ms)."""
+    rows = []
+    for r in res.get("rows", []):
+        b = r["batch"]
+        cells = ((LOOP_TIMED, r.get("served_ms")), (GUARD_TIMED, r.get("guard_ms")),
+                 (f"{r.get('served_by')}, one call at batch {r.get('padded_to')} (the padded request)",
+                  r.get("padded_ms")),
+                 (f"{_ranged()}, one call", r.get("ranged_ms")),
+                 (f"exact package, batch {b}, one call", r.get("exact_ms")))
+        rows += [{"batch": b, "timed": what, "ms": _ms(v)} for what, v in cells if v is not None]
+    for r in res.get("cpp", []):
+        if r.get("error") or r.get("run_ms") is None:
+            continue
+        runs = f"median of {r['runs']}" if r.get("runs") else "median of the runner's timed calls"
+        rows.append({"batch": r["batch"], "timed": f"C++ runner: {r['package']}, one call ({runs})",
+                     "ms": _ms(r["run_ms"])})
+        if r.get("process_ms") is not None:
+            calls = f"{r['runs'] + 1} calls" if r.get("runs") else "its calls"
+            rows.append({"batch": r["batch"], "timed": f"C++ runner process, {r['package']}: start, load, "
+                         f"{calls}, exit", "ms": _ms(r["process_ms"])})
+    return rows
+
+
+# How far a time may fall below a time it contains before the two contradict each other: the
+# noise of two medians taken in turns on a shared 2-core machine (see timing_contradictions).
+CONTAINS_SLACK = 0.10
+# The C++ runner calls the same compiled kernels as Python, minus Python's call overhead: one
+# call may not take more than this many times Python's one call of the same package and size.
+CPP_OVER_PYTHON_MAX = 3.0
+
+
+def timing_contradictions(res: dict) -> list[str]:
+    """Every pair of times in `res` (a serving measurement or recording) that contradict each
+    other, one line each; [] when the table is consistent:
+
+    - the loop per request contains the package call it dispatched to (the ranged or exact
+      package at the request's size, or at its padded size) and its own guard check: it may not
+      be faster than either, beyond CONTAINS_SLACK of the call;
+    - the C++ runner's one call runs the same kernels as Python's one call of that package at
+      that size: it may not be more than CPP_OVER_PYTHON_MAX times slower;
+    - the runner's process contains its load and its calls: it may not be shorter than the load
+      plus one call.
+    """
+    out = []
+    rows = {r["batch"]: r for r in res.get("rows", [])}
+    for b, r in rows.items():
+        served = r.get("served_ms")
+        if served is None:
+            continue
+        if r.get("padded_to") is not None:
+            inner, what = r.get("padded_ms"), f"one call of the {r.get('served_by')} at batch {r['padded_to']}"
+        elif (r.get("served_by") or "").startswith("ranged"):
+            inner, what = r.get("ranged_ms"), f"one call of the {_ranged()}"
+        else:
+            inner, what = r.get("exact_ms"), f"one call of the exact batch-{b} package"
+        if inner is not None and served < inner * (1 - CONTAINS_SLACK):
+            out.append(f"batch {b}: the loop per request ({served:.4g} ms) is faster than {what} it "
+                       f"contains ({inner:.4g} ms)")
+        guard = r.get("guard_ms")
+        if guard is not None and served < guard:
+            out.append(f"batch {b}: the loop per request ({served:.4g} ms) is faster than its own guard check "
+                       f"({guard:.4g} ms)")
+    for c in res.get("cpp", []):
+        if c.get("error") or c.get("run_ms") is None:
+            continue
+        b, ranged = c["batch"], c["package"].startswith("ranged")
+        py = (rows.get(b) or {}).get("ranged_ms" if ranged else "exact_ms")
+        if py is not None and c["run_ms"] > CPP_OVER_PYTHON_MAX * py:
+            out.append(f"batch {b}: the C++ runner's one call of the {c['package']} ({c['run_ms']:.4g} ms) is "
+                       f"{c['run_ms'] / py:.0f} times Python's one call of it ({py:.4g} ms)")
+        if c.get("process_ms") is not None and c.get("load_s") is not None \
+                and c["process_ms"] < 1e3 * c["load_s"] + c["run_ms"]:
+            out.append(f"batch {b}: the C++ runner's process ({c['process_ms']:.4g} ms) is shorter than its load "
+                       f"and one call ({1e3 * c['load_s'] + c['run_ms']:.4g} ms)")
+    return out
+
+
+def _ranged() -> str:
+    from .serving_plan import ranged_name
+    return ranged_name()
 
 
 def serving_cpp_rows(res: dict) -> list[dict]:
     """The C++ runner's runs: package, batch, whether the package checked its input, what became
-    of the request, load s, run ms (median of 5) and matches eager. The runner's error lines are
-    serving_cpp_errors' (too long for a table column on a projector)."""
+    of the request, load s and matches eager (its times are serving_time_rows'). The runner's
+    error lines are serving_cpp_errors' (too long for a table column on a projector)."""
     return [{"package": r["package"], "batch": r["batch"], "result": _cpp_result(r),
              "load s": None if r.get("load_s") is None else round(r["load_s"], 4),
-             "run ms": _ms(r.get("run_ms")), "matches eager": r.get("matches_reference")}
+             "matches eager": r.get("matches_reference")}
             for r in res.get("cpp", [])]
 
 

@@ -160,6 +160,11 @@ FIGURES: dict[str, Figure] = {
     "labs.storm_shapes": Figure("labs", lambda rec: rec.labs["storm"]["shapes"], ".0f"),
     "sweep.graph_us_per_node_at_1000": Figure("sweep", _point("graph", 1000, 0, "wall_us", per=1000), ".2f", "µs"),
     "aot.cpp_load_ms": Figure("aot", lambda rec: rec.data["aot"]["aot_load_cpp_s"] * 1000, ".1f", "ms"),
+    # the shipped machine-class timing (aot_timing_*.json): the AOT page's buttons, each from an empty cache
+    "aot_timing.cores": Figure("aot_timing", lambda rec: rec.data["timing"]["cores"], ".0f"),
+    **{f"aot_timing.{key}": Figure("aot_timing", (lambda key: lambda rec: rec.data["timing"][key])(key), ".0f", "s")
+       for key in ("serve_cold_s", "serve_warm_s", "prebuild_s", "serve_after_prebuild_s", "measure_cold_s",
+                   "measure_warm_s")},
     "diagnose.decoder_b1_compile_speedup": Figure("diagnose", xf.diagnose_variant_speedup("decoder", 1, "compile"), ".1f", "×"),
     "diagnose.decoder_b1_reduce_overhead_speedup": Figure(
         "diagnose", xf.diagnose_variant_speedup("decoder", 1, "reduce_overhead"), ".1f", "×"),

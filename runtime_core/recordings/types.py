@@ -15,7 +15,7 @@ from ..knobs import GraphInput, Knobs, Mode, Policy
 
 SCHEMA_VERSION = 2
 SOURCE_OF_RECORDING = {"sim": "simulated"}  # meta.backend -> the label; a real device is "recorded"
-KINDS = ("sweep", "alloc", "decoder", "bench", "aot", "reduce_overhead", "diagnose", "labs", "serving", "node_costs")
+KINDS = ("sweep", "alloc", "decoder", "bench", "aot", "reduce_overhead", "diagnose", "labs", "serving", "node_costs", "aot_timing")
 
 
 @dataclass(frozen=True)
@@ -23,7 +23,7 @@ class Meta:
     """Where a recording comes from.
 
     Args:
-        kind: sweep, alloc, decoder, bench, aot, reduce_overhead, diagnose, labs or serving.
+        kind: sweep, alloc, decoder, bench, aot, reduce_overhead, diagnose, labs, serving or aot_timing.
         backend: "cuda" (a real GPU), "sim" (the simulator) or "cpu".
         complete: False for a sweep that ran out of budget: never preferred over a complete one.
         calibration: the calibrated model's constants (sweeps only).
