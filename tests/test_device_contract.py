@@ -28,6 +28,7 @@ EXEMPT = {"recordings/types.py": "a recording's meta.backend -> its source label
           "recordings/store.py": "an aot recording's device field -> its device",
           "aot/coldwarm.py": "the AOT lesson's device string, checked where it enters",
           "aot/serving.py": "an input tensor's device against the served package's",
+          "aot/serving_run.py": "the AOT lesson's device string: a CPU child gets one OpenMP thread",
           "pages/ui/aot_view.py": "an AOT result's device field -> its badge",
           "pages/ui/lab_panels.py": "a lab result's backend field -> a caption"}
 BRANCH = re.compile(

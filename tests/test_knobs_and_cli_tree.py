@@ -41,7 +41,8 @@ def test_every_bound_is_spelled_in_knobs_py():
 
 def test_every_subcommand_is_registered_by_its_subpackage():
     sub = next(a for a in cli.build_parser()._actions if isinstance(a, argparse._SubParsersAction))
-    assert set(sub.choices) == {"model", "accuracy", "measure", "bench", "sweep", "alloc", "lab", "aot", "diagnose"}
+    assert set(sub.choices) == {"model", "accuracy", "measure", "bench", "sweep", "alloc", "lab", "aot", "diagnose",
+                                "node-costs"}
     for name, parser in sub.choices.items():
         assert parser.get_default("func") is not None, name
 

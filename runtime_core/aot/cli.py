@@ -82,8 +82,7 @@ def _cmd_timing(a) -> tuple[dict, dict]:
     from .machine_timing import measure_timing
     res = measure_timing(a.device, with_measure=not a.no_measure,
                          say=lambda line: print(f"runtime_core aot timing: {line}", file=sys.stderr, flush=True))
-    meta = _meta("aot_timing", f"{res['device_name']}, {res['cores']} cores", res["torch_version"],
-                 "cuda" if a.device == "cuda" else "cpu")
+    meta = _meta("aot_timing", f"{res['device_name']}, {res['cores']} cores", res["torch_version"], a.device)
     meta["complete"] = not res["errors"]
     return res, {"meta": meta, "points": [], "timing": res}
 

@@ -25,6 +25,9 @@ MODEL_HELP = ("a zoo model (decoder, mlp, cnn, encoder; on the simulator fake-ml
 
 
 def register(sub) -> None:
+    from ..model.cli import ACCURACY_OF
+    from .accuracy_cli import diagnose_accuracy
+    ACCURACY_OF["diagnose"] = diagnose_accuracy  # `accuracy --recording` judges diagnose recordings here
     p = sub.add_parser("diagnose", help="will CUDA graphs help this model? predicted, then measured",
                        description="Profile one step of a model, predict its eager and CUDA-graph step times "
                                    "from the calibrated launch model, then measure eager, our graph capture, "

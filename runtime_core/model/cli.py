@@ -69,6 +69,11 @@ def run(a) -> dict:
     return out
 
 
+# kind -> judge(rec, as_json) -> exit code, for the kinds above this layer (diagnose/cli.py adds
+# "diagnose" when it registers its subcommands: the model layer never imports it)
+ACCURACY_OF: dict = {}
+
+
 def run_accuracy(a) -> dict | int:
     """Print the report; exit 1 when a recording misses its targets: a sweep's ±15% share (and,
     with --bounds, every bound), a zoo diagnose recording's speedup share, an external one's three
@@ -76,8 +81,8 @@ def run_accuracy(a) -> dict | int:
     import json
     from ..recordings import load
     rec = load(_path(a.recording))
-    if rec.meta.kind == "diagnose":
-        return _diagnose_accuracy(rec, a.json)
+    if rec.meta.kind in ACCURACY_OF:  # a kind a higher layer judges (diagnose registers its own)
+        return ACCURACY_OF[rec.meta.kind](rec, a.json)
     if rec.meta.kind != "sweep":
         raise UsageError(f"--recording {a.recording}: a {rec.meta.kind} recording has no accuracy targets "
                          "(give a sweep or a diagnose recording)")
@@ -99,43 +104,6 @@ def run_accuracy(a) -> dict | int:
             print(table(rows))
     ok = acc["share"] >= TARGET_SHARE and all(r["ok"] for r in rows or [])
     return 0 if ok else 1
-
-
-def _diagnose_accuracy(rec, as_json: bool) -> int:
-    """A diagnose recording judged from its points (recomputed here, never read from its summary)."""
-    import json
-    from ..diagnose.accuracy import accuracy as zoo_accuracy, external_accuracy
-    from ..diagnose.records import recording_set
-    import copy
-    external = recording_set(rec.data) == "external"
-    if external:
-        from ..diagnose.record_external import snapshot
-    else:
-        from ..diagnose.record import snapshot
-    pts = snapshot(copy.deepcopy(rec.data))["points"]  # every prediction from the code as it is now
-    acc = external_accuracy(pts) if external else zoo_accuracy(pts)
-    checks = {"speedups within ±15% (≥ 90% of points ≥ 1.2x)": (acc["within"], acc["eligible"], acc["share"],
-                                                                 acc["meets_speedup_target"])}
-    if external:
-        checks["verdict right (≥ 95% of points)"] = (acc["verdict_right"], acc["points"], acc["verdict_share"],
-                                                     acc["meets_verdict_target"])
-        checks[f"band holds the measurement (≥ 90%; median half-width {acc['band_median_half_width']:.1%} ≤ 10%)"] = (
-            acc["band_holds"], acc["banded"], acc["band_share"], acc["meets_band_target"])
-        rechecks = (rec.data.get("rechecks") or {}).get("points") or []
-        racc = external_accuracy(rechecks) if rechecks else None
-        checks["fresh-process re-checks (≥ 12, same targets)"] = (
-            len(rechecks), 12, None, bool(racc) and len(rechecks) >= 12 and racc["meets_all"])
-    if as_json:
-        print(json.dumps(acc, indent=2))
-    else:
-        print(f"{rec.label()} ({'external grid' if external else 'zoo'}):")
-        for name, (n, total, share, ok) in checks.items():
-            share_text = "" if share is None else f" ({share:.1%})"
-            print(f"  {'ok  ' if ok else 'MISS'} {name}: {n}/{total}{share_text}")
-        for m in acc["misses"]:
-            print(f"    miss {m['model']} {m['dtype']} batch {m['batch']}: predicted {m['predicted_speedup']}x, "
-                  f"measured {m['measured_speedup']}x ({m['error_pct']:+.0f}%)")
-    return 0 if all(ok for *_, ok in checks.values()) else 1
 
 
 def _path(text: str) -> Path:
