@@ -14,32 +14,20 @@ the chain as one graph and reports, per width:
     python3 tests/gpu_runs/node_gap_probe.py > node_gap.json     (about 30 s on an H200)
 """
 import json
-import os
 import statistics
 import sys
-import tempfile
 import time
 
 import torch
-from torch.profiler import ProfilerActivity, profile
 
 N = 200
 REPS = 30
 
 
 def kernels_of(fn) -> list[dict]:
-    """The kernel events of one call of fn, from a Chrome trace: ts, dur (µs), grid."""
-    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
-        fn()
-        torch.cuda.synchronize()
-    fd, path = tempfile.mkstemp(suffix=".json")
-    os.close(fd)
-    prof.export_chrome_trace(path)
-    events = json.load(open(path))["traceEvents"]
-    os.unlink(path)
-    ks = [e for e in events if e.get("cat") == "kernel" and e.get("ph") == "X"]
-    return sorted(({"ts": float(e["ts"]), "dur": float(e["dur"]), "grid": (e.get("args") or {}).get("grid")}
-                   for e in ks), key=lambda k: k["ts"])
+    """The kernel events of one call of fn (runtime_core/model/node_costs.py reads them): ts, dur (µs), grid."""
+    from runtime_core.model.node_costs import gpu_events
+    return [e for e in gpu_events(fn) if e["cat"] == "kernel"]
 
 
 def replay_wall_us(g) -> float:
