@@ -14,6 +14,7 @@ from pages.ui.timeline_chart import timeline_figure
 from runtime_core.knobs import PYTORCH_EAGER_LABEL
 from runtime_core.labs import REPLAYS_A_RECORDING, discover, run_lab
 from runtime_core.labs import sync as sync_lab
+from runtime_core.lesson import lab_text
 from runtime_core.lesson.page_text import text as prose
 
 state = st.session_state
@@ -89,6 +90,9 @@ def show(r: dict, with_recording: bool = True) -> None:
     """Draw a lab result: its source, its numbers, its verdict; under a simulated run, the same
     lab as recorded on a GPU (when a labs recording ships)."""
     source_badge(r["source"], r["device_name"])
+    if r.get("owed"):  # a GPU-only lab whose H200 recording is not shipped: no numbers, say so
+        st.info(lab_text.text("owed"))
+        return
     renderer(r["lab"])(r)
     verdict = VERDICTS.get(r["lab"], lambda x: x["verdict"])(r)
     (st.warning if r["signal"] else st.success)(("**Signal seen.** " if r["signal"] else "")
