@@ -38,7 +38,7 @@ def test_without_a_recording_the_lab_says_it_is_owed_and_holds_no_number(name, t
         shutil.copy(path, tmp_path)
     monkeypatch.setenv(store.DIR_ENV, str(tmp_path))
     r = run_lab(name, "sim")
-    assert r["owed"] is True and r["signal"] is False and r["source"] == "recorded"
+    assert r["recording_owed"] is True and r["signal"] is False and r["source"] == "recorded"
     assert "session12_labs.sh" in r["verdict"] and "owed" in r["verdict"]
     assert not [v for v in r.values() if isinstance(v, (int, float)) and not isinstance(v, bool)]
 
@@ -185,7 +185,7 @@ def test_the_merge_adds_each_lab_with_its_date_and_leaves_the_rest(fixture_recor
     assert doc["meta"]["recorded_at"] == shipped["meta"]["recorded_at"]
     assert set(doc["meta"]["parts_recorded_at"]) == set(LABS)
     r = run_lab("graph_rng", "sim")
-    assert r["source"] == "recorded" and not r.get("owed") and fx.FIXTURE_GPU in r["device_name"]
+    assert r["source"] == "recorded" and not r.get("recording_owed") and fx.FIXTURE_GPU in r["device_name"]
     assert "2026-12-02" in r["device_name"]
 
 

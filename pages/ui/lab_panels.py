@@ -90,7 +90,7 @@ def show(r: dict, with_recording: bool = True) -> None:
     """Draw a lab result: its source, its numbers, its verdict; under a simulated run, the same
     lab as recorded on a GPU (when a labs recording ships)."""
     source_badge(r["source"], r["device_name"])
-    if r.get("owed"):  # a GPU-only lab whose H200 recording is not shipped: no numbers, say so
+    if r.get("recording_owed"):  # a GPU-only lab whose H200 recording is not shipped: no numbers, say so
         st.info(lab_text.text("owed"))
         return
     renderer(r["lab"])(r)

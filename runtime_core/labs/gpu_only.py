@@ -4,7 +4,7 @@ pinned copies), which the simulator's device contract cannot express.
 
 On CUDA a lab measures live (engine/cuda/torch_labs/) and judges the raw numbers; on the simulator
 it shows the lab's run in the shipped labs recording (labs_h200.json), labelled "recorded", or,
-while that recording is owed, a result that says so (`owed`: True, no numbers, signal False).
+while that recording is owed, a result that says so (`recording_owed`: True, no numbers, signal False).
 A registry keyed on the backend, like reduce_overhead's: tests/test_device_contract.py lists it.
 """
 from __future__ import annotations
@@ -19,7 +19,7 @@ MERGE_COMMAND = "python tests/gpu_runs/merge_labs28.py <the script's $OUT>/labs2
 def owed(name: str) -> dict:
     """The result shown for lab `name` while its H200 recording is owed: no numbers at all."""
     return {"lab": name, "backend": "sim", "source": "recorded", "device_name": "no recording of this lab shipped",
-            "owed": True, "signal": False,
+            "recording_owed": True, "signal": False,
             "verdict": f"The H200 recording of this lab is owed: {RECORD_SCRIPT} records it on one GPU, "
                        f"then {MERGE_COMMAND} adds it to lessons/recordings/labs_h200.json."}
 
