@@ -243,3 +243,25 @@ def test_pages_2_and_4_draw_the_labs_from_a_recording_of_the_fixtures(fixture_re
     text = _text(at)
     assert "stale values in 6 of 6 trials" in text and lab_text.text("d2h_hazard", "priority_measurable") in text
 
+
+
+@pytest.mark.slow
+def test_hostile_text_in_a_recording_of_these_labs_renders_inert(fixture_recordings):
+    """Strings and numbers-as-text a recording of these labs could carry, drawn as text only."""
+    from conftest import open_page
+    from hostile import live_findings
+    import streamlit as st
+    link, image = "[log in again](https://evil.example/login)", "![x](https://evil.example/a.png)"
+    path = fixture_recordings / "labs_h200.json"
+    doc = json.loads(path.read_text())
+    pc, rng = doc["labs"]["partial_capture"], doc["labs"]["graph_rng"]
+    pc["parts"][1]["why"], pc["eager_us"], pc["env"]["gpu"] = link, image, link
+    rng["unregistered"]["error"], rng["in_graph"]["distinct_masks"] = image, link
+    path.write_text(json.dumps(doc))
+    st.cache_data.clear()
+    at = open_page("pages/4_CUDA_graphs.py")
+    for name in ("partial_capture", "graph_rng"):
+        at = at.button(key=f"lab_run_{name}_s4").click().run()
+        assert not at.exception, at.exception
+    _, live = live_findings(at)
+    assert not live, live

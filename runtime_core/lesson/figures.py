@@ -281,9 +281,9 @@ def value(name: str, recs: dict | None = None) -> float | None:
         return None
     try:
         v = fig.get(rec)
-    except (KeyError, AttributeError, TypeError, IndexError, ZeroDivisionError):
-        return None
-    return None if v is None else float(v)
+        return None if v is None else float(v)
+    except (KeyError, AttributeError, TypeError, IndexError, ZeroDivisionError, ValueError):
+        return None  # ValueError: a recording holding text where a number belongs
 
 
 def field_text(name: str, recs: dict | None = None) -> str:
