@@ -3,7 +3,7 @@
 # graph_rng, d2h_hazard) on one H200, each in its own process (a lab whose capture breaks the CUDA
 # context cannot take the others with it), then their GPU tests. About 300 s on one H200.
 # Returns under $OUT: labs28/<lab>.json (one per lab: {recorded_at, result} or {recorded_at, error}),
-# labs28/<lab>.log, gpu_tests.log, env.txt
+# gpu_tests.log, env.txt (6 files: a call brings back at most 8; each lab's log goes to stdout)
 #
 # Run (one call):   run(kind="nvidia-h200", command="bash tests/gpu_runs/session12_labs.sh", timeout_s=480)
 # Then, here:       python tests/gpu_runs/merge_labs28.py <files_at>/labs28/*.json
@@ -15,8 +15,8 @@ export PYTHONPATH=$PWD:/tmp/site PATH=/tmp/site/bin:$PATH
 python3 -c "import torch; print(torch.__version__, torch.version.cuda, torch.cuda.get_device_name(0))" | tee "$OUT/env.txt"
 for lab in partial_capture training_step graph_rng d2h_hazard; do
   echo "=== $lab"
-  timeout "${T_LAB:-75}" python3 tests/gpu_runs/record_labs28.py "$lab" "$OUT/labs28" > "$OUT/labs28/$lab.log" 2>&1
-  echo "rc=$?"; tail -n 4 "$OUT/labs28/$lab.log"
+  timeout "${T_LAB:-75}" python3 tests/gpu_runs/record_labs28.py "$lab" "$OUT/labs28" > "/tmp/$lab.log" 2>&1
+  echo "rc=$?"; grep -v "^\[W\|^frame #\|^Exception raised from" "/tmp/$lab.log" | tail -n 6
 done
 echo "=== pytest -m gpu tests/test_torch_labs_gpu.py"
 timeout "${T_TESTS:-120}" python3 -m pytest -q -m gpu -p no:cacheprovider tests/test_torch_labs_gpu.py \
