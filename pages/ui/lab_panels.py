@@ -89,10 +89,10 @@ def not_numbers(recorded: dict, simulated: dict, where: str = "") -> list[str]:
 def show(r: dict, with_recording: bool = True) -> None:
     """Draw a lab result: its source, its numbers, its verdict; under a simulated run, the same
     lab as recorded on a GPU (when a labs recording ships)."""
-    source_badge(r["source"], r["device_name"])
-    if r.get("recording_owed"):  # a GPU-only lab whose H200 recording is not shipped: no numbers, say so
+    if r.get("recording_owed"):  # a GPU-only lab whose H200 recording is not shipped: no badge, no numbers
         st.info(lab_text.text("owed"))
         return
+    source_badge(r["source"], r["device_name"])
     renderer(r["lab"])(r)
     verdict = VERDICTS.get(r["lab"], lambda x: x["verdict"])(r)
     (st.warning if r["signal"] else st.success)(("**Signal seen.** " if r["signal"] else "")
