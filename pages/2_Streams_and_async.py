@@ -1,10 +1,11 @@
 """§2 Streams and async dispatch: the CPU running ahead (simulated and recorded timelines),
-copies beside compute (overlap lab) and a stray sync (sync lab)."""
+copies beside compute (overlap lab), a stray sync (sync lab) and a copy to the host read before
+its stream is synchronized (d2h_hazard lab, GPU-only: recorded on the H200)."""
 from pages.ui.common import lesson_columns, metric_row, render_lesson, setup_page, source_badge
 
 import streamlit as st
 
-from pages.ui import charts, lab_panels, widget_sources as src
+from pages.ui import charts, lab_panels, torch_lab_panels, widget_sources as src
 from pages.ui.timeline_chart import timeline_figure
 from runtime_core.knobs import SEED_TAX_US, SEED_WORK_US, Knobs, mode_label
 from runtime_core.lesson.page_text import text as prose
@@ -71,6 +72,13 @@ def gpu_panel() -> None:
                      streams_pct=f"{busy['streams']:.0f}"))
 
 
+def d2h_panel() -> None:
+    st.subheader("Lab: a copy to the host, read too early")
+    with st.container(border=True):
+        torch_lab_panels.intro("d2h_hazard")
+        lab_panels.lab_section("d2h_hazard", ctx.live, "s2")
+
+
 with text_col:
     render_lesson("02_streams_and_async", title=False)
 
@@ -88,3 +96,5 @@ with live_col:
     r = lab_panels.run_button("sync", ctx.live, "s2")
     if r:
         lab_panels.show(r)
+    st.divider()
+    d2h_panel()

@@ -1,12 +1,13 @@
 """§4 CUDA graphs: what replay costs on the GPU side (the shipped calibration), a stale input
 (stale lab), a capture storm (storm lab, recapture vs bucket), the silent graph bugs (five labs),
-the decoder worked example from the shipped recording, and what mode="reduce-overhead" really
-does (the reduce_overhead lab)."""
+graphs around real torch code (partial capture, a training step, random numbers: GPU-only labs,
+recorded on the H200), the decoder worked example from the shipped recording, and what
+mode="reduce-overhead" really does (the reduce_overhead lab)."""
 from pages.ui.common import lesson_columns, recordings_of, render_lesson, setup_page, source_badge
 
 import streamlit as st
 
-from pages.ui import figure_log, lab_panels, tables as ui_tables
+from pages.ui import figure_log, lab_panels, tables as ui_tables, torch_lab_panels
 from runtime_core.aot.tables import decoder_rows
 from runtime_core.labs import failure_modes, labs_on
 from runtime_core.lesson.claims import evaluate_claims, load_claims
@@ -66,6 +67,15 @@ def graph_bugs_panel() -> None:
             lab_panels.lab_section(lab.name, ctx.live, "s4")
 
 
+def torch_graphs_panel() -> None:
+    st.subheader("Labs: graphs around real torch code")
+    st.caption(prose("cuda_graphs", "torch_labs"))
+    for lab in labs_on("pages/4_CUDA_graphs.py", "torch_graphs"):  # partial_capture, training_step, graph_rng
+        with st.container(border=True):
+            torch_lab_panels.intro(lab.name)
+            lab_panels.lab_section(lab.name, ctx.live, "s4")
+
+
 def decoder_panel() -> None:
     st.subheader("Worked example: a small decoder, one token per step")
     rec, _ = recordings_of("decoder")
@@ -106,6 +116,8 @@ with live_col:
     storm_panel()
     st.divider()
     graph_bugs_panel()
+    st.divider()
+    torch_graphs_panel()
     st.divider()
     decoder_panel()
     st.divider()

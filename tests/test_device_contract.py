@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[1]
 # part by its name (a table keyed on Backend).
 REGISTRIES = {"engine/device.py", "engine/backends.py", "engine/cost.py", "engine/tracing.py",
               "engine/native.py", "allocator/backends/__init__.py", "diagnose/runners/__init__.py",
-              "labs/reduce_overhead/__init__.py"}
+              "labs/reduce_overhead/__init__.py", "labs/gpu_only.py"}
 # Comparisons of a recorded field or of the AOT lesson's `--device cpu|cuda` string, not of the
 # device being driven (the AOT value still travels as a torch device string: see the README).
 EXEMPT = {"recordings/types.py": "a recording's meta.backend -> its source label",

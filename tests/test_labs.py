@@ -27,6 +27,9 @@ def test_every_lab_labels_its_numbers_as_simulated(sim_results):
         assert HEADER_KEYS <= set(r), name
         source = "recorded" if name in REPLAYS_A_RECORDING else "simulated"
         assert (r["lab"], r["backend"], r["source"]) == (name, "sim", source)
+        if r.get("recording_owed"):  # a GPU-only lab whose recording is not shipped yet says so, with no numbers
+            assert r["signal"] is False and "owed" in r["verdict"], name
+            continue
         assert r["signal"] is True, f"{name}: the failure mode's signal did not show: {r['verdict']}"
         json.dumps(r)  # plain data, ready for the CLI
 

@@ -14,6 +14,7 @@ from pages.ui.timeline_chart import timeline_figure
 from runtime_core.knobs import PYTORCH_EAGER_LABEL
 from runtime_core.labs import REPLAYS_A_RECORDING, discover, run_lab
 from runtime_core.labs import sync as sync_lab
+from runtime_core.lesson import lab_text
 from runtime_core.lesson.page_text import text as prose
 
 state = st.session_state
@@ -88,6 +89,9 @@ def not_numbers(recorded: dict, simulated: dict, where: str = "") -> list[str]:
 def show(r: dict, with_recording: bool = True) -> None:
     """Draw a lab result: its source, its numbers, its verdict; under a simulated run, the same
     lab as recorded on a GPU (when a labs recording ships)."""
+    if r.get("recording_owed"):  # a GPU-only lab whose H200 recording is not shipped: no badge, no numbers
+        st.info(lab_text.text("owed"))
+        return
     source_badge(r["source"], r["device_name"])
     renderer(r["lab"])(r)
     verdict = VERDICTS.get(r["lab"], lambda x: x["verdict"])(r)

@@ -13,11 +13,16 @@
     unmasked_padding bucket padding summed into a reduction                (unmasked_padding.py)
     no_warmup        capture without warm-up records one-off work          (no_warmup.py)
     reduce_overhead  what torch.compile(mode="reduce-overhead") really does   (reduce_overhead.py)
+    partial_capture  make_graphed_callables on a network's static parts       (partial_capture.py)
+    training_step    forward, backward and step in one graph; a stale target  (training_step.py)
+    graph_rng        dropout in a graph; an untracked generator; a host mask  (graph_rng.py)
+    d2h_hazard       a non_blocking copy to the host read before the sync     (d2h_hazard.py)
 
 Each runs on the SimDevice anywhere and on CUDA when present: `run_lab(name, backend)`
 returns a plain dict (see common.py for the keys every lab shares). The labs in
 REPLAYS_A_RECORDING need torch.compile on a GPU, which the simulator cannot run: on the
-simulator they return a shipped GPU recording instead, labelled "recorded" in `source`.
+simulator they return a shipped GPU recording instead, labelled "recorded" in `source`; the
+GPU_ONLY labs (gpu_only.py) drive torch itself, and until their recording ships they say it is owed.
 
 A lab is one module (or package) here that defines `run(backend, **params)` and declares
 
@@ -45,7 +50,9 @@ from ..errors import UsageError
 
 DIRS_ENV = "RUNTIME_LABS_DIRS"  # more folders of lab modules, os.pathsep-separated
 TEXTS = Path(__file__).resolve().parents[2] / "lessons" / "labs.json"
-REPLAYS_A_RECORDING = frozenset({"reduce_overhead"})
+# Labs that drive torch itself on a GPU (gpu_only.py): on the simulator, their shipped recording.
+GPU_ONLY = frozenset({"partial_capture", "training_step", "graph_rng", "d2h_hazard"})
+REPLAYS_A_RECORDING = frozenset({"reduce_overhead"}) | GPU_ONLY
 
 
 @dataclass(frozen=True)
