@@ -108,27 +108,46 @@ def slider_stops(n: int) -> list[int]:
     return N_STOPS if n in N_STOPS else sorted(N_STOPS + [n])
 
 
-def _n_from_slider() -> None:
-    st.session_state["w_n"] = st.session_state["w_n_pick"]
+N_GEN = "wk_n_gen"  # plain key: the generation of the N slider's and the N box's widget keys
 
 
-def _n_from_box() -> None:
-    st.session_state["w_n_pick"] = st.session_state["w_n"]
+def _n_key(which: str) -> str:
+    """The current key of the N slider ("pick") or the N box ("box")."""
+    gen = st.session_state.setdefault(N_GEN, {"pick": 0, "box": 0})
+    return f"w_n_{which}_{gen[which]}"
+
+
+def _n_from(key: str, which: str) -> None:
+    """on_change of the slider or the box: its value is the new N (the plain key w_n). A widget
+    the page no longer draws (an older key: the browser had not seen the run that replaced it)
+    changes nothing; Streamlit still holds its callback, and its state reads as new."""
+    if key == _n_key(which):
+        st.session_state["w_n"] = int(st.session_state[key])
 
 
 def render_n() -> None:
     """N as a log-spaced slider (a mouse can hit 10 and 120) beside a box that takes any value;
-    the two stay in step. The box (key w_n) holds the value; the slider shows it (slider_stops).
-    Both are drawn with N as their default (see render)."""
+    the two stay in step. N itself lives in the plain key w_n; the slider shows it (slider_stops).
+
+    The server never sets either widget's value. When N changed by other means than a widget (the
+    other widget, the URL, another page), that widget is drawn anew under a fresh key, with N as
+    its default. A browser that has not yet seen that run (the student's next change came first,
+    or interrupted the run and Streamlit dropped its messages) still sends the old widget's value:
+    its on_change is ignored (_n_from), so it cannot put the old N back, as the slider and the box
+    did to each other under load."""
     n = int(st.session_state["w_n"])
-    if st.session_state.get("w_n_pick") != n:
-        st.session_state["w_n_pick"] = n
+    gen = st.session_state.setdefault(N_GEN, {"pick": 0, "box": 0})
+    for which in ("pick", "box"):
+        key = f"w_n_{which}_{gen[which]}"
+        if key in st.session_state and int(st.session_state[key]) != n:
+            gen[which] += 1
+    pick, box = _n_key("pick"), _n_key("box")
     a, b = st.columns([5, 2], vertical_alignment="bottom")
-    a.select_slider("kernels in the chain, N", slider_stops(n), value=n, key="w_n_pick", on_change=_n_from_slider,
-                    help="Log-spaced stops. Type any N from "
+    a.select_slider("kernels in the chain, N", slider_stops(n), value=n, key=pick, on_change=_n_from,
+                    args=(pick, "pick"), help="Log-spaced stops. Type any N from "
                          f"{N_RANGE[0]} to {N_RANGE[1]:,} in the box beside it.")
-    b.number_input("N", min_value=N_RANGE[0], max_value=N_RANGE[1], value=n, step=1, key="w_n",
-                   on_change=_n_from_box, label_visibility="hidden")
+    b.number_input("N", min_value=N_RANGE[0], max_value=N_RANGE[1], value=n, step=1, key=box,
+                   on_change=_n_from, args=(box, "box"), label_visibility="hidden")
 
 
 def render(tax_floor_us: float | None, floor_of: str = "this GPU") -> Knobs:

@@ -398,7 +398,9 @@ class SimDevice(Device):
         state a run of launch+synchronize pairs keeps it in."""
         eng = self.engine
         eng.run_until(self.host_us)
-        if eng.stream_gap_us < 0 or eng.now_us > self.host_us or not eng.all_idle() or self._last_launch_us is not None:
+        if eng.stream_gap_us < 0 or eng.now_us > self.host_us or not eng.all_idle():
+            return False
+        if self._last_launch_us is not None:
             return False
         return self.races.steady_blocking(self._current.sid, buf.address)
 
