@@ -8,12 +8,12 @@ modules were imported since it last ran (a page's first visit on this server, or
 simulation), it collects once and freezes what is alive (gc.freeze), so later full collections
 walk only what the sessions create. It costs one collection per new set of modules.
 
-RUNTIME_GC_FREEZE=0 switches it off (the tests do: pytest imports modules all session long).
+RUNTIME_GC_FREEZE=0 switches it off (the tests do: pytest imports modules all session long);
+runtime_core/env_check.py reads it.
 """
 from __future__ import annotations
 
 import gc
-import os
 import sys
 import threading
 
@@ -22,7 +22,8 @@ _modules_seen = 0
 
 
 def enabled() -> bool:
-    return os.environ.get("RUNTIME_GC_FREEZE", "1").strip().lower() not in ("0", "false", "no", "off")
+    from runtime_core.env_check import gc_freeze
+    return gc_freeze()[0]
 
 
 def settle() -> bool:
