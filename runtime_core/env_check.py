@@ -3,6 +3,7 @@
     live_setting()      -> (on, notice)        RUNTIME_LIVE: 1/true/yes/on, 0/false/no/off
     prebuild_setting()  -> (on, notice)        RUNTIME_PREBUILD_AOT: the same words; off by default
     queue_cap()         -> (cap, notice)       RUNTIME_QUEUE_CAP: a whole number, 1..1000
+    gc_freeze()         -> (on, notice)        RUNTIME_GC_FREEZE: 1/true/yes/on, 0/false/no/off
     recordings_dir()    -> (folder, notice)    RUNTIME_RECORDINGS_DIR: an existing folder
     aot_cache_notice()  -> notice              RUNTIME_CORE_AOT_CACHE (cache_paths checks it)
     port_problem()      -> line or None        STREAMLIT_SERVER_PORT: 1..65535 (make run, before Streamlit)
@@ -19,6 +20,7 @@ import sys
 from pathlib import Path
 
 LIVE_ENV, CAP_ENV, DIR_ENV, PORT_ENV = "RUNTIME_LIVE", "RUNTIME_QUEUE_CAP", "RUNTIME_RECORDINGS_DIR", "STREAMLIT_SERVER_PORT"
+GC_ENV = "RUNTIME_GC_FREEZE"
 LIVE_ON, LIVE_OFF = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
 PREBUILD_ENV = "RUNTIME_PREBUILD_AOT"
 DEFAULT_CAP, MAX_CAP = 8, 1000
@@ -55,6 +57,21 @@ def prebuild_setting() -> tuple[bool, str | None]:
         return v in LIVE_ON, None
     return False, (f"{PREBUILD_ENV}={_quote(raw)} is not one of {'/'.join(LIVE_ON)} or {'/'.join(LIVE_OFF)}: "
                    "the AOT packages are not prebuilt at server start")
+
+
+def gc_freeze() -> tuple[bool, str | None]:
+    """The server freezing its heap after a page's first imports (pages/ui/server_heap.py): on by
+    default. A value in neither list switches it off, as for RUNTIME_LIVE."""
+    raw = os.environ.get(GC_ENV)
+    if raw is None or not raw.strip():
+        return True, None
+    v = raw.strip().lower()
+    if v in LIVE_ON:
+        return True, None
+    if v in LIVE_OFF:
+        return False, None
+    return False, (f"{GC_ENV}={_quote(raw)} is not one of {'/'.join(LIVE_ON)} or {'/'.join(LIVE_OFF)}: "
+                   "the server's heap is not frozen")
 
 
 def queue_cap() -> tuple[int, str | None]:
@@ -112,7 +129,7 @@ def port_problem() -> str | None:
 
 def notices() -> list[str]:
     """One line for each documented variable holding a value the app does not use as given."""
-    out = [live_setting()[1], prebuild_setting()[1], queue_cap()[1], recordings_dir()[1], aot_cache_notice()]
+    out = [live_setting()[1], prebuild_setting()[1], queue_cap()[1], gc_freeze()[1], recordings_dir()[1], aot_cache_notice()]
     return [n for n in out if n]
 
 

@@ -1,4 +1,5 @@
 """Test setup: the repo root on sys.path, and `gpu` tests skipped where torch sees no CUDA."""
+import os
 import sys
 from pathlib import Path
 
@@ -6,6 +7,9 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+# The server freezes its heap after each new set of imports (pages/ui/server_heap.py); a test
+# session imports all session long, and frozen garbage is never freed: off here.
+os.environ.setdefault("RUNTIME_GC_FREEZE", "0")
 
 
 def _cuda() -> bool:

@@ -11,6 +11,15 @@ def open_widget(query=None):
     return open_page(PAGE, query)
 
 
+def n_box(at):
+    """The N box: its key changes with each N the slider sets (pages/ui/knobs.render_n)."""
+    return next(w for w in at.number_input if w.label == "N")
+
+
+def n_slider(at):
+    return next(w for w in at.select_slider if w.label == "kernels in the chain, N")
+
+
 def metrics(at) -> dict:
     """The headline metrics by label stem ("launch overhead", "wall time / step", "driver calls",
     "graph valid?"): (label, value, textbook delta)."""
@@ -56,7 +65,7 @@ def test_landing_page_renders_with_a_source_badge():
 
 def test_defaults_are_the_seeds_and_graph_mode_is_one_call():
     at = open_widget()
-    assert at.number_input(key="w_n").value == 120 and at.select_slider(key="w_n_pick").value == 120
+    assert n_box(at).value == 120 and n_slider(at).value == 120
     assert at.radio(key="w_mode").value == "graph"
     assert at.number_input(key="w_tax").value == 6 and at.number_input(key="w_work").value == 2
     m = metrics(at)
@@ -66,24 +75,24 @@ def test_defaults_are_the_seeds_and_graph_mode_is_one_call():
 
 def test_the_log_slider_hits_10_and_120_and_the_box_takes_any_n():
     at = open_widget()
-    assert {"1", "10", "120", "1000", "2000"} <= set(at.select_slider(key="w_n_pick").options)
-    at.select_slider(key="w_n_pick").set_value(10).run()
-    assert at.number_input(key="w_n").value == 10
-    at.number_input(key="w_n").set_value(169).run()
-    assert at.number_input(key="w_n").value == 169 and at.select_slider(key="w_n_pick").value == 169
-    assert "169" in at.select_slider(key="w_n_pick").options  # off the stops: shown as typed, not as 150
+    assert {"1", "10", "120", "1000", "2000"} <= set(n_slider(at).options)
+    n_slider(at).set_value(10).run()
+    assert n_box(at).value == 10
+    n_box(at).set_value(169).run()
+    assert n_box(at).value == 169 and n_slider(at).value == 169
+    assert "169" in n_slider(at).options  # off the stops: shown as typed, not as 150
     assert at.query_params["n"] == ["169"] or at.query_params["n"] == "169"
-    at.number_input(key="w_n").set_value(130).run()
-    assert at.select_slider(key="w_n_pick").value == 130 and "169" not in at.select_slider(key="w_n_pick").options
-    at.select_slider(key="w_n_pick").set_value(200).run()  # and the slider still drives the box
-    assert at.number_input(key="w_n").value == 200 and "130" not in at.select_slider(key="w_n_pick").options
+    n_box(at).set_value(130).run()
+    assert n_slider(at).value == 130 and "169" not in n_slider(at).options
+    n_slider(at).set_value(200).run()  # and the slider still drives the box
+    assert n_box(at).value == 200 and "130" not in n_slider(at).options
 
 
 def test_every_knob_changes_the_numbers_and_the_figure_has_both_lanes():
     at = open_widget()
     at.radio(key="w_mode").set_value("eager").run()
     assert metrics(at)["launch overhead"][2] == "textbook 720 µs"
-    at.number_input(key="w_n").set_value(200).run()
+    n_box(at).set_value(200).run()
     at.number_input(key="w_tax").set_value(10.0).run()
     at.number_input(key="w_work").set_value(5.0).run()
     m = metrics(at)
@@ -113,7 +122,7 @@ def test_off_grid_n_says_which_n_each_number_shows():
     if expected_source() != "recorded":
         pytest.skip("only a recording has a grid (a live GPU measures every N)")
     at = open_widget()
-    at.number_input(key="w_n").set_value(169).run()
+    n_box(at).set_value(169).run()
     m = metrics(at)
     assert m["wall time / step"][0] == "wall time / step (recorded point)"
     assert any("your N=169" in c.value and "which is N=120" in c.value for c in at.main.caption)
@@ -138,8 +147,8 @@ def timeline_title(at) -> str:
 
 def test_knobs_come_from_the_url_and_junk_falls_back_with_a_notice():
     at = open_widget({"n": "300", "mode": "streams", "work": "40"})
-    assert at.number_input(key="w_n").value == 300 and at.radio(key="w_mode").value == "streams"
+    assert n_box(at).value == 300 and at.radio(key="w_mode").value == "streams"
     at = open_widget({"n": "banana", "tax": "-3", "mode": "warp"})
-    assert at.number_input(key="w_n").value == 120 and at.radio(key="w_mode").value == "graph"
+    assert n_box(at).value == 120 and at.radio(key="w_mode").value == "graph"
     notices = unescape(" ".join(w.value for w in at.warning))
     assert "n=banana" in notices and "mode=warp" in notices and "tax=-3" in notices

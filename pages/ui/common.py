@@ -111,6 +111,8 @@ def setup_page(title: str, icon: str = ":material/bolt:") -> PageContext:
     `icon` is the browser tab's icon, a Material icon (":material/bolt:"): it draws without an
     emoji font, and nothing on the page depends on it."""
     st.set_page_config(page_title=title, page_icon=icon, layout="wide")
+    from pages.ui import server_heap
+    server_heap.settle()  # after a page's first imports: long-lived objects out of the full GC's way
     from pages.ui import figure_log
     figure_log.reset()  # this run's figures (tests/test_figures_agree.py reads them)
     from runtime_core.lesson.live_gpu import live_enabled

@@ -108,32 +108,57 @@ def slider_stops(n: int) -> list[int]:
     return N_STOPS if n in N_STOPS else sorted(N_STOPS + [n])
 
 
-def _n_from_slider() -> None:
-    st.session_state["w_n"] = st.session_state["w_n_pick"]
+N_GEN = "wk_n_gen"  # plain key: the generation of the N slider's and the N box's widget keys
 
 
-def _n_from_box() -> None:
-    st.session_state["w_n_pick"] = st.session_state["w_n"]
+def _n_key(which: str) -> str:
+    """The current key of the N slider ("pick") or the N box ("box")."""
+    gen = st.session_state.setdefault(N_GEN, {"pick": 0, "box": 0})
+    return f"w_n_{which}_{gen[which]}"
+
+
+def _n_from(key: str, which: str) -> None:
+    """on_change of the slider or the box: its value is the new N (the plain key w_n). A widget
+    the page no longer draws (an older key: the browser had not seen the run that replaced it)
+    changes nothing; Streamlit still holds its callback, and its state reads as new."""
+    if key == _n_key(which):
+        st.session_state["w_n"] = int(st.session_state[key])
 
 
 def render_n() -> None:
     """N as a log-spaced slider (a mouse can hit 10 and 120) beside a box that takes any value;
-    the two stay in step. The box (key w_n) holds the value; the slider shows it (slider_stops)."""
+    the two stay in step. N itself lives in the plain key w_n; the slider shows it (slider_stops).
+
+    The server never sets either widget's value. When N changed by other means than a widget (the
+    other widget, the URL, another page), that widget is drawn anew under a fresh key, with N as
+    its default. A browser that has not yet seen that run (the student's next change came first,
+    or interrupted the run and Streamlit dropped its messages) still sends the old widget's value:
+    its on_change is ignored (_n_from), so it cannot put the old N back, as the slider and the box
+    did to each other under load."""
     n = int(st.session_state["w_n"])
-    if st.session_state.get("w_n_pick") != n:
-        st.session_state["w_n_pick"] = n
+    gen = st.session_state.setdefault(N_GEN, {"pick": 0, "box": 0})
+    for which in ("pick", "box"):
+        key = f"w_n_{which}_{gen[which]}"
+        if key in st.session_state and int(st.session_state[key]) != n:
+            gen[which] += 1
+    pick, box = _n_key("pick"), _n_key("box")
     a, b = st.columns([5, 2], vertical_alignment="bottom")
-    a.select_slider("kernels in the chain, N", slider_stops(n), key="w_n_pick", on_change=_n_from_slider,
-                    help="Log-spaced stops. Type any N from "
+    a.select_slider("kernels in the chain, N", slider_stops(n), value=n, key=pick, on_change=_n_from,
+                    args=(pick, "pick"), help="Log-spaced stops. Type any N from "
                          f"{N_RANGE[0]} to {N_RANGE[1]:,} in the box beside it.")
-    b.number_input("N", min_value=N_RANGE[0], max_value=N_RANGE[1], step=1, key="w_n",
-                   on_change=_n_from_box, label_visibility="hidden")
+    b.number_input("N", min_value=N_RANGE[0], max_value=N_RANGE[1], value=n, step=1, key=box,
+                   on_change=_n_from, args=(box, "box"), label_visibility="hidden")
 
 
 def render(tax_floor_us: float | None, floor_of: str = "this GPU") -> Knobs:
     """Draw the knobs (laid out for a narrow column) and return the setting. `tax_floor_us` is
     the measured GPU's intrinsic tax (`floor_of` names that GPU); the textbook model and the
     simulator have no floor."""
+    # Every knob is drawn with its current value as the element's default, not only as a one-shot
+    # set_value: Streamlit drops a run's unsent messages when a rerun interrupts it, and a browser
+    # that missed the one-shot mounts the widget from its default and sends that back with its next
+    # change (under load, N became the box's min_value, 1: tests/test_knob_defaults.py).
+    s = st.session_state
     render_n()
     c2, c3 = st.columns(2)
     help_tax = ("Host cost of one launch. The textbook model and the simulator take it as given.")
@@ -141,19 +166,21 @@ def render(tax_floor_us: float | None, floor_of: str = "this GPU") -> Knobs:
         help_tax += (f" On {floor_of} a launch costs {tax_floor_us:.1f} µs: that is the floor for the "
                      "measured numbers, and anything above it is added as real host work.")
     c2.number_input("CPU tax / launch (µs)", min_value=TAX_RANGE[0], max_value=TAX_RANGE[1],
-                    step=0.5, key="w_tax", help=help_tax)
+                    value=float(s["w_tax"]), step=0.5, key="w_tax", help=help_tax)
     c3.number_input("GPU work / kernel (µs)", min_value=WORK_RANGE[0], max_value=WORK_RANGE[1],
-                    step=1.0, key="w_work", help="How long each kernel keeps the GPU busy.")
-    st.radio("dispatch mode", MODES, key="w_mode", horizontal=True, format_func=mode_label,
+                    value=float(s["w_work"]), step=1.0, key="w_work", help="How long each kernel keeps the GPU busy.")
+    st.radio("dispatch mode", MODES, index=MODES.index(s["w_mode"]), key="w_mode", horizontal=True,
+             format_func=mode_label,
              help="eager = blocking (sync after every launch); streams = async, PyTorch's own "
                   "eager; graph = capture once, replay with one call")
-    st.checkbox("dynamic shapes", key="w_dynamic", help="the input shape changes on every call")
-    st.selectbox("on a shape miss", POLICIES, key="w_policy",
+    st.checkbox("dynamic shapes", value=bool(s["w_dynamic"]), key="w_dynamic",
+                help="the input shape changes on every call")
+    st.selectbox("on a shape miss", POLICIES, index=POLICIES.index(s["w_policy"]), key="w_policy",
                  disabled=not (st.session_state["w_dynamic"] and st.session_state["w_mode"] == "graph"),
                  help="fallback: dispatch without the graph (asynchronously, as PyTorch does; the "
                       "seed's textbook snaps back to eager); recapture: capture per shape (LRU cache "
                       "of 4); bucket: pad to a power-of-two size that has a graph")
-    st.radio("graph input", GRAPH_INPUTS, key="w_input", horizontal=True,
+    st.radio("graph input", GRAPH_INPUTS, index=GRAPH_INPUTS.index(s["w_input"]), key="w_input", horizontal=True,
              disabled=st.session_state["w_mode"] != "graph",
              help="copy: each request arrives in a fresh buffer and is copied into the captured one "
                   "before the replay; zero-copy: the producer writes it straight into the captured "
@@ -161,7 +188,6 @@ def render(tax_floor_us: float | None, floor_of: str = "this GPU") -> Knobs:
     if tax_floor_us is not None and st.session_state["w_tax"] < tax_floor_us:
         st.caption(f"Measured numbers can't go below {floor_of}'s own launch tax of {tax_floor_us:.1f} µs, "
                    "so they use that floor; the textbook model and the simulator use your value.")
-    s = st.session_state
     k = Knobs(s["w_mode"], int(s["w_n"]), float(s["w_work"]), tax_us=float(s["w_tax"]),
               dynamic=bool(s["w_dynamic"]), policy=s["w_policy"], graph_input=s["w_input"]).validate("widget")
     remember(k)

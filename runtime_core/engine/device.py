@@ -135,6 +135,29 @@ class Device(ABC):
     def launch_chain_kernel(self, buf) -> None:
         """One kernel on the current stream: buf += 1 (costs the launch tax on the host)."""
 
+    def launch_chain(self, buf, n: int, spin_us: float = 0.0) -> None:
+        """n chain kernels on the current stream, asynchronously, with host_spin(spin_us) before
+        each launch. Here one by one (the hot loop a GPU measurement times); the simulator
+        computes the same run in bulk."""
+        launch = self.launch_chain_kernel  # bound once: this loop is the hot path being measured
+        if spin_us <= 0:
+            for _ in range(n):
+                launch(buf)
+            return
+        spin = self.host_spin
+        for _ in range(n):
+            spin(spin_us)
+            launch(buf)
+
+    def launch_chain_blocking(self, buf, n: int, spin_us: float = 0.0) -> None:
+        """Blocking dispatch of n chain kernels: host_spin(spin_us), launch, synchronize, n times."""
+        launch, sync, spin = self.launch_chain_kernel, self.synchronize, self.host_spin
+        for _ in range(n):
+            if spin_us:
+                spin(spin_us)
+            launch(buf)
+            sync()
+
     @abstractmethod
     def launch_busy_kernel(self, us: float) -> None:
         """One kernel that keeps the GPU busy for about `us` and touches no buffer."""

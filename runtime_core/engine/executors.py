@@ -67,13 +67,7 @@ class EagerExecutor(Executor):
     mode = Mode.EAGER
 
     def run(self, x):
-        launch, sync, spin = self.dev.launch_chain_kernel, self.dev.synchronize, self.dev.host_spin
-        extra = self.extra_tax_us
-        for _ in range(self.workload.n):
-            if extra:
-                spin(extra)
-            launch(x)
-            sync()
+        self.dev.launch_chain_blocking(x, self.workload.n, self.extra_tax_us)
         self.last = StepInfo(StepPath.EAGER)
         return x
 
@@ -84,7 +78,7 @@ class StreamsExecutor(Executor):
     mode = Mode.STREAMS
 
     def run(self, x):
-        self.workload.launch(self.dev, x, before_each=self._spin if self.extra_tax_us else None)
+        self.workload.launch(self.dev, x, spin_us=self.extra_tax_us)
         self.dev.synchronize()
         self.last = StepInfo(StepPath.STREAMS)
         return x

@@ -115,6 +115,49 @@ class RaceDetector:
                 self._check(me, clock, r, key)
             h.last_write, h.reads = me, []
 
+    # ---- runs of one op, in bulk (SimDevice's bulk chain launches) ----------------------
+    def same_op_again(self, sid: int, what: str, key: int, times: int) -> None:
+        """What `times` more op(sid, what, (key,), (key,)) calls do right after one such call with
+        no host wait between: each comes after the last in stream order, so none can race; the
+        stream's clock moves on and the buffer's last write is the last of them."""
+        if times <= 0:
+            return
+        clock = self._streams[sid]
+        clock[sid] = seq = clock[sid] + times
+        h = self._buffers[key]
+        h.last_write, h.reads = _Access(sid, seq, what), []
+
+    def steady_blocking(self, sid: int, key: int) -> bool:
+        """True when the host has waited for everything every stream has enqueued and stream
+        `sid` knows it (its clock covers the host's), and `key` was last written on `sid` with no
+        read since: then each launch on `sid` followed by host_waited_for_all() keeps it so."""
+        clock, host = self._streams.get(sid), self._host
+        if clock is None or self._seen_host.get(sid) is None:
+            return False
+        for c in self._streams.values():
+            for k, v in c.items():
+                if host.get(k, 0) < v:
+                    return False
+        for k, v in host.items():
+            if clock.get(k, 0) < v:
+                return False
+        h = self._buffers.get(key)
+        return h is not None and h.last_write is not None and h.last_write.stream == sid and not h.reads
+
+    def blocking_again(self, sid: int, what: str, key: int, times: int) -> None:
+        """What `times` × (op(sid, what, (key,), (key,)), host_waited_for_all()) do from the state
+        steady_blocking() checks."""
+        if times <= 0:
+            return
+        clock = self._streams[sid]
+        clock[sid] = seq = clock[sid] + times
+        self._host = dict(self._host)
+        self._host[sid] = seq
+        self._host_version += times
+        self._seen_host[sid] = self._host_version - 1
+        h = self._buffers[key]
+        h.last_write, h.reads = _Access(sid, seq, what), []
+
     def _check(self, me: _Access, clock: Clock, earlier: _Access | None, key: int) -> None:
         if earlier is None or earlier.stream == me.stream:
             return  # stream order covers ops on one stream

@@ -145,14 +145,12 @@ SPREAD_WORKS = (1.2, 2.3, 4.5, 7.0, 11.0, 23.0, 45.0, 90.0)  # near 1, 2, 4, 6, 
 
 
 def spread_settings(sessions: int) -> list[list[tuple[int, float]]]:
-    """Per session, an N from 10 to 2,000 (the N slider's log-spaced stops, spread over the
-    sessions; the same N for its rounds) and a new work value each round; no two sessions share a
-    setting. On the stops, because an N between stops lost its value under load in the browser (the
-    slider and the box race: see issue 21's report), which is a bug of its own, not a cost."""
-    from pages.ui.knobs import N_STOPS
+    """Per session, an N from 10 to 2,000 on a log scale (the same N for its rounds; most of them
+    between the N slider's stops, as a student types them) and a new work value each round; no two
+    sessions share a setting. (Until issue 21's fix of the slider and box, an N between the stops
+    lost its value under load, and one on a stop could be reset to 1: pages/ui/knobs.render_n.)"""
     lo, hi = SPREAD_N
-    stops = [n for n in N_STOPS if lo <= n <= hi]
-    ns = [stops[round(i * (len(stops) - 1) / max(1, sessions - 1))] for i in range(sessions)]
+    ns = [round(lo * (hi / lo) ** (i / max(1, sessions - 1))) for i in range(sessions)]
     return [[(n, SPREAD_WORKS[((ROUNDS + 1) * i + r) % len(SPREAD_WORKS)]) for r in range(ROUNDS + 1)]
             for i, n in enumerate(ns)]
 

@@ -17,17 +17,22 @@ SIM_TAX_LAUNCHES = 200          # SimDevice.measure_tax
 class SimCosts:
     """Python seconds SimDevice spends per simulated event on the development machine (2 cores).
 
-    Measured values (best of 5, 5000 calls each) are in the comments; the fields round them up.
+    Measured values (best of 5, 5000 calls each, `calibrate_sim()`) are in the comments; the
+    fields round them up. Until issue 21 item 9 the simulator ran every launch and node on its own
+    (launch 12.3 µs, eager launch+sync 24.7 µs, node 2.9 µs, record 4.0 µs); it now runs a chain's
+    identical kernels in bulk with the same results (tests/test_sim_bulk.py).
     """
 
-    launch_s: float = 14e-6        # launch_chain_kernel: host span, heap event, engine step and the
-    #                                race detector's bookkeeping (12.3 µs)
-    sync_s: float = 13e-6          # a synchronize after each launch (eager launch+sync: 24.7 µs)
-    node_s: float = 3.5e-6         # one node of a replayed graph (2.9 µs)
-    record_s: float = 4.5e-6       # one launch recorded during capture (4.0 µs)
+    launch_s: float = 1.5e-6       # a chain launch, in bulk (SimDevice.launch_chain): host span,
+    #                                its start and end on the stream's clock, race bookkeeping (0.91 µs;
+    #                                1.37 µs where the launch queue fills and a sync drains it one by one)
+    sync_s: float = 0.5e-6         # a synchronize after each launch (eager launch+sync in bulk: 1.27 µs)
+    node_s: float = 0.3e-6         # one node of a replayed graph (a running sum of its steps: 0.20 µs)
+    record_s: float = 0.4e-6       # one launch recorded during capture (0.28 µs)
     spin_s: float = 2e-6           # a host_spin span (the extra tax costs no real time here)
     per_elem_s: float = 0.25e-9    # the kernel's numpy effect, per element (0.10 ns in cache,
-    #                                0.19 ns at 10M elements; 0.16-0.25 ns inside measure())
+    #                                0.19 ns at 10M elements; 0.16-0.25 ns inside measure()): a run of
+    #                                them in bulk is one add, but a queue drained by a sync runs each
     alloc_per_elem_s: float = 0.5e-9  # a fresh input buffer: zeros, fill, first touch
     fixed_s: float = 0.05          # executors, workload, result
 
@@ -87,21 +92,18 @@ def calibrate_sim(calls: int = 5000, best_of: int = 5) -> dict:
     big = dev.new_buffer(1_000_000)
 
     def launches(buf=x, k=calls):
-        for _ in range(k):
-            dev.launch_chain_kernel(buf)
+        dev.launch_chain(buf, k)
         dev.synchronize()
 
     def eager():
-        for _ in range(calls):
-            dev.launch_chain_kernel(x)
-            dev.synchronize()
-    graph, _ = warm_up_and_capture(dev, lambda: [dev.launch_chain_kernel(x) for _ in range(calls)])
+        dev.launch_chain_blocking(x, calls)
+    graph, _ = warm_up_and_capture(dev, lambda: dev.launch_chain(x, calls))
 
     def replay():
         graph.replay()
         dev.synchronize()
     launch = best(launches) / calls
-    capture = best(lambda: warm_up_and_capture(dev, lambda: [dev.launch_chain_kernel(x) for _ in range(calls)]))
+    capture = best(lambda: warm_up_and_capture(dev, lambda: dev.launch_chain(x, calls)))
     big_launch = best(lambda: launches(big, 200)) / 200
     return {"launch_us": launch * 1e6, "eager_launch_sync_us": best(eager) / calls * 1e6,
             "node_us": best(replay) / calls * 1e6, "record_us": (capture / calls - launch) * 1e6,

@@ -26,7 +26,8 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import weakref
-from collections import Counter
+from collections import Counter, deque
+from functools import partial
 
 from ...constants import Constants
 from ...errors import CaptureError
@@ -34,7 +35,7 @@ from ...knobs import Backend
 from ...result import Span
 from ..device import Device, Trace
 from ..race_detector import RaceDetector
-from .events import SimEngine, SimOp, SimStream
+from .events import ChainAdd, SimEngine, SimOp, SimStream, run_effects
 from .objects import SimBuffer, SimEvent, SimGraph, SimHostBuffer
 from .params import SimParams
 
@@ -48,6 +49,7 @@ class SimDevice(Device):
     source_label = "simulated"
     deterministic = True
     torch_device = "cpu"
+    bulk = True  # runs of identical chain kernels and graph replays in bulk (same results; False: one by one)
 
     def __init__(self, params: SimParams | None = None, raise_on_race: bool = True,
                  constants: Constants | None = None):
@@ -92,8 +94,7 @@ class SimDevice(Device):
         x = self.new_buffer(1)
         self.synchronize()
         t0 = self.host_us
-        for _ in range(200):
-            self.launch_chain_kernel(x)
+        self.launch_chain(x, 200)
         self._tax_us = (self.host_us - t0) / 200
         self.synchronize()
         return self._tax_us
@@ -231,11 +232,211 @@ class SimDevice(Device):
     # ---- kernels and copies -------------------------------------------------------------
     def launch_chain_kernel(self, buf: SimBuffer) -> None:
         """One kernel: buf += 1. Costs `tax_us` of host time and kernel_us(numel) of GPU time."""
-        def effect(b=buf):
-            b.data += 1.0
-        self._enqueue(self._current, "kernel", "chain_add", self.kernel_us(buf.numel), effect,
+        self._enqueue(self._current, "kernel", "chain_add", self.kernel_us(buf.numel), ChainAdd(buf),
                       api="cudaLaunchKernel", host_cost=self.params.tax_us,
                       reads=(buf.address,), writes=(buf.address,))
+
+    # ---- runs of chain kernels, in bulk ---------------------------------------------------
+    # What N calls of launch_chain_kernel (with host_spin before each, and for blocking dispatch
+    # a synchronize after each) would do, computed without simulating each call: the same host
+    # spans, GPU spans, counts, race bookkeeping, buffer values and stream state, bit for bit
+    # (tests/test_sim_bulk.py compares the two). Where the run's start has other GPU work in
+    # flight (another stream busy, an event wait queued), the calls run one by one until it
+    # has drained. With `bulk` False every call is simulated.
+    def launch_chain(self, buf: SimBuffer, n: int, spin_us: float = 0.0) -> None:
+        """n × (host_spin(spin_us), launch_chain_kernel(buf)): asynchronous launches."""
+        i = 0
+        if self.bulk and self._capture is not None and spin_us <= 0 and n > 0:
+            self._record_chain(buf, n)
+            return
+        while i < n:
+            if self.bulk and self._capture is None and self._bulk_async_ready():
+                self._bulk_async(buf, n - i, spin_us)
+                return
+            self.host_spin(spin_us)
+            self.launch_chain_kernel(buf)
+            i += 1
+
+    def launch_chain_blocking(self, buf: SimBuffer, n: int, spin_us: float = 0.0) -> None:
+        """n × (host_spin(spin_us), launch_chain_kernel(buf), synchronize()): blocking dispatch."""
+        i = 0
+        while i < n:
+            if i > 1 and self.bulk and self._capture is None and self._bulk_blocking_ready(buf):
+                self._bulk_blocking(buf, n - i, spin_us)
+                return
+            self.host_spin(spin_us)
+            self.launch_chain_kernel(buf)
+            self.synchronize()
+            i += 1
+
+    def _record_chain(self, buf: SimBuffer, n: int) -> None:
+        """n chain launches inside a capture: recorded, not run (one shared node tuple)."""
+        api, cost = "cudaLaunchKernel", self.params.tax_us
+        node = ("kernel", "chain_add", self.kernel_us(buf.numel), ChainAdd(buf), (buf.address,), (buf.address,))
+        self.counts[api] += n
+        spans, h, name = self.host_spans, self.host_us, f"{api} (capture)"
+        for _ in range(n):
+            spans.append(Span("cpu", "launch", name, h, h + cost))
+            h += cost
+        self.host_us = h
+        self._capture.extend([node] * n)
+
+    def _others_idle(self, stream) -> bool:
+        for s in self.engine.streams:
+            if s is not stream and (s.running is not None or s.queue):
+                return False
+        return True
+
+    def _bulk_async_ready(self) -> bool:
+        """The current stream holds only plain kernels (queued or running) and every other
+        stream is idle: its next launches depend on nothing but each other."""
+        self.engine.run_until(self.host_us)
+        stream, eng = self._current, self.engine
+        if eng.stream_gap_us < 0 or eng.now_us > self.host_us or self.params.queue_depth < 1:
+            return False
+        r = stream.running
+        if r is not None and (r.kind != "kernel" or r.on_done is not None or r.waits or r.end_us is None):
+            return False
+        for op in stream.queue:
+            if op.kind != "kernel" or op.waits or op.on_done is not None:
+                return False
+        return self._others_idle(stream)
+
+    def _bulk_async(self, buf: SimBuffer, n: int, spin: float) -> None:
+        """n more asynchronous chain launches on the current stream (see _bulk_async_ready):
+        one stream's FIFO on the virtual clock, as SimEngine runs it. An op starts at
+        max(its ready time, the previous kernel's end + stream gap) and the host blocks while
+        queue_depth launches are pending."""
+        eng, stream, sid = self.engine, self._current, self._current.sid
+        tax, depth, gap = self.params.tax_us, self.params.queue_depth, eng.stream_gap_us
+        dur = self.kernel_us(buf.numel)
+        # The first launch as usual (it may find a race), the rest in bulk.
+        self.host_spin(spin)
+        self.launch_chain_kernel(buf)
+        n -= 1
+        eng.run_until(self.host_us)
+        running = stream.running
+        old = list(stream.queue)  # plain kernels already queued, the first one just launched among them
+        last_end = running.end_us if running is not None else stream.last_kernel_end
+        ready, durs, starts, ends = [], [], [], []
+        for op in old:
+            s0 = op.ready_us if last_end is None else max(op.ready_us, last_end + gap)
+            ready.append(op.ready_us), durs.append(op.dur_us), starts.append(s0), ends.append(s0 + op.dur_us)
+            last_end = s0 + op.dur_us
+        h, spans, p = self.host_us, self.host_spans, 0
+        launch_h = self._last_launch_us
+        for _ in range(n):
+            if spin > 0:
+                spans.append(Span("cpu", "spin", "extra host tax", h, h + spin))
+                h += spin
+            total = len(starts)
+            while p < total and starts[p] <= h:
+                p += 1
+            if total - p >= depth:  # the launch queue is full: wait until its head starts
+                t = starts[p]
+                t1 = max(h, t)
+                spans.append(Span("cpu", "blocked", "launch queue full", h, t1))
+                h = t1
+                while p < total and starts[p] <= h:
+                    p += 1
+            launch_h = h
+            if tax:
+                spans.append(Span("cpu", "launch", "cudaLaunchKernel", h, h + tax))
+                h += tax
+            s0 = h if last_end is None else max(h, last_end + gap)
+            ready.append(h), durs.append(dur), starts.append(s0), ends.append(s0 + dur)
+            last_end = s0 + dur
+        self.host_us, self._last_launch_us = h, launch_h
+        self.counts["cudaLaunchKernel"] += n
+        self.races.same_op_again(sid, "chain_add", buf.address, n)
+        # Where the stream stands at host time h: ops started by then ran (their effects, spans).
+        total = len(starts)
+        while p < total and starts[p] <= h:
+            p += 1
+        k_old = len(old)
+        effects = [op.effect for op in old[:p]] + [ChainAdd(buf)] * max(0, p - k_old)
+        run_effects(effects)
+        gpu = eng.gpu_spans
+        for j in range(p):
+            name = old[j].name if j < k_old else "chain_add"
+            gpu.append((sid, "kernel", name, starts[j], starts[j] + durs[j]))
+            if j < k_old:
+                old[j].start_us, old[j].end_us = starts[j], ends[j]
+        # The heap: this stream's pending events are replaced by the one that is pending now.
+        eng.drop_events(stream)
+        prev_end = stream.last_kernel_end if running is None else running.end_us
+        if running is not None and running.end_us > h:
+            stream.running = running if p == 0 else None
+        elif running is not None:
+            stream.running = None
+        if p > 0:
+            q = p - 1
+            prev_end = ends[q - 1] if q > 0 else prev_end
+            if ends[q] > h:  # the last op started is still running
+                op = old[q] if q < k_old else SimOp("kernel", "chain_add", dur, ready_us=ready[q],
+                                                      effect=ChainAdd(buf), start_us=starts[q], end_us=ends[q])
+                stream.running = op
+                stream.last_kernel_end = prev_end
+            else:
+                stream.running = None
+                stream.last_kernel_end = ends[q]
+        elif running is not None and running.end_us <= h:
+            stream.last_kernel_end = running.end_us
+        queue = deque(old[p:]) if p < k_old else deque()
+        for j in range(max(p, k_old), total):
+            queue.append(SimOp("kernel", "chain_add", dur, ready_us=ready[j], effect=ChainAdd(buf)))
+        stream.queue.clear()
+        stream.queue.extend(queue)
+        if stream.running is not None:
+            eng.at(stream.running.end_us, partial(eng._finish, stream, stream.running))
+        elif queue:
+            eng.at(starts[p], partial(eng._try_start, stream))
+        eng.now_us = max(eng.now_us, h)
+
+    def _bulk_blocking_ready(self, buf: SimBuffer) -> bool:
+        """Every stream is idle (a synchronize just returned) and the race detector is in the
+        state a run of launch+synchronize pairs keeps it in."""
+        eng = self.engine
+        eng.run_until(self.host_us)
+        if eng.stream_gap_us < 0 or eng.now_us > self.host_us or not eng.all_idle():
+            return False
+        if self._last_launch_us is not None:
+            return False
+        return self.races.steady_blocking(self._current.sid, buf.address)
+
+    def _bulk_blocking(self, buf: SimBuffer, n: int, spin: float) -> None:
+        """n more launch+synchronize pairs on the current stream, every stream idle at the start:
+        each kernel starts at max(its ready time, the previous kernel's end + stream gap); each
+        synchronize returns sync after it ends, and no sooner than eager_floor after the launch."""
+        eng, stream, m = self.engine, self._current, self.params.machine
+        tax, gap, dur = self.params.tax_us, eng.stream_gap_us, self.kernel_us(buf.numel)
+        sync_us, floor = m.sync_us, m.eager_floor_us
+        h, spans, gpu, sid = self.host_us, self.host_spans, eng.gpu_spans, stream.sid
+        last_end = stream.last_kernel_end
+        for _ in range(n):
+            if spin > 0:
+                spans.append(Span("cpu", "spin", "extra host tax", h, h + spin))
+                h += spin
+            launch_h = h
+            if tax:
+                spans.append(Span("cpu", "launch", "cudaLaunchKernel", h, h + tax))
+                h += tax
+            s0 = h if last_end is None else max(h, last_end + gap)
+            e0 = s0 + dur
+            gpu.append((sid, "kernel", "chain_add", s0, e0))
+            last_end = e0
+            idle_at = max(e0, h)
+            done = max(h, idle_at) + sync_us
+            done = max(done, launch_h + floor)
+            spans.append(Span("cpu", "sync", "cudaDeviceSynchronize", h, done))
+            h = done
+            eng.now_us = idle_at
+        run_effects([ChainAdd(buf)] * n)
+        stream.last_kernel_end = last_end
+        self.host_us = h
+        self.counts["cudaLaunchKernel"] += n
+        self.counts["cudaDeviceSynchronize"] += n
+        self.races.blocking_again(sid, "chain_add", buf.address, n)
 
     def launch_busy_kernel(self, us: float) -> None:
         self._enqueue(self._current, "kernel", "busy", max(us, self.params.machine.kernel_floor_us), None,
@@ -360,11 +561,10 @@ class SimDevice(Device):
         self._wait_for_queue_slot(stream)
         self._last_launch_us = self.host_us
         self._host_span("graph", "cudaGraphLaunch", cost)
-        reads = {r for node in graph.nodes for r in node[4]}
-        writes = {w for node in graph.nodes for w in node[5]}
+        reads, writes = graph.touches()
         self.races.op(stream.sid, "graph replay", reads, writes)
         op = SimOp("graph", "graph replay", 0.0, ready_us=self.host_us + m.fixed_us, nodes=graph.nodes,
-                   node_gap_us=m.node_gap_us)
+                   node_gap_us=m.node_gap_us, plan=graph.plan(m.node_gap_us) if self.bulk else None)
         self.engine.run_until(self.host_us)
         self.engine.submit(stream, op)
         self.engine.run_until(self.host_us)

@@ -15,7 +15,73 @@ import heapq
 from collections import deque
 from dataclasses import dataclass, field
 from functools import partial
+from itertools import accumulate, repeat
+from operator import add
 from typing import Callable
+
+import numpy as np
+
+EXACT_INT_F32 = float(1 << 24)  # float32 holds every integer up to 2^24 exactly
+
+
+class ChainAdd:
+    """The effect of one chain kernel: buf += 1. One object may stand for many identical kernels
+    (a captured graph's nodes share it), so `times` of them in a row run as one call (add_ones)."""
+
+    __slots__ = ("buf",)
+
+    def __init__(self, buf):
+        self.buf = buf
+
+    def __call__(self) -> None:
+        self.buf.data += 1.0
+
+
+def add_ones(data: np.ndarray, times: int) -> None:
+    """`data += 1.0`, `times` times over, with the same float32 result bit for bit: one add of
+    `times` when every value is a whole number and stays below 2^24 (each of the single adds is
+    then exact), else the single adds one by one."""
+    if times <= 0:
+        return
+    if times > 1 and data.size:
+        top = float(np.abs(data).max())
+        if top + times <= EXACT_INT_F32 and np.array_equal(np.floor(data), data):
+            data += np.float32(times)
+            return
+    for _ in range(times):
+        data += 1.0
+
+
+def run_effects(effects) -> None:
+    """Run effects in order: a run of ChainAdd on one buffer goes through add_ones."""
+    i, n = 0, len(effects)
+    while i < n:
+        e = effects[i]
+        if type(e) is ChainAdd:
+            j = i + 1
+            while j < n and type(effects[j]) is ChainAdd and effects[j].buf.data is e.buf.data:
+                j += 1
+            add_ones(e.buf.data, j - i)
+            i = j
+            continue
+        if e is not None:
+            e()
+        i += 1
+
+
+class GraphPlan:
+    """A captured graph's nodes laid out for a replay: their kinds, names and durations as
+    columns, the steps between node starts (duration + node gap), and their effects. A replay's
+    node times are then one running sum (the same additions, in the same order, as a node-by-node
+    loop) and its effects run in bulk (run_effects)."""
+
+    def __init__(self, nodes: list, gap: float):
+        self.gap = gap
+        self.kinds = [nd[0] for nd in nodes]
+        self.names = [nd[1] for nd in nodes]
+        self.durs = [nd[2] for nd in nodes]
+        self.steps = [d + gap for d in self.durs[:-1]]
+        self.effects = [nd[3] for nd in nodes]
 
 
 @dataclass
@@ -30,6 +96,7 @@ class SimOp:
     waits: list = field(default_factory=list)  # SimEvent objects that must complete first
     nodes: list = field(default_factory=list)  # for a graph: (kind, name, dur_us, effect, ...) per node
     node_gap_us: float = 0.0
+    plan: GraphPlan | None = None  # a graph's nodes as columns (SimGraph.plan), for a bulk replay
     start_us: float | None = None
     end_us: float | None = None
     on_done: Callable[[float], None] | None = None
@@ -80,6 +147,18 @@ class SimEngine:
         stream.queue.append(op)
         self.at(max(op.ready_us, self.now_us), partial(self._try_start, stream))
 
+    def drop_events(self, stream: SimStream) -> None:
+        """Forget `stream`'s pending start and finish events (SimDevice's bulk launches put back
+        the one that is due, having run the rest themselves)."""
+        def mine(entry) -> bool:
+            act = entry[2]
+            return (isinstance(act, partial) and act.args and act.args[0] is stream
+                    and getattr(act.func, "__func__", None) in (SimEngine._try_start, SimEngine._finish))
+        kept = [e for e in self._heap if not mine(e)]
+        if len(kept) != len(self._heap):
+            self._heap = kept
+            heapq.heapify(self._heap)
+
     def run_until(self, t: float) -> None:
         """Process every GPU event up to and including time t."""
         while self._heap and self._heap[0][0] <= t:
@@ -129,6 +208,8 @@ class SimEngine:
             if op.dur_us > 0 or op.kind != "marker":
                 self.gpu_spans.append((stream.sid, op.kind, op.name, self.now_us, self.now_us + op.dur_us))
             return op.dur_us
+        if op.plan is not None and op.plan.gap == op.node_gap_us:
+            return self._run_plan(stream.sid, op.plan)
         t, sid, spans, gap = self.now_us, stream.sid, self.gpu_spans, op.node_gap_us
         last = len(op.nodes) - 1
         for i, node in enumerate(op.nodes):  # the hot loop of a replay: N nodes, locals only
@@ -138,6 +219,19 @@ class SimEngine:
             spans.append((sid, node[0], node[1], t, t + dur))
             t += dur + (gap if i < last else 0.0)
         return t - self.now_us
+
+    def _run_plan(self, sid: int, plan: GraphPlan) -> float:
+        """A replayed graph's nodes, as _run_op's node loop runs them: node i starts at the sum
+        of the steps before it (itertools.accumulate adds them in the loop's order), ends
+        duration later; the effects run in node order."""
+        if not plan.durs:
+            return 0.0
+        t0 = self.now_us
+        starts = list(accumulate(plan.steps, initial=t0))
+        ends = list(map(add, starts, plan.durs))
+        run_effects(plan.effects)
+        self.gpu_spans.extend(zip(repeat(sid), plan.kinds, plan.names, starts, ends))
+        return ends[-1] - t0
 
     def _finish(self, stream: SimStream, op: SimOp) -> None:
         stream.running = None

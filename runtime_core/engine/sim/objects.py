@@ -118,6 +118,20 @@ class SimGraph:
     def __init__(self, dev, nodes: list):
         self._dev, self.nodes = dev, nodes
         self.uploaded = False
+        self._plan = None      # GraphPlan, made at the first replay (the nodes never change)
+        self._touches = None   # (reads, writes): every node's buffer keys
+
+    def plan(self, gap: float):
+        from .events import GraphPlan
+        if self._plan is None or self._plan.gap != gap:
+            self._plan = GraphPlan(self.nodes, gap)
+        return self._plan
+
+    def touches(self) -> tuple[set, set]:
+        if self._touches is None:
+            self._touches = ({r for node in self.nodes for r in node[4]},
+                             {w for node in self.nodes for w in node[5]})
+        return self._touches
 
     def replay(self) -> None:
         self._dev._replay(self)
