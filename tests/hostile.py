@@ -225,8 +225,18 @@ def rendered_texts(at):
     return out
 
 
+# Knobs whose widget key changes while the page runs (page 6's N: a slider and a box, redrawn under a
+# fresh key when N changes elsewhere; its value lives in the plain key w_n): found by their label.
+BY_LABEL = {"w_n": ("number_input", "N")}
+
+
 def widget(at, key: str):
     """The widget with `key` anywhere on the page (main area or sidebar)."""
+    if key in BY_LABEL:
+        kind, label = BY_LABEL[key]
+        found = [el for el in getattr(at, kind) if el.label == label]
+        assert found, f"no {kind} labelled {label!r} on the page"
+        return found[0]
     found = [el for el in _elements(at._tree) if getattr(el, "key", None) == key]
     assert found, f"no widget with key {key!r} on the page"
     return found[0]
