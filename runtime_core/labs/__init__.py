@@ -46,6 +46,8 @@ from ..errors import UsageError
 DIRS_ENV = "RUNTIME_LABS_DIRS"  # more folders of lab modules, os.pathsep-separated
 TEXTS = Path(__file__).resolve().parents[2] / "lessons" / "labs.json"
 REPLAYS_A_RECORDING = frozenset({"reduce_overhead"})
+# issue 29's labs: CUDA-only (or minutes on a CPU), shown from their recordings (gpu_recorded.py)
+REPLAYS_A_RECORDING |= {"trees_lifecycle", "compile_cache", "alloc_snapshot", "alloc_conf", "malloc_async"}
 
 
 @dataclass(frozen=True)
