@@ -74,8 +74,8 @@ def trees_lifecycle(r: dict) -> None:
                   "clone": "clone it before the next call",
                   "mark_once_two_calls": "mark_step_begin() once, two calls, read the first",
                   "mark_before_each_call": "mark_step_begin() before each call, read the previous"}
-        tables.show([{"what": labels.get(k, k), "the kept output": BEHAVIOUR.get(v.get("behaviour"), v.get("error", "—"))}
-                     for k, v in ow.items()])
+        tables.show([{"what": labels.get(k, k),
+                      "the kept output": BEHAVIOUR.get(v.get("behaviour"), v.get("error", "—"))} for k, v in ow.items()])
         _code(next((v.get("error") for v in ow.values() if v.get("behaviour") == "raised"), None))
     rr = r.get("rerecord") or {}
     if rr.get("rows"):
@@ -132,18 +132,20 @@ def compile_cache(r: dict) -> None:
         with st.expander("Each compile stage's seconds (torch's own timers, inclusive)"):
             tables.show([{"timer": n, "without artifacts": _s((a.get("stages") or {}).get(n)),
                           "artifacts loaded": _s((b.get("stages") or {}).get(n))} for n in stages])
-    st.caption(prose("labs29", "cc_cold_caption", loaded=", ".join(f"{k} {v}" for k, v in
-                                                                   (b.get("loaded_artifacts") or {}).items()) or "none"))
+    loaded = ", ".join(f"{k} {v}" for k, v in (b.get("loaded_artifacts") or {}).items())
+    st.caption(prose("labs29", "cc_cold_caption", loaded=loaded or "none"))
     rc = r.get("recompile") or {}
     if rc.get("calls"):
         st.markdown(f"**{prose('labs29', 'cc_recompile', markdown=False)}**")
         tables.show([{"k": c["k"], "compiled": c["compiled"], "right answer": c["correct"],
-                      "torch logged": tables.DASH if not c["logged"] else "the limit warning (below)"} for c in rc["calls"]])
+                      "torch logged": "the limit warning (below)" if c["logged"] else tables.DASH}
+                     for c in rc["calls"]])
         _code(next((c["logged"] for c in rc["calls"] if c["logged"]), None))
         fail = rc.get("fail_on_limit") or {}
         st.caption(prose("labs29", "cc_recompile_caption", setting=rc["setting"], limit=rc["limit"],
                          default=rc["torch_default"], compiled=rc["compiled_calls"], eager=rc["eager_after_limit"],
-                         fail=esc(f"{fail.get('error_type')}: {fail.get('error')}") if fail.get("raised") else "no error"))
+                         fail=esc(f"{fail.get('error_type')}: {fail.get('error')}") if fail.get("raised")
+                         else "no error"))
     pk = r.get("package") or {}
     if pk.get("metadata") is not None and "error" not in pk:
         st.markdown(f"**{prose('labs29', 'cc_package', markdown=False)}**")
@@ -273,11 +275,13 @@ def malloc_async(r: dict) -> None:
     q = [("allocator backend", [x.get("allocator_backend") for x in runs])]
     q += [(f"µs per {k} empty + del", [(x.get("alloc_free_us") or {}).get(k) for x in runs]) for k in sizes]
     mem = [x.get("memory") or {} for x in runs]
-    q += [("memory_reserved() after", [fmt_bytes(m["reserved_bytes"]) if "reserved_bytes" in m else tables.DASH for m in mem]),
+    q += [("memory_reserved() after", [fmt_bytes(m["reserved_bytes"]) if "reserved_bytes" in m else tables.DASH
+                                        for m in mem]),
           ("driver: used at peak", [fmt_bytes(m.get("driver_used_peak_bytes", 0)) for m in mem]),
           ("driver: used after the steps", [fmt_bytes(m.get("driver_used_after_bytes", 0)) for m in mem])]
     g = [x.get("graph") or {} for x in runs]
-    q += [("graph capture of the step", ["captured" if y.get("captured") else ("failed" if y else tables.DASH) for y in g]),
+    q += [("graph capture of the step", ["captured" if y.get("captured") else ("failed" if y else tables.DASH)
+                                          for y in g]),
           ("replay matches eager", [y.get("matches_eager") for y in g]),
           ("µs per replay", [y.get("replay_us") for y in g])]
     tables.compare("per backend (fresh process each)", names, q)

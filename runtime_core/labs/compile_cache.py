@@ -26,10 +26,10 @@ from __future__ import annotations
 
 import os
 import tempfile
-import time
 from pathlib import Path
 
-from .gpu_recorded import REPO_ROOT, from_recording, in_child
+from ..aot.cache_artifacts import build_package, package_facts, recompile  # noqa: F401  (measured in aot/)
+from .gpu_recorded import REPO_ROOT, from_recording, in_child, live_or_recorded
 
 LAB = dict(name="compile_cache",
            summary="torch.compiler.save/load_cache_artifacts across fresh processes, the recompile "
@@ -40,178 +40,10 @@ LAB = dict(name="compile_cache",
 # xz-compressed (1.5 MB -> 0.3 MB: the package is mostly its .so); build_fixture() remakes it
 PACKAGE_FIXTURE = REPO_ROOT / "tests" / "fixtures" / "aoti_tiny_cpu_torch2.13.pt2.xz"
 FIXTURE_FACTS = REPO_ROOT / "tests" / "fixtures" / "aoti_tiny_cpu_torch2.13.json"  # build_package's answer: torch version, expected output
+WHAT = "the GPU cold start and the cross-version load"
 CPU_RECORDING = "lessons/recordings/compile_cache_cpu2.json"
 CPU_RECORD_COMMAND = f"python -m runtime_core.labs.compile_cache --record {CPU_RECORDING}"
 CHILD_TIMEOUT_S = 600.0
-RECOMPILE_LIMIT, RECOMPILE_CALLS = 3, 6
-
-
-# ---- in the child ----------------------------------------------------------------------------
-def _sync(torch, device: str) -> None:
-    if device.startswith("cuda"):
-        torch.cuda.synchronize()
-
-
-def _artifact_counts(info) -> dict:
-    arts = getattr(info, "artifacts", None)
-    return {str(k): len(v) for k, v in arts.items()} if isinstance(arts, dict) else {}
-
-
-def start(device: str, artifacts_in: str | None = None, artifacts_out: str | None = None) -> dict:
-    """One cold start in THIS (fresh) process: import torch, optionally load saved artifacts,
-    compile the MLP, call it twice; optionally save the artifacts. Seconds per stage."""
-    t0 = time.perf_counter()
-    import torch
-    out = {"device": device, "torch_version": torch.__version__, "import_torch_s": time.perf_counter() - t0,
-           "cache_dir": os.environ.get("TORCHINDUCTOR_CACHE_DIR")}
-    from ..aot.compile_stages import compile_report
-    from ..aot.models import make_mlp, mlp_input
-    if artifacts_in:
-        blob = Path(artifacts_in).read_bytes()
-        t = time.perf_counter()
-        info = torch.compiler.load_cache_artifacts(blob)
-        out["load_artifacts_s"] = time.perf_counter() - t
-        out["loaded_artifacts"] = _artifact_counts(info)
-    model, x = make_mlp().to(device), mlp_input(8).to(device)
-    compiled = torch.compile(model)
-    with torch.no_grad():
-        t = time.perf_counter()
-        compiled(x)
-        _sync(torch, device)
-        out["first_call_s"] = time.perf_counter() - t
-        t = time.perf_counter()
-        y = compiled(x)
-        _sync(torch, device)
-        out["second_call_s"] = time.perf_counter() - t
-        out["max_abs_err_vs_eager"] = float((y - model(x)).abs().max())
-    out.update(compile_report(out["cache_dir"]))
-    if artifacts_out:
-        t = time.perf_counter()
-        saved = torch.compiler.save_cache_artifacts()
-        out["save_artifacts_s"] = time.perf_counter() - t
-        if saved is None:
-            out["saved_artifacts"] = None
-        else:
-            blob, info = saved
-            Path(artifacts_out).write_bytes(blob)
-            out["saved_artifacts"] = _artifact_counts(info)
-            out["artifacts_bytes"] = len(blob)
-    return out
-
-
-def recompile(limit: int = RECOMPILE_LIMIT, calls: int = RECOMPILE_CALLS) -> dict:
-    """A frame recompiled for every new int k, under recompile_limit = `limit`: which calls
-    compiled, what torch logged at the limit, and what fail_on_recompile_limit_hit does."""
-    import logging
-
-    import torch
-    cfg = torch._dynamo.config
-    name = "recompile_limit" if hasattr(cfg, "recompile_limit") else "cache_size_limit"
-    messages: list[str] = []
-    seen: set[int] = set()
-
-    class Keep(logging.Handler):
-        def emit(self, record):
-            if id(record) not in seen:  # one record may reach two of the loggers below
-                seen.add(id(record))
-                messages.append(record.getMessage())
-    handler = Keep(logging.WARNING)
-    loggers = [logging.getLogger(n) for n in ("torch", "torch._dynamo", "torch._dynamo.convert_frame")]
-    for log in loggers:
-        log.addHandler(handler)
-    compiles: list[int] = []
-
-    def counting_backend(gm, example_inputs):
-        compiles.append(1)
-        return gm.forward
-
-    def f(x, k):
-        return x * k + k
-    x = torch.ones(4)
-    out = {"setting": f"torch._dynamo.config.{name}", "limit": limit, "torch_default": getattr(cfg, name),
-           "calls": []}
-    try:
-        with cfg.patch({name: limit, "automatic_dynamic_shapes": False}):
-            torch._dynamo.reset()
-            cf = torch.compile(f, backend=counting_backend)
-            for k in range(1, calls + 1):
-                before, logged = len(compiles), len(messages)
-                y = cf(x, k)
-                out["calls"].append({"k": k, "compiled": len(compiles) > before,
-                                     "correct": bool(torch.equal(y, f(x, k))),
-                                     "logged": " ".join(" ".join(messages[logged:]).split())[:400] or None})
-            if hasattr(cfg, "fail_on_recompile_limit_hit"):
-                torch._dynamo.reset()
-                with cfg.patch({"fail_on_recompile_limit_hit": True}):
-                    cf = torch.compile(f, backend=counting_backend)
-                    try:
-                        for k in range(1, calls + 1):
-                            cf(x, k)
-                        out["fail_on_limit"] = {"raised": False}
-                    except Exception as e:
-                        out["fail_on_limit"] = {"raised": True, "error_type": type(e).__name__,
-                                                "error": " ".join(str(e).split())[:400]}
-    finally:
-        for log in loggers:
-            log.removeHandler(handler)
-        torch._dynamo.reset()
-    out["compiled_calls"] = sum(c["compiled"] for c in out["calls"])
-    out["eager_after_limit"] = sum(not c["compiled"] for c in out["calls"])
-    return out
-
-
-def package_facts(path: str) -> dict:
-    """What a .pt2 package says about where it can run: its small text members (metadata JSON,
-    archive version), its files, and its .so's needed libraries and aoti_torch_* symbols."""
-    import json
-    import subprocess
-    import zipfile
-    out = {"package_bytes": Path(path).stat().st_size, "metadata": {}, "members": [], "so": {}}
-    with zipfile.ZipFile(path) as z, tempfile.TemporaryDirectory() as tmp:
-        for info in z.infolist():
-            member = info.filename.split("/", 1)[1] if "/" in info.filename else info.filename
-            out["members"].append({"name": member, "bytes": info.file_size})
-            if member.endswith("_metadata.json") and "wrapper" in member:
-                out["metadata"] = json.loads(z.read(info))
-            elif member in ("archive_format", "archive_version", ".data/version", "byteorder"):
-                out[member.replace(".data/", "data_").replace("/", "_")] = z.read(info).decode().strip()
-            elif member.endswith(".so"):
-                so = Path(tmp) / "model.so"
-                so.write_bytes(z.read(info))
-                out["so"] = _so_facts(so, subprocess)
-    return out
-
-
-def _so_facts(so: Path, subprocess) -> dict:
-    facts = {}
-    try:
-        dyn = subprocess.run(["readelf", "-d", str(so)], capture_output=True, text=True, timeout=30).stdout
-        facts["needed"] = [ln.split("[", 1)[1].rstrip("]").strip() for ln in dyn.splitlines() if "(NEEDED)" in ln]
-        syms = subprocess.run(["nm", "-D", "--undefined-only", str(so)], capture_output=True, text=True,
-                              timeout=30).stdout.split()
-        shim = sorted({s for s in syms if s.startswith("aoti_torch_")})
-        facts["aoti_shim_symbols"] = len(shim)
-        facts["aoti_shim_sample"] = shim[:12]
-    except (OSError, subprocess.SubprocessError) as e:
-        facts["error"] = f"{type(e).__name__}: {e}"[:200]
-    return facts
-
-
-def build_package(device: str, path: str) -> dict:
-    """Export a tiny Linear and package it with AOTInductor at `path` (the cross-version fixture
-    is one of these, built on the CPU); returns seconds and the package's facts."""
-    import torch
-    t0 = time.perf_counter()
-    torch.manual_seed(0)
-    model = torch.nn.Linear(8, 8).eval().to(device)
-    x = torch.ones(2, 8, device=device)
-    exported = torch.export.export(model, (x,))
-    export_s = time.perf_counter() - t0
-    t = time.perf_counter()
-    torch._inductor.aoti_compile_and_package(exported, package_path=path)
-    return {"torch_version": torch.__version__, "device": device, "export_s": export_s,
-            "package_s": time.perf_counter() - t, "expected_output": model(x).detach().cpu().tolist(),
-            **package_facts(path)}
 
 
 def build_fixture() -> dict:
@@ -245,15 +77,15 @@ def measure(device: str = "cpu", cross_version: bool = False) -> dict:
     with tempfile.TemporaryDirectory(prefix="compile_cache_") as tmp:
         root = Path(tmp)
         blob = str(root / "artifacts.bin")
-        out["without_artifacts"] = in_child("compile_cache", "start", CHILD_TIMEOUT_S,
+        out["without_artifacts"] = in_child("aot.cache_artifacts", "start", CHILD_TIMEOUT_S,
                                             env=_fresh_env(root, "a"), device=device, artifacts_out=blob)
         if Path(blob).is_file():
-            out["with_artifacts"] = in_child("compile_cache", "start", CHILD_TIMEOUT_S,
+            out["with_artifacts"] = in_child("aot.cache_artifacts", "start", CHILD_TIMEOUT_S,
                                              env=_fresh_env(root, "b"), device=device, artifacts_in=blob)
         else:
             out["with_artifacts"] = {"error": "the first start saved no artifacts"}
-        out["recompile"] = in_child("compile_cache", "recompile", 300)
-        out["package"] = in_child("compile_cache", "build_package", CHILD_TIMEOUT_S, env=_fresh_env(root, "p"),
+        out["recompile"] = in_child("aot.cache_artifacts", "recompile", 300)
+        out["package"] = in_child("aot.cache_artifacts", "build_package", CHILD_TIMEOUT_S, env=_fresh_env(root, "p"),
                                   device=device, path=str(root / "tiny.pt2"))
         if cross_version:
             out["cross_version"] = load_fixture_package(device, root)
@@ -323,24 +155,20 @@ def finish(out: dict) -> dict:
 
 
 def run(backend: str = "sim") -> dict:
-    """On "cpu"/"cuda": measure there (minutes). On "sim" (and "auto" without a GPU): the shipped
-    recordings, the CPU one first, the GPU one under "gpu" (or owed)."""
-    if backend in ("cpu", "cuda"):
-        r = measure(backend, cross_version=backend == "cuda")
-        import torch
-        name = torch.cuda.get_device_name(0) if backend == "cuda" else "CPU"
-        return dict(r, backend=backend, source="live" if backend == "cuda" else "cpu", device_name=name)
-    from ..engine.device import resolve_backend
-    from ..knobs import Backend
-    if resolve_backend(backend) == Backend.CUDA:
-        return run("cuda")
+    """On CUDA: measure there (minutes), with the cross-version load. On the simulator: the
+    shipped recordings, the CPU one first, the GPU one under "gpu" (or owed). The CPU
+    measurement itself is `record()` (python -m runtime_core.labs.compile_cache --record)."""
+    return live_or_recorded("compile_cache", WHAT, backend, lambda: measure("cuda", cross_version=True),
+                            recorded=_recorded)
+
+
+def _recorded() -> dict:
     cpu = from_recording("compile_cache", "the cold-start measurement", kind="compile_cache")
-    gpu = from_recording("compile_cache", "the GPU cold start and the cross-version load")
+    gpu = from_recording("compile_cache", WHAT)
     if cpu.get("owed_recording"):
-        cpu = dict(gpu)
-    else:
-        cpu["gpu"] = gpu
-    return cpu
+        return gpu
+    # measured on a CPU: real numbers, not a GPU's (the "cpu_recorded" source, and the device says so)
+    return dict(cpu, source="cpu_recorded", device_name=f"recorded on a CPU, not a GPU: {cpu['device_name']}", gpu=gpu)
 
 
 def record(path: str, force: bool = False) -> dict:
@@ -349,7 +177,7 @@ def record(path: str, force: bool = False) -> dict:
 
     from ..recordings import store
     store.check_target(path, force)
-    r = run("cpu")
+    r = dict(measure("cpu"), backend="cpu", source="cpu", device_name="CPU")
     doc = {"meta": store.new_meta("compile_cache", f"CPU ({os.cpu_count()} cores)", torch.__version__, "cpu",
                                   command=CPU_RECORD_COMMAND),
            "points": [], "labs": {"compile_cache": r}}

@@ -3,7 +3,8 @@ malloc_async): a measurement in a fresh child process, and the shipped recording
 simulator that cannot run them.
 
     in_child(module, function, timeout_s, env=..., **kwargs)
-        runs runtime_core.labs.MODULE.FUNCTION(**kwargs) in a fresh Python process (through
+        runs runtime_core.MODULE.FUNCTION(**kwargs) (MODULE dotted: "aot.trees_points") in a
+        fresh Python process (through
         ../child_process.py; `env` on top of this one's, e.g. PYTORCH_CUDA_ALLOC_CONF, which CUDA
         reads once) and returns its JSON answer, or {"error": one line}
     from_recording(name)
@@ -27,7 +28,7 @@ MERGE_COMMAND = ("python tests/gpu_runs/merge_labs29.py OUT/labs29_h200.json "
 
 
 def in_child(module: str, function: str, timeout_s: float, env: dict | None = None, **kwargs) -> dict:
-    """MODULE.FUNCTION(**kwargs) in a fresh Python process; its JSON answer or {"error": ...}."""
+    """runtime_core.MODULE.FUNCTION(**kwargs) in a fresh Python process; its JSON answer or {"error": ...}."""
     from ..child_process import run
     done = run(f"lab child {module}.{function}",
                [sys.executable, "-m", "runtime_core.labs.gpu_recorded", module, function, json.dumps(kwargs)],
@@ -66,7 +67,7 @@ def child_main(argv: list[str]) -> int:
     import importlib
     module, function, kwargs = argv[0], argv[1], json.loads(argv[2]) if len(argv) > 2 else {}
     try:
-        out = getattr(importlib.import_module(f"runtime_core.labs.{module}"), function)(**kwargs)
+        out = getattr(importlib.import_module(f"runtime_core.{module}"), function)(**kwargs)
     except Exception as e:  # the parent gets one line, the traceback goes to stderr
         traceback.print_exc()
         print(json.dumps({"error": f"{type(e).__name__}: {' '.join(str(e).split())[:400]}"}), flush=True)
@@ -79,13 +80,16 @@ if __name__ == "__main__":
     sys.exit(child_main(sys.argv[1:]))
 
 
-def live_or_recorded(name: str, what: str, backend: str, measure) -> dict:
+def live_or_recorded(name: str, what: str, backend: str, measure, recorded=None) -> dict:
     """The lab on this machine's GPU (`measure()` -> its numbers, labelled live), or, on the
-    simulator, from_recording(name, what). UsageError for a bad backend or "cuda" without a GPU."""
+    simulator, `recorded()` (default: from_recording(name, what)): a registry keyed on the
+    backend, like labs/reduce_overhead's. UsageError for a bad backend or "cuda" without a GPU."""
     from ..engine.device import resolve_backend
     from ..knobs import Backend
-    if resolve_backend(backend) != Backend.CUDA:
-        return from_recording(name, what)
-    import torch
-    r = measure()
-    return {"lab": name, "backend": "cuda", "source": "live", "device_name": torch.cuda.get_device_name(0), **r}
+
+    def live() -> dict:
+        from ..aot.coldwarm import device_name
+        r = measure()
+        return {"lab": name, "backend": "cuda", "source": "live", "device_name": device_name("cuda"), **r}
+    table = {Backend.CUDA: live, Backend.SIM: recorded or (lambda: from_recording(name, what))}
+    return table[resolve_backend(backend)]()

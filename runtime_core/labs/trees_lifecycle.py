@@ -21,11 +21,8 @@ On a machine without a GPU the lab shows the shipped recording, or says it is ow
 """
 from __future__ import annotations
 
-import contextlib
-import time
-import traceback
-
-from .gpu_recorded import from_recording, in_child, live_or_recorded
+from ..aot.trees_points import DYNAMIC_SIZES, RERECORD_LIMIT  # noqa: F401  (the measurements live in aot/)
+from .gpu_recorded import in_child, live_or_recorded
 
 LAB = dict(name="trees_lifecycle",
            summary="cudagraph trees under reduce-overhead: warm-up, record, replay per call; outputs "
@@ -35,200 +32,6 @@ LAB = dict(name="trees_lifecycle",
            renderer="pages.ui.labs29_panels:trees_lifecycle", text_key="cudagraph_tree_lifecycle")
 
 WHAT = "a cudagraph tree's warm-up, record and replay (torch.compile on a GPU)"
-RERECORD_LIMIT = 2
-DYNAMIC_SIZES = (2, 3, 4, 5, 6)
-MODES = ("default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs")
-
-
-@contextlib.contextmanager
-def tree_events():
-    """Count the tree manager's warm-ups, recordings and replays inside the block (a dict)."""
-    from torch._inductor import cudagraph_trees as ct
-    manager = ct.CUDAGraphTreeManager
-    box = {"warmup": 0, "record": 0, "replay": 0}
-    names = {"run_eager": "warmup", "record_function": "record", "execute_node": "replay"}
-    original = {n: getattr(manager, n) for n in names}
-
-    def wrapped(n):
-        def call(self, *a, **kw):
-            box[names[n]] += 1
-            return original[n](self, *a, **kw)
-        return call
-    for n in names:
-        setattr(manager, n, wrapped(n))
-    try:
-        yield box
-    finally:
-        for n, f in original.items():
-            setattr(manager, n, f)
-
-
-def _skips() -> int:
-    from torch._dynamo.utils import counters
-    return int(counters["inductor"]["cudagraph_skips"])
-
-
-def _one_line(e: BaseException, n: int = 400) -> str:
-    return f"{type(e).__name__}: {' '.join(str(e).split())[:n]}"
-
-
-def _call_rows(box, calls) -> list[dict]:
-    """Run each (label, fn) in `calls`; per call: what the tree did, torch's new skips, ms."""
-    import torch
-    rows = []
-    for label, fn in calls:
-        before, skips = dict(box), _skips()
-        t = time.perf_counter()
-        fn()
-        torch.cuda.synchronize()
-        rows.append({"call": label, **{k: box[k] - before[k] for k in box}, "skips": _skips() - skips,
-                     "ms": round((time.perf_counter() - t) * 1e3, 3)})
-    return rows
-
-
-def _mlp(device: str):
-    import torch
-    torch.manual_seed(0)
-    return torch.nn.Sequential(torch.nn.Linear(256, 256), torch.nn.ReLU(), torch.nn.Linear(256, 256)).to(device)
-
-
-def per_call(device: str) -> dict:
-    import torch
-    model = _mlp(device).eval()
-    compiled = torch.compile(model, mode="reduce-overhead")
-    x = torch.randn(8, 256, device=device)
-    with tree_events() as box, torch.no_grad():
-        rows = _call_rows(box, [(i, lambda: compiled(x)) for i in range(1, 6)])
-    return {"rows": rows}
-
-
-def _read(y, want) -> dict:
-    """Read a kept output: raised (torch's error), changed (silently) or kept."""
-    try:
-        err = float((y - want).abs().max())
-    except RuntimeError as e:
-        return {"behaviour": "raised", "error": _one_line(e, 600)}
-    return {"behaviour": "changed" if err > 1e-4 else "kept", "max_abs_err": err}
-
-
-def overwritten(device: str) -> dict:
-    import torch
-    model = _mlp(device).eval()
-    compiled = torch.compile(model, mode="reduce-overhead")
-    x1, x2 = torch.randn(8, 256, device=device), torch.randn(8, 256, device=device)
-    out = {}
-    with torch.no_grad():
-        want = model(x1)
-        for _ in range(3):
-            compiled(x1)          # warm-up, record, replay: from here on every call replays
-        y1 = compiled(x1)
-        compiled(x2)
-        out["kept_across_calls"] = _read(y1, want)
-        y1 = compiled(x1).clone()
-        compiled(x2)
-        out["clone"] = _read(y1, want)
-        torch.compiler.cudagraph_mark_step_begin()
-        y1 = compiled(x1)
-        compiled(x2)
-        out["mark_once_two_calls"] = _read(y1, want)
-        torch.compiler.cudagraph_mark_step_begin()
-        y1 = compiled(x1)
-        torch.compiler.cudagraph_mark_step_begin()
-        compiled(x2)
-        out["mark_before_each_call"] = _read(y1, want)
-    return out
-
-
-def rerecord(device: str, limit: int = RERECORD_LIMIT, calls: int = 6) -> dict:
-    import torch
-
-    from ..aot.reduce_overhead import capture_torch_logs
-    torch._dynamo.reset()
-    model = _mlp(device).eval()
-    out = {"limit": limit, "torch_default_limit": torch._inductor.config.triton.cudagraph_unexpected_rerecord_limit}
-    with torch._inductor.config.patch({"triton.cudagraph_unexpected_rerecord_limit": limit}):
-        compiled = torch.compile(model, mode="reduce-overhead")
-        x = torch.randn(8, 256, device=device)
-
-        def fresh_input():
-            compiled(torch.randn(8, 256, device=device))
-
-        def new_parameter():
-            model[0].weight = torch.nn.Parameter(model[0].weight.detach().clone())
-            y = compiled(x)
-            box_err.append(float((y - model(x)).abs().max()))
-        box_err: list[float] = []
-        with tree_events() as box, torch.no_grad(), capture_torch_logs(("cudagraphs",)) as logs:
-            warm = _call_rows(box, [(f"warm {i}", lambda: compiled(x)) for i in (1, 2, 3)])
-            fresh = _call_rows(box, [(f"fresh input {i}", fresh_input) for i in (1, 2, 3)])
-            moved = _call_rows(box, [(f"new weight {i}", new_parameter) for i in range(1, calls + 1)])
-    out.update(rows=warm + fresh + moved, max_abs_err=max(box_err, default=None),
-               logged=[" ".join(m.split())[:400] for m in logs if "record" in m.lower() or "skip" in m.lower()][:4],
-               records_for_new_weights=sum(r["record"] for r in moved),
-               graphless_calls_for_new_weights=sum(r["record"] == 0 and r["replay"] == 0 for r in moved),
-               records_for_fresh_inputs=sum(r["record"] for r in fresh))
-    return out
-
-
-def skip_dynamic(device: str) -> dict:
-    import torch
-
-    from ..aot.reduce_overhead import capture_torch_logs
-
-    def f(x):
-        return (x.sin() * 2).cos() + 1
-    out = {}
-    for flag in (False, True):
-        torch._dynamo.reset()
-        with torch._inductor.config.patch({"triton.cudagraph_skip_dynamic_graphs": flag}), \
-                tree_events() as box, capture_torch_logs(("cudagraphs",)) as logs:
-            compiled = torch.compile(f, mode="reduce-overhead", dynamic=True)
-            calls = [(f"size {n}, call {k}", (lambda n=n: compiled(torch.ones(n, 64, device=device))))
-                     for n in DYNAMIC_SIZES for k in (1, 2, 3)]
-            rows = _call_rows(box, calls)
-        out["skip" if flag else "default"] = {
-            "rows": rows, "records": sum(r["record"] for r in rows), "replays": sum(r["replay"] for r in rows),
-            "skips": sum(r["skips"] for r in rows),
-            "logged": [" ".join(m.split())[:400] for m in logs if "skip" in m.lower()][:2]}
-    return out
-
-
-def max_autotune(device: str) -> dict:
-    import torch
-    out = {"mode_options": {m: {k: v for k, v in torch._inductor.list_mode_options(m).items()
-                                if k in ("triton.cudagraphs", "max_autotune", "coordinate_descent_tuning")}
-                            for m in MODES}}
-    if not device.startswith("cuda"):
-        return out
-
-    def f(x):
-        return (x.sin() * 2).cos() + 1
-    torch._dynamo.reset()
-    compiled = torch.compile(f, mode="max-autotune")
-    x = torch.ones(64, 64, device=device)
-    with tree_events() as box:
-        rows = _call_rows(box, [(i, lambda: compiled(x)) for i in (1, 2, 3, 4)])
-    out.update(rows=rows, records=sum(r["record"] for r in rows), replays=sum(r["replay"] for r in rows))
-    return out
-
-
-POINTS = (("per_call", per_call), ("overwritten", overwritten), ("rerecord", rerecord),
-          ("skip_dynamic", skip_dynamic), ("max_autotune", max_autotune))
-
-
-def points(device: str = "cuda", only: list | None = None) -> dict:
-    """Every point in THIS process (the child). A point that fails records its error; the rest run."""
-    import torch
-    out = {"device": device, "torch_version": torch.__version__, "errors": []}
-    for name, fn in POINTS:
-        if only and name not in only:
-            continue
-        try:
-            out[name] = fn(device)
-        except Exception as e:  # one broken point must not hide the others
-            out[name] = {"error": _one_line(e), "traceback": traceback.format_exc(limit=5)[-1500:]}
-            out["errors"].append(f"{name}: {out[name]['error']}")
-    return finish(out)
 
 
 def finish(out: dict) -> dict:
@@ -240,11 +43,12 @@ def finish(out: dict) -> dict:
     out["signal"] = kept in ("raised", "changed")
     parts = []
     if rows:
-        first = lambda k: next((r["call"] for r in rows if r[k]), None)  # noqa: E731
-        parts.append(f"Call {first('warmup')} warmed up, call {first('record')} recorded, "
-                     f"{sum(r['replay'] for r in rows)} of {len(rows)} calls replayed.")
+        total = {k: sum(r[k] for r in rows) for k in ("warmup", "record", "replay")}
+        parts.append(f"Of {len(rows)} calls, {total['warmup']} warmed up, {total['record']} recorded a graph and "
+                     f"{total['replay']} replayed it.")
     if kept:
-        parts.append(f"An output kept across the next call {dict(raised='raised an error', changed='changed silently', kept='was kept')[kept]}.")
+        said = {"raised": "raised an error", "changed": "changed silently", "kept": "was kept"}[kept]
+        parts.append(f"An output kept across the next call {said}.")
     if rr.get("rows"):
         parts.append(f"New weights re-recorded {rr['records_for_new_weights']} times with the limit at "
                      f"{rr['limit']}; {rr['graphless_calls_for_new_weights']} calls then ran without a graph.")
@@ -259,8 +63,8 @@ def run(backend: str = "sim") -> dict:
     """Live in a fresh child on CUDA; on the simulator the shipped recording (or owed).
     Raises RuntimeError if the child failed before it could report."""
     def measure() -> dict:
-        r = in_child("trees_lifecycle", "points", 400, device="cuda")
+        r = in_child("aot.trees_points", "points", 400, device="cuda")
         if "error" in r and "errors" not in r:
             raise RuntimeError(f"the trees_lifecycle lab's child process failed: {r['error']}")
-        return r
+        return finish(r)
     return live_or_recorded("trees_lifecycle", WHAT, backend, measure)
