@@ -116,8 +116,18 @@ def test_without_their_recording_the_cuda_only_labs_say_they_are_owed():
         assert not any(isinstance(v, (int, float)) and not isinstance(v, bool) for v in r.values())
 
 
+@pytest.fixture
+def fresh_lab_cache():
+    """The pages cache a lab's recorded run per server process (lab_panels._simulated): these
+    tests swap the recordings folder, so each starts and ends with an empty cache."""
+    import streamlit as st
+    st.cache_data.clear()
+    yield
+    st.cache_data.clear()
+
+
 @pytest.mark.slow
-def test_the_pages_draw_each_synthetic_lab_and_label_it(monkeypatch, tmp_path):
+def test_the_pages_draw_each_synthetic_lab_and_label_it(monkeypatch, tmp_path, fresh_lab_cache):
     from conftest import open_page, tables_of
     write_synthetic_recordings(tmp_path, SHIPPED)
     monkeypatch.setenv(store.DIR_ENV, str(tmp_path))
@@ -136,7 +146,7 @@ def test_the_pages_draw_each_synthetic_lab_and_label_it(monkeypatch, tmp_path):
     assert any({"warm-up", "recorded", "replayed"} <= set(df.columns) for df in tables_of(at))
 
 
-def test_the_pages_show_what_is_owed_without_a_recording_and_the_cpu_numbers(monkeypatch, tmp_path):
+def test_the_pages_show_what_is_owed_without_a_recording_and_the_cpu_numbers(monkeypatch, tmp_path, fresh_lab_cache):
     from conftest import open_page, tables_of
     for path in SHIPPED.glob("*.json"):   # the shipped recordings, without any lab of this issue's
         doc = json.loads(path.read_text())

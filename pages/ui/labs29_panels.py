@@ -58,8 +58,9 @@ BEHAVIOUR = {"raised": "raised an error", "changed": "changed, no error", "kept"
 
 
 def _call_table(rows: list[dict]) -> None:
-    tables.show([{"call": c["call"], "warm-up": c["warmup"], "recorded": c["record"], "replayed": c["replay"],
-                  "skips": c["skips"], "wall": _ms(c["ms"])} for c in rows])
+    tables.show([{"call": c["call"], "Dynamo compiled": c.get("compiles"), "warm-up": c["warmup"],
+                  "recorded": c["record"], "replayed": c["replay"], "skips": c["skips"], "wall": _ms(c["ms"])}
+                 for c in rows])
 
 
 def trees_lifecycle(r: dict) -> None:
@@ -83,7 +84,8 @@ def trees_lifecycle(r: dict) -> None:
         _call_table(rr["rows"])
         st.caption(prose("labs29", "trees_rerecord_caption", limit=rr["limit"], default=rr["torch_default_limit"],
                          records=rr["records_for_new_weights"], graphless=rr["graphless_calls_for_new_weights"],
-                         fresh=rr["records_for_fresh_inputs"]))
+                         fresh=rr["records_for_fresh_inputs"], static=tables.num(rr.get("records_for_static_inputs")),
+                         compiles=tables.num(rr.get("compiles_for_new_weights"))))
         for line in rr.get("logged") or []:
             _code(line)
     sd = r.get("skip_dynamic") or {}

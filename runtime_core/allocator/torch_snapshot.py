@@ -50,6 +50,8 @@ def reduce_snapshot(snap: dict) -> dict:
     for i, seg in enumerate(sorted(snap.get("segments", []), key=lambda s: s["address"])):
         offset, kind = 0, seg.get("segment_type", "large")
         for b in seg.get("blocks", []):
+            if "address" in b:   # newer snapshots give each block's address; else blocks are in order
+                offset = int(b["address"]) - int(seg["address"])
             rows.append({"segment": i, "segment_address": seg["address"], "kind": kind,
                          "expandable": bool(seg.get("is_expandable")), "offset_bytes": offset,
                          "size_bytes": int(b["size"]), "requested_bytes": int(b.get("requested_size", b["size"])),

@@ -42,6 +42,12 @@ def _skips() -> int:
     return int(counters["inductor"]["cudagraph_skips"])
 
 
+def _graphs_compiled() -> int:
+    """Dynamo's count of graphs compiled in this process (a recompile bumps it)."""
+    from torch._dynamo.utils import counters
+    return int(counters["stats"]["unique_graphs"])
+
+
 def _one_line(e: BaseException, n: int = 400) -> str:
     return f"{type(e).__name__}: {' '.join(str(e).split())[:n]}"
 
@@ -51,13 +57,13 @@ def _call_rows(box, calls) -> list[dict]:
     import torch
     rows = []
     for label, fn in calls:
-        before, skips = dict(box), _skips()
+        before, skips, compiled = dict(box), _skips(), _graphs_compiled()
         t = time.perf_counter()
         fn()
         if torch.cuda.is_initialized():
             torch.cuda.synchronize()
         rows.append({"call": label, **{k: box[k] - before[k] for k in box}, "skips": _skips() - skips,
-                     "ms": round((time.perf_counter() - t) * 1e3, 3)})
+                     "compiles": _graphs_compiled() - compiled, "ms": round((time.perf_counter() - t) * 1e3, 3)})
     return rows
 
 
@@ -132,16 +138,25 @@ def rerecord(device: str, limit: int = RERECORD_LIMIT, calls: int = 6) -> dict:
             model[0].weight = torch.nn.Parameter(model[0].weight.detach().clone())
             y = compiled(x)
             box_err.append(float((y - model(x)).abs().max()))
+
+        def new_static_input():   # an input marked static (never copied in) at a new address
+            s = torch.randn(8, 256, device=device)
+            torch._dynamo.mark_static_address(s)
+            y = compiled(s)
+            box_err.append(float((y - model(s)).abs().max()))
         box_err: list[float] = []
         with tree_events() as box, torch.no_grad(), capture_torch_logs() as logs:
             warm = _call_rows(box, [(f"warm {i}", lambda: compiled(x)) for i in (1, 2, 3)])
             fresh = _call_rows(box, [(f"fresh input {i}", fresh_input) for i in (1, 2, 3)])
             moved = _call_rows(box, [(f"new weight {i}", new_parameter) for i in range(1, calls + 1)])
-    out.update(rows=warm + fresh + moved, max_abs_err=max(box_err, default=None),
+            marked = _call_rows(box, [(f"new static input {i}", new_static_input) for i in range(1, calls + 1)])
+    out.update(rows=warm + fresh + moved + marked, max_abs_err=max(box_err, default=None),
                logged=[" ".join(m.split())[:400] for m in logs if "record" in m.lower() or "skip" in m.lower()][:4],
                records_for_new_weights=sum(r["record"] for r in moved),
                graphless_calls_for_new_weights=sum(r["record"] == 0 and r["replay"] == 0 for r in moved),
-               records_for_fresh_inputs=sum(r["record"] for r in fresh))
+               records_for_fresh_inputs=sum(r["record"] for r in fresh),
+               records_for_static_inputs=sum(r["record"] for r in marked),
+               compiles_for_new_weights=sum(r["compiles"] for r in moved))
     return out
 
 

@@ -11,6 +11,8 @@ import time
 import traceback
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repository, however it is run
+
 ORDER = ("alloc_snapshot", "malloc_async", "alloc_conf", "trees_lifecycle", "compile_cache")
 
 

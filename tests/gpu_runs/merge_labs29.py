@@ -9,6 +9,8 @@ import json
 import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repository, however it is run
+
 from runtime_core.recordings import store
 
 NAMES = ("trees_lifecycle", "compile_cache", "alloc_snapshot", "alloc_conf", "malloc_async")
