@@ -35,6 +35,12 @@ def page_panels(page: str, live: bool, key: str) -> None:
                 lab_panels.show(lab_panels.run(name, False))
 
 
+def _p(key: str, **fields) -> str:
+    """A text of lessons/page_text.json's labs29 section with its fields filled, each escaped: a
+    field comes from a recording (a number, or whatever a file holds instead), never Markdown."""
+    return prose("labs29", key, **{k: esc(str(v), max_chars=400) for k, v in fields.items()})
+
+
 def _code(text: str | None) -> None:
     if text:
         st.code(text, language=None, wrap_lines=True)
@@ -82,7 +88,7 @@ def trees_lifecycle(r: dict) -> None:
     if rr.get("rows"):
         st.markdown(f"**{prose('labs29', 'trees_rerecord', markdown=False)}**")
         _call_table(rr["rows"])
-        st.caption(prose("labs29", "trees_rerecord_caption", limit=rr["limit"], default=rr["torch_default_limit"],
+        st.caption(_p("trees_rerecord_caption", limit=rr["limit"], default=rr["torch_default_limit"],
                          records=rr["records_for_new_weights"], graphless=rr["graphless_calls_for_new_weights"],
                          fresh=rr["records_for_fresh_inputs"], static=tables.num(rr.get("records_for_static_inputs")),
                          compiles=tables.num(rr.get("compiles_for_new_weights"))))
@@ -103,7 +109,7 @@ def trees_lifecycle(r: dict) -> None:
         tables.show([{"mode": m, "triton.cudagraphs": o.get("triton.cudagraphs", False),
                       "max_autotune": o.get("max_autotune", False)} for m, o in ma["mode_options"].items()])
         if ma.get("rows"):
-            st.caption(prose("labs29", "trees_max_autotune_caption", records=ma["records"], replays=ma["replays"],
+            st.caption(_p("trees_max_autotune_caption", records=ma["records"], replays=ma["replays"],
                              calls=len(ma["rows"])))
     for point in ("per_call", "overwritten", "rerecord", "skip_dynamic", "max_autotune"):
         if isinstance(r.get(point), dict) and r[point].get("error") and not r.get("errors"):
@@ -135,7 +141,7 @@ def compile_cache(r: dict) -> None:
             tables.show([{"timer": n, "without artifacts": _s((a.get("stages") or {}).get(n)),
                           "artifacts loaded": _s((b.get("stages") or {}).get(n))} for n in stages])
     loaded = ", ".join(f"{k} {v}" for k, v in (b.get("loaded_artifacts") or {}).items())
-    st.caption(prose("labs29", "cc_cold_caption", loaded=loaded or "none"))
+    st.caption(_p("cc_cold_caption", loaded=loaded or "none"))
     rc = r.get("recompile") or {}
     if rc.get("calls"):
         st.markdown(f"**{prose('labs29', 'cc_recompile', markdown=False)}**")
@@ -144,9 +150,9 @@ def compile_cache(r: dict) -> None:
                      for c in rc["calls"]])
         _code(next((c["logged"] for c in rc["calls"] if c["logged"]), None))
         fail = rc.get("fail_on_limit") or {}
-        st.caption(prose("labs29", "cc_recompile_caption", setting=rc["setting"], limit=rc["limit"],
+        st.caption(_p("cc_recompile_caption", setting=rc["setting"], limit=rc["limit"],
                          default=rc["torch_default"], compiled=rc["compiled_calls"], eager=rc["eager_after_limit"],
-                         fail=esc(f"{fail.get('error_type')}: {fail.get('error')}") if fail.get("raised")
+                         fail=f"{fail.get('error_type')}: {fail.get('error')}" if fail.get("raised")
                          else "no error"))
     pk = r.get("package") or {}
     if pk.get("metadata") is not None and "error" not in pk:
@@ -180,7 +186,7 @@ def _package_table(pk: dict) -> None:
              {"what ties it": "the .so needs", "value": ", ".join(so.get("needed") or []) or tables.DASH},
              {"what ties it": "aoti_torch_* shim functions it calls in libtorch", "value": so.get("aoti_shim_symbols")}]
     tables.show(rows)
-    st.caption(prose("labs29", "cc_package_caption", torch=esc(pk.get("torch_version", "?")),
+    st.caption(_p("cc_package_caption", torch=pk.get("torch_version", "?"),
                      size=fmt_bytes(pk.get("package_bytes") or 0)))
 
 
@@ -224,7 +230,7 @@ def lifetimes_figure(r: dict, title: str) -> go.Figure:
 
 def alloc_snapshot(r: dict) -> None:
     sfx = f"_{r['source']}"
-    st.caption(prose("labs29", "snap_caption", model=esc(r.get("model", "")),
+    st.caption(_p("snap_caption", model=r.get("model", ""),
                      counts=", ".join(f"{k} {v}" for k, v in (r.get("counts") or {}).items() if v)))
     if r.get("intervals"):
         charts.show(lifetimes_figure(r, "PyTorch's snapshot: each block's lifetime at its address"),
@@ -239,7 +245,7 @@ def alloc_snapshot(r: dict) -> None:
     if ours.get("block_rows_end"):
         charts.show(alloc_charts.block_map(ours["block_rows_end"], "Our pool, the same allocations replayed: "
                                            "its segments at the end"), key=f"snap_our_map{sfx}")
-        st.caption(prose("labs29", "snap_ours", reserved=fmt_bytes(ours.get("reserved_peak_bytes") or 0),
+        st.caption(_p("snap_ours", reserved=fmt_bytes(ours.get("reserved_peak_bytes") or 0),
                          segments=ours.get("segments"),
                          torch_reserved=fmt_bytes(max((s[2] for s in r.get("over_time") or []), default=0)),
                          torch_segments=len(r.get("segments") or [])))
