@@ -5,7 +5,7 @@ from pages.ui.common import lesson_columns, metric_row, recordings_of, render_le
 
 import streamlit as st
 
-from pages.ui import alloc_charts, charts, gpu_turn, lab_panels, tables
+from pages.ui import alloc_charts, charts, gpu_turn, lab_panels, labs29_panels, tables
 from pages.ui.safe_text import esc
 from runtime_core.lesson.page_text import text as prose
 from runtime_core.allocator import AllocatorOOM, BadAllocSize, fmt_bytes
@@ -221,3 +221,4 @@ with live_col:
         panel()
         st.divider()
     torch_allocator_panel(ctx.live)
+    labs29_panels.page_panels("pages/3_Caching_allocator.py", ctx.live, "s3")

@@ -7,7 +7,7 @@ from pages.ui.common import lesson_columns, recordings_of, render_lesson, setup_
 
 import streamlit as st
 
-from pages.ui import figure_log, lab_panels, tables as ui_tables, torch_lab_panels
+from pages.ui import figure_log, lab_panels, labs29_panels, tables as ui_tables, torch_lab_panels
 from runtime_core.aot.tables import decoder_rows
 from runtime_core.labs import failure_modes, labs_on
 from runtime_core.lesson.claims import evaluate_claims, load_claims
@@ -122,3 +122,4 @@ with live_col:
     decoder_panel()
     st.divider()
     reduce_overhead_panel()
+    labs29_panels.page_panels("pages/4_CUDA_graphs.py", ctx.live, "s4")

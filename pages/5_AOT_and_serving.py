@@ -3,7 +3,7 @@ from pages.ui.common import lesson_columns, setup_page, render_lesson, source_ba
 
 import streamlit as st
 
-from pages.ui import aot_view
+from pages.ui import aot_view, labs29_panels
 
 ctx = setup_page("AOT and serving")
 text_col, live_col = lesson_columns(lesson="05_aot_and_serving")
@@ -17,6 +17,7 @@ with live_col:
     aot_view.serving_panel("cuda" if ctx.live else "cpu")
     st.divider()
     aot_view.decoder_panel(ctx.live)
+    labs29_panels.page_panels("pages/5_AOT_and_serving.py", ctx.live, "s5")
     cards = [c for c in lesson_data("interview")["cards"] if c.get("section") == "§5"]
     if cards:
         with st.expander("Interview prompts for §5"):

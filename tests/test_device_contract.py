@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[1]
 # part by its name (a table keyed on Backend).
 REGISTRIES = {"engine/device.py", "engine/backends.py", "engine/cost.py", "engine/tracing.py",
               "engine/native.py", "allocator/backends/__init__.py", "diagnose/runners/__init__.py",
-              "labs/reduce_overhead/__init__.py", "labs/gpu_only.py"}
+              "labs/reduce_overhead/__init__.py", "labs/gpu_only.py", "labs/gpu_recorded.py"}
 # Comparisons of a recorded field or of the AOT lesson's `--device cpu|cuda` string, not of the
 # device being driven (the AOT value still travels as a torch device string: see the README).
 EXEMPT = {"recordings/types.py": "a recording's meta.backend -> its source label",
@@ -219,7 +219,7 @@ def test_every_executor_runs_race_free(mode, dynamic, policy):
 def test_every_lab_runs_race_free_on_the_simulator(name):
     out = run_lab(name, "sim")
     # a lab that needs torch.compile on a GPU replays its GPU recording there, and says so
-    assert out["source"] == ("recorded" if name in REPLAYS_A_RECORDING else "simulated") and "verdict" in out
+    assert out["source"] in (("recorded", "cpu_recorded") if name in REPLAYS_A_RECORDING else ("simulated",)) and "verdict" in out
 
 
 def test_untraced_counts_are_absent_not_guessed():

@@ -23,6 +23,6 @@ def test_our_pages_and_labels_use_no_emoji():
 
 def test_source_labels_are_badges_with_words():
     from pages.ui.common import SOURCE_LABELS
-    assert set(SOURCE_LABELS) == {"live", "recorded", "simulated", "model", "cpu"}
+    assert set(SOURCE_LABELS) == {"live", "recorded", "simulated", "model", "cpu", "cpu_recorded"}
     for label in SOURCE_LABELS.values():
         assert label.startswith(":") and "-badge[" in label and not any(map(_emoji, label))

@@ -23,13 +23,14 @@ LESSONS = ROOT / "lessons"
 # Where a number comes from: a coloured badge with its name (Streamlit's Markdown badge, drawn
 # in the app's own font, so it reads the same without an emoji font), then what it means.
 SOURCE_BADGES = {"live": ("green", "LIVE"), "recorded": ("orange", "RECORDED"), "simulated": ("blue", "SIMULATED"),
-                 "model": ("gray", "MODEL"), "cpu": ("violet", "CPU")}
+                 "model": ("gray", "MODEL"), "cpu": ("violet", "CPU"), "cpu_recorded": ("violet", "CPU, RECORDED")}
 SOURCE_MEANINGS = {
     "live": "measured now on this machine's GPU",
     "recorded": "measured earlier on a real GPU, replayed from a shipped recording",
     "simulated": "a discrete-event model of a GPU on a virtual clock",
     "model": "closed-form prediction, not a measurement",
     "cpu": "measured now on this machine's CPU (real, but not a GPU)",
+    "cpu_recorded": "measured earlier on a CPU (real, but not a GPU), replayed from a shipped recording",
 }
 
 

@@ -89,8 +89,11 @@ def not_numbers(recorded: dict, simulated: dict, where: str = "") -> list[str]:
 def show(r: dict, with_recording: bool = True) -> None:
     """Draw a lab result: its source, its numbers, its verdict; under a simulated run, the same
     lab as recorded on a GPU (when a labs recording ships)."""
-    if r.get("recording_owed"):  # a GPU-only lab whose H200 recording is not shipped: no badge, no numbers
+    if r.get("recording_owed"):  # a GPU-only lab (issue 28's) whose H200 recording is not shipped: no numbers
         st.info(lab_text.text("owed"))
+        return
+    if r.get("owed_recording"):  # a lab only a GPU runs (issue 29's), and no recording of it ships: no numbers
+        owed_notice(r)
         return
     source_badge(r["source"], r["device_name"])
     renderer(r["lab"])(r)
@@ -104,6 +107,12 @@ def show(r: dict, with_recording: bool = True) -> None:
     elif bad:
         st.caption(md("The labs recording's run of this lab is not shown: {fields} should hold numbers.",
                       fields=", ".join(bad)))
+
+
+def owed_notice(r: dict) -> None:
+    """What a lab whose recording is owed shows: that it is owed, and the commands that record it."""
+    st.info(esc(r["verdict"], max_chars=600), icon=":material/schedule:")
+    st.code(f"{r['record_command']}\n{r['merge_command']}", language=None, wrap_lines=True)
 
 
 def _suffix(r: dict) -> str:

@@ -53,6 +53,8 @@ TEXTS = Path(__file__).resolve().parents[2] / "lessons" / "labs.json"
 # Labs that drive torch itself on a GPU (gpu_only.py): on the simulator, their shipped recording.
 GPU_ONLY = frozenset({"partial_capture", "training_step", "graph_rng", "d2h_hazard"})
 REPLAYS_A_RECORDING = frozenset({"reduce_overhead"}) | GPU_ONLY
+# issue 29's labs: CUDA-only (or minutes on a CPU), shown from their recordings (gpu_recorded.py)
+REPLAYS_A_RECORDING |= {"trees_lifecycle", "compile_cache", "alloc_snapshot", "alloc_conf", "malloc_async"}
 
 
 @dataclass(frozen=True)

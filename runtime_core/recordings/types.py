@@ -15,7 +15,8 @@ from ..knobs import GraphInput, Knobs, Mode, Policy
 
 SCHEMA_VERSION = 2
 SOURCE_OF_RECORDING = {"sim": "simulated"}  # meta.backend -> the label; a real device is "recorded"
-KINDS = ("sweep", "alloc", "decoder", "bench", "aot", "reduce_overhead", "diagnose", "labs", "serving", "node_costs", "aot_timing")
+KINDS = ("sweep", "alloc", "decoder", "bench", "aot", "reduce_overhead", "diagnose", "labs", "serving", "node_costs", "aot_timing",
+         "compile_cache")
 
 
 @dataclass(frozen=True)
