@@ -31,47 +31,34 @@ def _quote(raw: str) -> str:
     return repr(raw if len(raw) <= 60 else raw[:57] + "...")
 
 
+def _switch(name: str, default: bool, junk_means: str) -> tuple[bool, str | None]:
+    """An on/off variable: unset or blank -> `default`; one of LIVE_ON / LIVE_OFF -> on / off; any
+    other value -> off, with one line saying so (`junk_means`: what "off" means for this one)."""
+    raw = os.environ.get(name)
+    if raw is None or not raw.strip():
+        return default, None
+    v = raw.strip().lower()
+    if v in LIVE_ON or v in LIVE_OFF:
+        return v in LIVE_ON, None
+    return False, f"{name}={_quote(raw)} is not one of {'/'.join(LIVE_ON)} or {'/'.join(LIVE_OFF)}: {junk_means}"
+
+
 def live_setting() -> tuple[bool, str | None]:
     """Live measuring on (the default) or off. A value in neither list switches it off: an
     instructor who set the variable most likely meant to turn live measuring off."""
-    raw = os.environ.get(LIVE_ENV)
-    if raw is None or not raw.strip():
-        return True, None
-    v = raw.strip().lower()
-    if v in LIVE_ON:
-        return True, None
-    if v in LIVE_OFF:
-        return False, None
-    return False, (f"{LIVE_ENV}={_quote(raw)} is not one of {'/'.join(LIVE_ON)} or {'/'.join(LIVE_OFF)}: "
-                   "live measuring is off, the recorded numbers are shown")
+    return _switch(LIVE_ENV, True, "live measuring is off, the recorded numbers are shown")
 
 
 def prebuild_setting() -> tuple[bool, str | None]:
     """The AOT prebuild at server start (aot/prebuild.py): off unless switched on. A value in
     neither list leaves it off (it costs minutes of CPU: it must be asked for)."""
-    raw = os.environ.get(PREBUILD_ENV)
-    if raw is None or not raw.strip():
-        return False, None
-    v = raw.strip().lower()
-    if v in LIVE_ON or v in LIVE_OFF:
-        return v in LIVE_ON, None
-    return False, (f"{PREBUILD_ENV}={_quote(raw)} is not one of {'/'.join(LIVE_ON)} or {'/'.join(LIVE_OFF)}: "
-                   "the AOT packages are not prebuilt at server start")
+    return _switch(PREBUILD_ENV, False, "the AOT packages are not prebuilt at server start")
 
 
 def gc_freeze() -> tuple[bool, str | None]:
     """The server freezing its heap after a page's first imports (pages/ui/server_heap.py): on by
     default. A value in neither list switches it off, as for RUNTIME_LIVE."""
-    raw = os.environ.get(GC_ENV)
-    if raw is None or not raw.strip():
-        return True, None
-    v = raw.strip().lower()
-    if v in LIVE_ON:
-        return True, None
-    if v in LIVE_OFF:
-        return False, None
-    return False, (f"{GC_ENV}={_quote(raw)} is not one of {'/'.join(LIVE_ON)} or {'/'.join(LIVE_OFF)}: "
-                   "the server's heap is not frozen")
+    return _switch(GC_ENV, True, "the server's heap is not frozen")
 
 
 def queue_cap() -> tuple[int, str | None]:

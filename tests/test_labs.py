@@ -29,6 +29,7 @@ def test_every_lab_labels_its_numbers_as_simulated(sim_results):
         assert (r["lab"], r["backend"]) == (name, "sim") and r["source"] in sources, (name, r["source"])
         if r.get("recording_owed"):  # a GPU-only lab whose recording is not shipped yet says so, with no numbers
             assert r["signal"] is False and "owed" in r["verdict"], name
+            continue
         if r.get("owed_recording"):  # a GPU-only lab with no recording shipped: no numbers, says so
             assert r["signal"] is False and "Not recorded yet" in r["verdict"], name
             continue

@@ -85,6 +85,7 @@ DAMAGE = {
     "aot": [_meta_as_string, _drop("aot", "device"), _drop("aot", "measured_at"), _foreign],
     "serving": [_meta_as_string, _drop("serving", "rows"), _drop("serving", "cpp"), _drop("serving.cpp", "batch"),
                 _foreign],
+    "compile_cache": [_meta_as_string, _drop("meta", "device_name"), _foreign],
     "node_costs": [_meta_as_string, _drop("rows", "family"), _drop("derived", "spread_us"), _foreign],
     "aot_timing": [_meta_as_string, _drop("timing", "serve_after_prebuild_s"), _drop("timing", "cores"),
                    _drop("timing.serving", "rows"), _foreign],
