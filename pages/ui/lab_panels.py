@@ -37,7 +37,7 @@ def run(name: str, live: bool, **params) -> dict | None:
 
 def run_button(name: str, live: bool, key: str) -> dict | None:
     """A "run the lab" button; the result stays on the page (session state) until run again."""
-    where = "on this GPU" if live else ("from the GPU recording" if name in REPLAYS_A_RECORDING else "on the simulator")
+    where = "on this GPU" if live else ("from its recording" if name in REPLAYS_A_RECORDING else "on the simulator")
     if st.button(f"run the {name} lab {where}", key=f"lab_run_{name}_{key}", help=discover()[name].summary,
                  icon=":material/play_arrow:", wrap=True):
         with st.spinner(f"running the {name} lab {where}…"):
