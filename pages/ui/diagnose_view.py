@@ -108,7 +108,7 @@ def _counts_row(p: dict) -> None:
 def _cannot_capture(p: dict, source_caption: str) -> None:
     from runtime_core.diagnose.capture_failure import headline
     v = p["verdict"]
-    st.error(f"### {esc(headline(v))}")  # the code's words (a recording's headline may be older)
+    st.warning(f"### {esc(headline(v))}")  # a verdict, not an app error; the code's words (a recording's may be older)
     st.markdown(prose("diagnose", "cannot_capture", reason=esc(v.get("reason") or "", max_chars=400),
                       culprit=esc(v.get("culprit") or "not named by the error", max_chars=300),
                       evidence=esc(v.get("evidence") or "nothing the profiler names", max_chars=300)))
@@ -156,17 +156,20 @@ def variants_table(p: dict) -> None:
     judged = {"eager": (p["eager_us"], 1.0), "our_graph": (p["graph_us"], p["measured_graph_speedup"])}
     later = [name for name in measured if name not in judged]
     # Two narrow tables rather than one wide one: time per step, then what each way costs to set up.
-    first, second = f"speedup over this eager ({_us(p['eager_us'])})", None
+    first, second = "× eager A", None
     rows = []
     for name, v in measured.items():
         row = {"variant": LABELS[name], "predicted µs / step": _num(pred.get(name)),
                "measured µs / step": _num(judged[name][0] if name in judged else v["us"]),
                first: f"{judged[name][1]:.2f}x" if name in judged else tables.DASH}
         if later and "eager" in measured:
-            second = f"speedup over the later run's eager ({_us(measured['eager']['us'])})"
+            second = "× eager B"
             row[second] = tables.DASH if name in judged else f"{v['speedup']:.2f}x"
         rows.append(row)
     tables.show(rows)  # one eager baseline per column: the diagnosis's, and the later run's
+    st.caption(prose("diagnose", "baselines", a=_us(p["eager_us"]),
+                     b=_us(measured["eager"]["us"]) if second else None) if second else
+               prose("diagnose", "baseline", a=_us(p["eager_us"])))
     if later and "eager" in measured:
         rows_label = "The last row was" if len(later) == 1 else f"The last {len(later)} rows were"
         st.caption(prose("diagnose", "later_rows", rows=rows_label, eager=_us(measured["eager"]["us"])))
