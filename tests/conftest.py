@@ -76,3 +76,19 @@ def warm_aot_cache(shared_aot_cache) -> Path:
         if coldwarm.cached_results("cpu") is None:
             coldwarm.measure("cpu")
     return shared_aot_cache
+
+
+def recordings_without(folder: Path, labs) -> Path:
+    """The shipped recordings copied into `folder`, with the labs named in `labs` taken out of
+    every file that holds them (what the app shows before their GPU recording ships). Point
+    store.DIR_ENV at the folder it returns."""
+    import json
+    for path in (ROOT / "lessons" / "recordings").glob("*.json"):
+        doc = json.loads(path.read_text())
+        held = doc.get("labs") if isinstance(doc.get("labs"), dict) else {}
+        parts = (doc.get("meta") or {}).get("parts_recorded_at") or {}
+        for name in labs:
+            held.pop(name, None)
+            parts.pop(name, None)
+        (folder / path.name).write_text(json.dumps(doc))
+    return folder

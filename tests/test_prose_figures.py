@@ -77,8 +77,6 @@ def test_every_field_the_lessons_use_exists_and_renders_from_the_shipped_recordi
         text = field_text(name)
         if FIGURES[name].zero_means_unmeasured:
             continue  # 0 in a calibration that predates the constant: shown as not measured
-        if FIGURES[name].owed_by and text == NOT_RECORDED:
-            continue  # its GPU recording is owed (the script named); the page says so meanwhile
         assert text not in (NOT_RECORDED, UNMEASURED), name
 
 

@@ -34,12 +34,12 @@ def test_the_four_labs_are_gpu_only_and_replay_a_recording():
 
 @pytest.mark.parametrize("name", sorted(LABS))
 def test_without_a_recording_the_lab_says_it_is_owed_and_holds_no_number(name, tmp_path, monkeypatch):
-    for path in (ROOT / "lessons" / "recordings").glob("*.json"):
-        shutil.copy(path, tmp_path)
-    monkeypatch.setenv(store.DIR_ENV, str(tmp_path))
+    from conftest import recordings_without
+    monkeypatch.setenv(store.DIR_ENV, str(recordings_without(tmp_path, LABS)))
     r = run_lab(name, "sim")
-    assert r["recording_owed"] is True and r["signal"] is False and r["source"] == "recorded"
-    assert "session12_labs.sh" in r["verdict"] and "owed" in r["verdict"]
+    assert r["owed_recording"] is True and r["signal"] is False and r["source"] == "recorded"
+    assert "Not recorded yet" in r["verdict"]
+    assert "session12_labs.sh" in r["record_command"] and "merge_labs28.py" in r["merge_command"]
     assert not [v for v in r.values() if isinstance(v, (int, float)) and not isinstance(v, bool)]
 
 
@@ -183,22 +183,25 @@ def test_the_merge_adds_each_lab_with_its_date_and_leaves_the_rest(fixture_recor
     shipped = json.loads((ROOT / "lessons" / "recordings" / "labs_h200.json").read_text())
     assert set(doc["labs"]) == set(shipped["labs"]) | set(LABS)
     assert doc["meta"]["recorded_at"] == shipped["meta"]["recorded_at"]
-    assert set(doc["meta"]["parts_recorded_at"]) == set(LABS)
+    parts, before = doc["meta"]["parts_recorded_at"], shipped["meta"].get("parts_recorded_at") or {}
+    assert {n: parts[n] for n in LABS} == {n: "2026-12-02T10:00:00Z" for n in LABS}
+    assert {n: d for n, d in parts.items() if n not in LABS} == {n: d for n, d in before.items() if n not in LABS}
     r = run_lab("graph_rng", "sim")
-    assert r["source"] == "recorded" and not r.get("recording_owed") and fx.FIXTURE_GPU in r["device_name"]
+    assert r["source"] == "recorded" and not r.get("owed_recording") and fx.FIXTURE_GPU in r["device_name"]
     assert "2026-12-02" in r["device_name"]
 
 
-def test_the_figures_render_once_recorded_and_say_not_recorded_before(fixture_recordings, monkeypatch):
+def test_the_figures_render_once_recorded_and_say_not_recorded_before(fixture_recordings, tmp_path_factory):
+    from conftest import recordings_without
     recs = figures.shipped_recordings()
     assert figures.field_text("labs.training_step_speedup", recs) == "6.0×"
     assert figures.field_text("labs.partial_capture_eager_us", recs) == "300 µs"
     assert lab_text.priority_key(recs) == "priority_measurable"
-    assert figures.field_text("labs.training_step_speedup", {"labs": store.best("labs", ROOT / "lessons" / "recordings")}) \
-        == figures.NOT_RECORDED
-    assert all(figures.FIGURES[n].owed_by for n in figures.FIGURES if n.startswith(("labs.partial_capture",
-                                                                                   "labs.training_step", "labs.graph_rng",
-                                                                                   "labs.d2h")))
+    before = recordings_without(tmp_path_factory.mktemp("before"), LABS)
+    for name in [n for n in figures.FIGURES if n.startswith(tuple(f"labs.{lab}" for lab in ("partial_capture",
+                                                                                             "training_step", "graph_rng",
+                                                                                             "d2h")))]:
+        assert figures.field_text(name, {"labs": store.best("labs", before)}) == figures.NOT_RECORDED, name
 
 
 def _text(at) -> str:
@@ -208,11 +211,9 @@ def _text(at) -> str:
 
 @pytest.mark.slow
 def test_page_4_says_the_recording_is_owed_without_one(tmp_path, monkeypatch):
-    from conftest import open_page
+    from conftest import open_page, recordings_without
     import streamlit as st
-    for path in (ROOT / "lessons" / "recordings").glob("*.json"):
-        shutil.copy(path, tmp_path)
-    monkeypatch.setenv(store.DIR_ENV, str(tmp_path))
+    monkeypatch.setenv(store.DIR_ENV, str(recordings_without(tmp_path, LABS)))
     st.cache_data.clear()
     at = open_page("pages/4_CUDA_graphs.py")
     assert "Labs: graphs around real torch code" in [s.value for s in at.subheader]
@@ -220,7 +221,8 @@ def test_page_4_says_the_recording_is_owed_without_one(tmp_path, monkeypatch):
         at = at.button(key=f"lab_run_{name}_s4").click().run()
         assert not at.exception, at.exception
     from conftest import tables_of
-    assert _text(at).count(lab_text.text("owed")) == 3
+    assert _text(at).count("Not recorded yet") == 3
+    assert sum("session12_labs.sh" in c.value for c in at.code) == 3   # the command that records each
     assert not [df for df in tables_of(at) if "why" in df.columns]   # no numbers drawn: none were measured
 
 
@@ -234,7 +236,7 @@ def test_pages_2_and_4_draw_the_labs_from_a_recording_of_the_fixtures(fixture_re
         at = at.button(key=f"lab_run_{name}_s4").click().run()
         assert not at.exception, at.exception
     text = _text(at)
-    assert lab_text.text("owed") not in text and "SYNTHETIC TEST FIXTURE" in text  # the badge (escaped)
+    assert "Not recorded yet" not in text and "SYNTHETIC TEST FIXTURE" in text  # the badge (escaped)
     assert "In the H200 recording a step took 300 µs eager" in text
     cols = [set(df.columns) for df in tables_of(at)]
     assert {"part", "captured", "why"} in cols and any("graph, target copied in" in c for c in cols)

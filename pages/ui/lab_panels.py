@@ -14,7 +14,6 @@ from pages.ui.timeline_chart import timeline_figure
 from runtime_core.knobs import PYTORCH_EAGER_LABEL
 from runtime_core.labs import REPLAYS_A_RECORDING, discover, run_lab
 from runtime_core.labs import sync as sync_lab
-from runtime_core.lesson import lab_text
 from runtime_core.lesson.page_text import text as prose
 
 state = st.session_state
@@ -89,10 +88,7 @@ def not_numbers(recorded: dict, simulated: dict, where: str = "") -> list[str]:
 def show(r: dict, with_recording: bool = True) -> None:
     """Draw a lab result: its source, its numbers, its verdict; under a simulated run, the same
     lab as recorded on a GPU (when a labs recording ships)."""
-    if r.get("recording_owed"):  # a GPU-only lab (issue 28's) whose H200 recording is not shipped: no numbers
-        st.info(lab_text.text("owed"))
-        return
-    if r.get("owed_recording"):  # a lab only a GPU runs (issue 29's), and no recording of it ships: no numbers
+    if r.get("owed_recording"):  # a lab only a GPU runs, and no recording of it ships: no numbers
         owed_notice(r)
         return
     source_badge(r["source"], r["device_name"])

@@ -4,42 +4,28 @@ pinned copies), which the simulator's device contract cannot express.
 
 On CUDA a lab measures live (engine/cuda/torch_labs/) and judges the raw numbers; on the simulator
 it shows the lab's run in the shipped labs recording (labs_h200.json), labelled "recorded", or,
-while that recording is owed, a result that says so (`recording_owed`: True, no numbers, signal False).
+while that recording is owed, a result that says so (gpu_recorded.owed: `owed_recording` True,
+no numbers, signal False, and the commands that record it).
 A registry keyed on the backend, like reduce_overhead's: tests/test_device_contract.py lists it.
 """
 from __future__ import annotations
 
 from ..engine.device import resolve_backend
 from ..knobs import Backend
+from .gpu_recorded import from_recording
 
-RECORD_SCRIPT = "tests/gpu_runs/session12_labs.sh"
-MERGE_COMMAND = "python tests/gpu_runs/merge_labs28.py <the script's $OUT>/labs28/*.json"
-
-
-def owed(name: str) -> dict:
-    """The result shown for lab `name` while its H200 recording is owed: no numbers at all."""
-    return {"lab": name, "backend": "sim", "source": "recorded", "device_name": "no recording of this lab shipped",
-            "recording_owed": True, "signal": False,
-            "verdict": f"The H200 recording of this lab is owed: {RECORD_SCRIPT} records it on one GPU, "
-                       f"then {MERGE_COMMAND} adds it to lessons/recordings/labs_h200.json."}
+RECORD_SCRIPT = "bash tests/gpu_runs/session12_labs.sh   # on one H200, writes $OUT/labs28/<lab>.json"
+MERGE_COMMAND = "python tests/gpu_runs/merge_labs28.py OUT/labs28/*.json"
+WHAT = {"partial_capture": "graphing part of a network with make_graphed_callables",
+        "training_step": "capturing a whole training step",
+        "graph_rng": "dropout's random masks inside a graph",
+        "d2h_hazard": "a non_blocking copy read before the sync"}
 
 
 def recorded(name: str) -> dict:
-    """Lab `name` as the shipped labs recording holds it, labelled recorded; else `owed(name)`."""
-    from ..recordings import store
-    rec = store.best("labs")
-    lab = rec.labs.get(name) if rec else None
-    if not isinstance(lab, dict) or "signal" not in lab:
-        return owed(name)
-    return dict(lab, backend="sim", source="recorded", device_name=recorded_label(rec, name, lab))
-
-
-def recorded_label(rec, name: str, lab: dict) -> str:
-    """device · torch · date of this lab's own run (merged later than the rest of the file, it
-    carries its environment and meta.parts_recorded_at its date)."""
-    env = lab.get("env") if isinstance(lab.get("env"), dict) else {}
-    at = ((rec.data.get("meta") or {}).get("parts_recorded_at") or {}).get(name) or rec.meta.recorded_at
-    return f"{env.get('gpu') or rec.meta.device_name} · torch {env.get('torch_version') or rec.meta.torch_version} · {str(at)[:10]}"
+    """Lab `name` as the shipped labs recording holds it, labelled recorded; while none ships it,
+    the owed result (gpu_recorded.owed, with this issue's commands)."""
+    return from_recording(name, WHAT[name], record_command=RECORD_SCRIPT, merge_command=MERGE_COMMAND)
 
 
 def run(name: str, backend: str, live) -> dict:

@@ -7,10 +7,11 @@ simulator that cannot run them.
         fresh Python process (through
         ../child_process.py; `env` on top of this one's, e.g. PYTORCH_CUDA_ALLOC_CONF, which CUDA
         reads once) and returns its JSON answer, or {"error": one line}
-    from_recording(name)
-        the lab as the shipped labs recording holds it (labelled "recorded", with the file), or,
-        when none ships it, an "owed" result: no number, signal False, and the command that
-        records it (RECORD_SCRIPT on one H200, then MERGE_COMMAND)
+    from_recording(name, what)
+        the lab as the shipped labs recording holds it (labelled "recorded", with the file and the
+        lab's own device · torch · date), or, when none ships it, owed(name, what): no number,
+        signal False (key "owed_recording"), and the commands that record it (by default issue 29's
+        RECORD_SCRIPT on one H200, then MERGE_COMMAND; labs/gpu_only.py passes issue 28's)
 
 Child entry point: python -m runtime_core.labs.gpu_recorded MODULE FUNCTION JSON_KWARGS
 """
@@ -42,24 +43,38 @@ def in_child(module: str, function: str, timeout_s: float, env: dict | None = No
     return reply
 
 
-def owed(name: str, what: str) -> dict:
+def owed(name: str, what: str, record_command: str = RECORD_SCRIPT, merge_command: str = MERGE_COMMAND) -> dict:
     """A result with no numbers: the lab's H200 recording is owed. `what`: what it would show."""
     return {"lab": name, "backend": "sim", "source": "recorded", "device_name": "no GPU recording shipped",
             "signal": False, "owed_recording": True,
             "verdict": f"Not recorded yet: {what} needs a CUDA GPU, and no GPU recording of this lab ships. "
                        "No number is shown until one does.",
-            "record_command": RECORD_SCRIPT, "merge_command": MERGE_COMMAND}
+            "record_command": record_command, "merge_command": merge_command}
 
 
-def from_recording(name: str, what: str, kind: str = "labs") -> dict:
-    """Lab `name` from the best shipped recording of `kind` that holds it, else owed(name, what)."""
+def from_recording(name: str, what: str, kind: str = "labs", **commands) -> dict:
+    """Lab `name` from the best shipped recording of `kind` that holds it (one with a boolean
+    signal), else owed(name, what, **commands)."""
     from ..recordings import store
     found, _ = store.scan(kind)
-    holding = [r for r in found if isinstance(r.labs.get(name), dict)]
+    holding = [r for r in found if isinstance(r.labs.get(name), dict) and "signal" in r.labs[name]]
     rec = max(holding, key=store.rank, default=None)
     if rec is None:
-        return owed(name, what)
-    return dict(rec.labs[name], backend="sim", source="recorded", device_name=rec.label(), recording=rec.meta.file)
+        return owed(name, what, **commands)
+    lab = rec.labs[name]
+    return dict(lab, backend="sim", source="recorded", device_name=recorded_label(rec, name, lab),
+                recording=rec.meta.file)
+
+
+def recorded_label(rec, name: str, lab: dict) -> str:
+    """device · torch · date of this lab's own run: a lab merged into the file later than the rest
+    carries its date in meta.parts_recorded_at (and may carry its environment, lab["env"])."""
+    parts = (rec.data.get("meta") or {}).get("parts_recorded_at") or {}
+    if name not in parts:
+        return rec.label()
+    env = lab.get("env") if isinstance(lab.get("env"), dict) else {}
+    return (f"{env.get('gpu') or rec.meta.device_name} · torch {env.get('torch_version') or rec.meta.torch_version}"
+            f" · {str(parts[name])[:10]}")
 
 
 def child_main(argv: list[str]) -> int:

@@ -51,7 +51,6 @@ class Figure:
     fmt: str = ".1f"
     unit: str = ""
     zero_means_unmeasured: bool = False
-    owed_by: str = ""   # the GPU script that records it, while no shipped recording holds it yet
 
     def text(self, value: float) -> str:
         number = format(value, self.fmt)
@@ -138,9 +137,6 @@ def _sim_params():
     return SimParams()
 
 
-LABS28_SCRIPT = "tests/gpu_runs/session12_labs.sh"
-
-
 def _lab(name: str, *keys: str):
     """A field of lab `name` in the labs recording (rec.labs[name][k1][k2]...)."""
     def get(rec):
@@ -149,10 +145,6 @@ def _lab(name: str, *keys: str):
             v = v[k]
         return v
     return get
-
-
-def _owed(kind: str, get, fmt: str, unit: str = "") -> Figure:
-    return Figure(kind, get, fmt, unit, owed_by=LABS28_SCRIPT)
 
 
 def _speedup_threshold() -> float:
@@ -190,22 +182,22 @@ FIGURES: dict[str, Figure] = {
     "labs.overlap_pinned_added_us": Figure("labs", lambda rec: rec.labs["overlap"]["pinned_added_us"], ".0f", "µs"),
     "labs.overlap_pageable_added_ms": Figure("labs", lambda rec: rec.labs["overlap"]["pageable_added_us"] / 1000, ".2f", "ms"),
     # the four torch-level labs (issue 28), merged into labs_h200.json by tests/gpu_runs/merge_labs28.py
-    "labs.partial_capture_eager_us": _owed("labs", _lab("partial_capture", "eager_us"), ".0f", "µs"),
-    "labs.partial_capture_partial_us": _owed("labs", _lab("partial_capture", "partial_us"), ".0f", "µs"),
-    "labs.partial_capture_whole_fixed_us": _owed("labs", _lab("partial_capture", "whole_fixed_us"), ".0f", "µs"),
-    "labs.partial_capture_launches_removed": _owed("labs", _lab("partial_capture", "launches_removed"), ".0f"),
-    "labs.training_step_eager_us": _owed("labs", _lab("training_step", "eager_step_us"), ".0f", "µs"),
-    "labs.training_step_graph_us": _owed("labs", _lab("training_step", "graph_step_us"), ".0f", "µs"),
-    "labs.training_step_speedup": _owed("labs", _lab("training_step", "speedup"), ".1f", "×"),
-    "labs.graph_rng_replays": _owed("labs", _lab("graph_rng", "in_graph", "replays"), ".0f"),
-    "labs.graph_rng_in_graph_distinct": _owed("labs", _lab("graph_rng", "in_graph", "distinct_masks"), ".0f"),
-    "labs.graph_rng_host_distinct": _owed("labs", _lab("graph_rng", "host_mask", "distinct_masks"), ".0f"),
-    "labs.d2h_trials": _owed("labs", _lab("d2h_hazard", "trials"), ".0f"),
-    "labs.d2h_early_stale": _owed("labs", _lab("d2h_hazard", "stale", "early"), ".0f"),
-    "labs.d2h_event_stale": _owed("labs", _lab("d2h_hazard", "stale", "event"), ".0f"),
-    "labs.d2h_priority_high_us": _owed("labs", _lab("d2h_hazard", "priority", "high_us"), ".0f", "µs"),
-    "labs.d2h_priority_normal_us": _owed("labs", _lab("d2h_hazard", "priority", "normal_us"), ".0f", "µs"),
-    "labs.d2h_priority_measurable": _owed("labs", _lab("d2h_hazard", "priority_measurable"), ".0f"),
+    "labs.partial_capture_eager_us": Figure("labs", _lab("partial_capture", "eager_us"), ".0f", "µs"),
+    "labs.partial_capture_partial_us": Figure("labs", _lab("partial_capture", "partial_us"), ".0f", "µs"),
+    "labs.partial_capture_whole_fixed_us": Figure("labs", _lab("partial_capture", "whole_fixed_us"), ".0f", "µs"),
+    "labs.partial_capture_launches_removed": Figure("labs", _lab("partial_capture", "launches_removed"), ".0f"),
+    "labs.training_step_eager_us": Figure("labs", _lab("training_step", "eager_step_us"), ".0f", "µs"),
+    "labs.training_step_graph_us": Figure("labs", _lab("training_step", "graph_step_us"), ".0f", "µs"),
+    "labs.training_step_speedup": Figure("labs", _lab("training_step", "speedup"), ".1f", "×"),
+    "labs.graph_rng_replays": Figure("labs", _lab("graph_rng", "in_graph", "replays"), ".0f"),
+    "labs.graph_rng_in_graph_distinct": Figure("labs", _lab("graph_rng", "in_graph", "distinct_masks"), ".0f"),
+    "labs.graph_rng_host_distinct": Figure("labs", _lab("graph_rng", "host_mask", "distinct_masks"), ".0f"),
+    "labs.d2h_trials": Figure("labs", _lab("d2h_hazard", "trials"), ".0f"),
+    "labs.d2h_early_stale": Figure("labs", _lab("d2h_hazard", "stale", "early"), ".0f"),
+    "labs.d2h_event_stale": Figure("labs", _lab("d2h_hazard", "stale", "event"), ".0f"),
+    "labs.d2h_priority_high_us": Figure("labs", _lab("d2h_hazard", "priority", "high_us"), ".0f", "µs"),
+    "labs.d2h_priority_normal_us": Figure("labs", _lab("d2h_hazard", "priority", "normal_us"), ".0f", "µs"),
+    "labs.d2h_priority_measurable": Figure("labs", _lab("d2h_hazard", "priority_measurable"), ".0f"),
     "alloc.pair_size_mib": Figure("alloc", lambda rec: rec.labs["alloc"]["size_bytes"] / (1 << 20), ".0f", "MiB"),
     "alloc.raw_pair_us": Figure("alloc", _alloc("raw"), ".0f", "µs"),
     "alloc.torch_pair_us": Figure("alloc", _alloc("torch"), ".1f", "µs"),

@@ -2,7 +2,6 @@
 from the shipped labs recording (a field whose recording is owed renders "(not recorded)").
 
     text("graph_rng", "intro")        -> the text
-    text("owed")                      -> the shared notice for a lab whose recording is owed
     priority_key()                    -> which stream-priority sentence the recording supports
 """
 from __future__ import annotations
