@@ -63,10 +63,22 @@ def _s(v) -> str:
 BEHAVIOUR = {"raised": "raised an error", "changed": "changed, no error", "kept": "kept its values"}
 
 
+CALL_EVENTS = (("warmup", "warm-up"), ("record", "recorded"), ("replay", "replayed"), ("skips", "skipped"))
+
+
+def what_ran(c: dict) -> str:
+    """What cudagraph trees did on one call, from its counters: "recorded", "warm-up + replayed",
+    "replayed ×2"; "eager" when none moved (a call past a limit, or one that ran no graph)."""
+    done = [label + (f" ×{c[key]}" if isinstance(c.get(key), int) and c[key] > 1 else "")
+            for key, label in CALL_EVENTS if c.get(key)]
+    return " + ".join(done) or "eager"
+
+
 def _call_table(rows: list[dict]) -> None:
-    tables.show([{"call": c["call"], "Dynamo compiled": c.get("compiles"), "warm-up": c["warmup"],
-                  "recorded": c["record"], "replayed": c["replay"], "skips": c["skips"], "wall": _ms(c["ms"])}
-                 for c in rows])
+    """One row per call: what it did (one column, not one per counter: the panel sits in the
+    page's narrow live column), whether Dynamo compiled, and its wall time."""
+    tables.show([{"call": c["call"], "cudagraph trees": what_ran(c), "Dynamo compiled": "yes" if c.get("compiles") else "no",
+                  "wall": _ms(c["ms"])} for c in rows])
 
 
 def trees_lifecycle(r: dict) -> None:
@@ -98,7 +110,8 @@ def trees_lifecycle(r: dict) -> None:
     if sd.get("default") and sd.get("skip"):
         st.markdown(f"**{prose('labs29', 'trees_skip_dynamic', markdown=False)}**")
         both = (sd["default"], sd["skip"])
-        tables.compare("dynamic=True, five sizes", ["cudagraph_skip_dynamic_graphs = False", "= True"],
+        st.caption(prose("labs29", "trees_skip_dynamic_caption"))
+        tables.compare("dynamic=True, five sizes", ["setting off", "setting on"],
                        [("graphs recorded", [b["records"] for b in both]), ("replays", [b["replays"] for b in both]),
                         ("skips counted", [b["skips"] for b in both])])
         for line in sd["skip"].get("logged") or []:
@@ -162,10 +175,11 @@ def compile_cache(r: dict) -> None:
     if cv:
         st.markdown(f"**{prose('labs29', 'cc_cross', markdown=False)}**")
         built = cv.get("built_with") or {}
-        tables.show([{"package": cv.get("package"), "built by torch": built.get("torch_version"),
-                      "loaded by torch": r.get("torch_version"), "loaded": cv.get("loaded"),
-                      "output matches": cv.get("output_matches"),
-                      "error": cv.get("runner_error") or cv.get("error") or tables.DASH}])
+        facts = {"package": cv.get("package"), "built by torch": built.get("torch_version"),
+                 "loaded by torch": r.get("torch_version"), "loaded": cv.get("loaded"),
+                 "output matches": cv.get("output_matches"),
+                 "error": cv.get("runner_error") or cv.get("error") or tables.DASH}
+        tables.show([{"": k, "this run": v} for k, v in facts.items()])   # one row per fact: it fits a phone
     _errors(r)
     gpu = r.get("gpu")
     if gpu:
@@ -252,6 +266,19 @@ def alloc_snapshot(r: dict) -> None:
 
 
 # ---- alloc_conf ------------------------------------------------------------------------------
+CONF_SHORT = {"max_split_size_mb": "max split", "garbage_collection_threshold": "gc threshold",
+              "expandable_segments": "expandable"}
+
+
+def conf_label(conf: str | None) -> str:
+    """A column's short name for a PYTORCH_CUDA_ALLOC_CONF value (the full values go in the
+    caption: five columns of them do not fit a phone's width)."""
+    if not conf:
+        return "default"
+    key = conf.split(":", 1)[0].strip()
+    return CONF_SHORT.get(key, key)
+
+
 def alloc_conf(r: dict) -> None:
     settings = r.get("settings") or {}
     names = list(settings)
@@ -259,15 +286,17 @@ def alloc_conf(r: dict) -> None:
                          ("growing", "a batch that grows, each freed before the next")):
         runs = [settings[n].get(order) or {} for n in names]
         st.markdown(f"**{esc(label)}**")
-        q = [("reserved at peak", [fmt_bytes(x.get("reserved_peak_bytes", 0)) for x in runs]),
-             ("free, cached", [fmt_bytes(x.get("free_bytes", 0)) for x in runs]),
-             ("largest free block", [fmt_bytes(x.get("largest_free_block_bytes", 0)) for x in runs]),
-             ("fragmentation", [tables.num(x.get("fragmentation"), digits=2) for x in runs]),
-             ("cudaMalloc segments", [x.get("num_driver_mallocs") for x in runs])]
+        q = [("peak reserved", [fmt_bytes(x.get("reserved_peak_bytes", 0)) for x in runs]),
+             ("cached, free", [fmt_bytes(x.get("free_bytes", 0)) for x in runs]),
+             ("largest free", [fmt_bytes(x.get("largest_free_block_bytes", 0)) for x in runs]),
+             ("fragmen­tation", [tables.num(x.get("fragmentation"), digits=2) for x in runs]),
+             ("segments", [x.get("num_driver_mallocs") for x in runs])]
         if order == "fragmenting":
-            q.append(("the 1 GiB request", ["OOM" if x.get("request_oom") else ("fits" if x else tables.DASH)
+            q.append(("1 GiB ask", ["OOM" if x.get("request_oom") else ("fits" if x else tables.DASH)
                                             for x in runs]))
-        tables.compare("PYTORCH_CUDA_ALLOC_CONF", [settings[n].get("alloc_conf") or "(unset)" for n in names], q)
+        tables.compare("setting", [conf_label(settings[n].get("alloc_conf")) for n in names], q)
+    st.caption(prose("labs29", "alloc_conf_columns", markdown=False) + " "
+               + ", ".join(esc(settings[n].get("alloc_conf") or "(unset)") for n in names) + ".")
     oom = next((settings[n]["fragmenting"].get("oom_message") for n in names
                 if (settings[n].get("fragmenting") or {}).get("oom_message")), None)
     _code(oom)
