@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.long]
 
 
 def test_three_real_measurements_and_a_clear_on_a_fresh_cache(shared_aot_cache, monkeypatch):

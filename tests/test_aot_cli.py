@@ -17,6 +17,7 @@ def aot(*args, timeout=600):
 
 
 @pytest.mark.slow
+@pytest.mark.long
 def test_aot_json_measures_everything_and_outputs_match(tmp_path, warm_aot_cache, monkeypatch):
     monkeypatch.setenv("RUNTIME_CORE_AOT_CACHE", str(warm_aot_cache))  # warm, whatever ran before
     rec = tmp_path / "aot.json"

@@ -128,6 +128,7 @@ def test_the_page_shows_the_prebuild_while_it_runs_and_when_it_is_done(fake_buil
 
 
 @pytest.mark.slow
+@pytest.mark.long
 def test_a_students_first_serve_after_the_prebuild_builds_nothing(shared_aot_cache, monkeypatch):
     """The real thing on this CPU: the server's prebuild (RUNTIME_PREBUILD_AOT=1), then a student
     presses "serve through the packages" in the page: every package comes from the cache (nothing

@@ -126,6 +126,7 @@ def test_the_shipped_gpu_recording_fits_the_tree():
 
 
 @pytest.mark.slow
+@pytest.mark.long
 def test_real_cold_and_warm_children_on_this_cpu(tmp_path):
     """Two fresh processes compile the MLP with one cache dir: the first misses both caches and
     runs Inductor, the second hits them, skips Inductor, and still traces and builds guards."""

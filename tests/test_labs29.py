@@ -68,6 +68,7 @@ def test_the_cpu_recording_ships_labelled_cpu_with_its_gpu_part_owed_or_recorded
 
 
 @pytest.mark.slow
+@pytest.mark.long
 def test_saved_artifacts_make_a_fresh_processs_compile_a_cache_hit(tmp_path):
     """Two fresh processes, each with its own empty cache folder: the second loads what the
     first saved, and its compile hits the FX-graph and AOTAutograd caches (about a minute here)."""

@@ -7,7 +7,7 @@ process with AOTInductor's own input check on; the C++ runner serves the ranged 
 """
 import pytest
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.long]
 
 
 def test_one_ranged_package_serves_its_range_and_its_own_check_names_the_bounds(shared_aot_cache, monkeypatch):
