@@ -50,8 +50,8 @@ def finish(out: dict) -> dict:
         said = {"raised": "raised an error", "changed": "changed silently", "kept": "was kept"}[kept]
         parts.append(f"An output kept across the next call {said}.")
     if rr.get("rows"):
-        parts.append(f"New weights re-recorded {rr['records_for_new_weights']} times with the limit at "
-                     f"{rr['limit']}; {rr['graphless_calls_for_new_weights']} calls then ran without a graph.")
+        parts.append(f"Graphs re-recorded for new weights: {rr['records_for_new_weights']}, with the limit at "
+                     f"{rr['limit']}; calls that then ran without a graph: {rr['graphless_calls_for_new_weights']}.")
     if sd.get("default") and sd.get("skip"):
         parts.append(f"dynamic=True recorded {sd['default']['records']} graphs over {len(DYNAMIC_SIZES)} sizes, "
                      f"{sd['skip']['records']} with cudagraph_skip_dynamic_graphs.")
