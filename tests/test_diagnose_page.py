@@ -166,6 +166,10 @@ def test_the_external_grid_shows_its_targets_the_band_and_the_explanation():
     assert metrics["speedup within ±15%"][0] == f"{acc['within']} of {acc['eligible']}"
     assert metrics["verdict right"][0] == f"{acc['verdict_right']} of {acc['points']}"
     assert metrics["band holds the measurement"][0] == f"{acc['band_holds']} of {acc['banded']}"
+    racc = external_accuracy(doc["rechecks"]["points"])   # the re-checks: the speedup and the band, both shown
+    assert metrics["fresh-process re-checks"] == (f"{len(doc['rechecks']['points'])} of 12",
+                                                  f"{racc['within']}/{racc['eligible']} within ±15%, "
+                                                  f"band {racc['band_holds']}/{racc['banded']}")
     first = doc["points"][0]
     lo, hi = first["predicted_speedup_band"]
     deltas = [m.delta for m in at.metric if m.label == "predicted speedup"]

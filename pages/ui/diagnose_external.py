@@ -47,7 +47,8 @@ def external_panel() -> None:
     if rechecks:
         r = (rec.doc["rechecks"].get("accuracy") or {})
         c.metric("fresh-process re-checks", f"{len(rechecks)} of 12", width="content",
-                 delta=f"{r.get('within', 0)} of {r.get('eligible', 0)} within ±15%", delta_color="off",
+                 delta=f"{r.get('within', 0)}/{r.get('eligible', 0)} within ±15%, band {r.get('band_holds', 0)}/"
+                       f"{r.get('banded', 0)}", delta_color="off",
                  delta_arrow="off")
     st.caption(prose("diagnose", "external_targets", tolerance=f"{TOLERANCE:.0%}", share=f"{TARGET_SHARE:.0%}",
                      threshold=f"{SPEEDUP_THRESHOLD:.1f}x", verdict=f"{VERDICT_SHARE:.0%}", band=f"{BAND_SHARE:.0%}",
