@@ -133,6 +133,42 @@ def test_the_external_recorder_on_the_simulator_writes_resumes_and_recomputes(tm
         run_external(SimRunner(), zoo, 300, resume=True, only=grid)
 
 
+def test_the_fresh_process_recorder_keeps_each_points_own_calibration_and_resumes_only_that_way(tmp_path):
+    """--fresh-processes: each point is a child `diagnose` process, as a user runs it; the point keeps
+    its process's calibration, and recomputing uses that one, not a mean over the recording."""
+    from runtime_core.diagnose.record_external import FRESH, run_external, snapshot
+    from runtime_core.diagnose.runners.sim import SimRunner
+    from runtime_core.errors import UsageError
+    from runtime_core.recordings import store
+    grid = [{"model": "fake-mlp", "batch": b, "seq": None, "dtype": "fp32"} for b in (1, 64)]
+    out = tmp_path / "fresh.json"
+    run_external(SimRunner(), out, 300, only=grid[:1], fresh=True)
+    with pytest.raises(UsageError, match="resume it the same way"):
+        run_external(SimRunner(), out, 300, resume=True, only=grid)       # without --fresh-processes
+    run_external(SimRunner(), out, 300, resume=True, only=grid, fresh=True)
+    doc = store.load(out, kind="diagnose").data
+    assert doc["meta"]["protocol"] == FRESH and doc["meta"]["complete"] and doc["meta"]["calibration_passes"] == []
+    assert [q["batch"] for q in doc["points"]] == [1, 64]
+    assert all(q["machine"]["constants"] and q["process_wall_s"] > 0 for q in doc["points"])
+    child = [(q["predicted_graph_speedup"], q["predicted_speedup_band"]) for q in doc["points"]]
+    again = snapshot(json.loads(out.read_text()))
+    assert [(q["predicted_graph_speedup"], q["predicted_speedup_band"]) for q in again["points"]] == child
+    slower = json.loads(out.read_text())
+    slower["points"][0]["machine"]["constants"]["node_gap_us"] += 1.0   # one process measured dearer nodes:
+    moved = snapshot(slower)["points"]                                  # only its own prediction moves
+    assert moved[0]["predicted_graph_us"] > doc["points"][0]["predicted_graph_us"]
+    assert moved[1]["predicted_graph_us"] == doc["points"][1]["predicted_graph_us"]
+
+
+def test_fresh_processes_outside_the_external_grid_is_one_usage_line():
+    import subprocess
+    import sys
+    p = subprocess.run([sys.executable, "-m", "runtime_core", "diagnose", "--model", "fake-mlp", "--backend", "sim",
+                        "--fresh-processes"], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert p.returncode == 2 and "--fresh-processes is for the external grid" in p.stderr
+    assert len(p.stderr.strip().splitlines()) == 1
+
+
 def test_node_costs_derive_reads_the_median_and_the_spread():
     from runtime_core.model.node_costs import derive
     rows = [{"extra_us": x} for x in (0.0, 0.1, 0.2, 0.2, 0.2, 0.3, 0.4, -0.2, 0.25, 0.15, None)]

@@ -170,6 +170,7 @@ def test_the_external_grid_shows_its_targets_the_band_and_the_explanation():
     assert metrics["fresh-process re-checks"] == (f"{len(doc['rechecks']['points'])} of 12",
                                                   f"{racc['within']}/{racc['eligible']} within ±15%, "
                                                   f"band {racc['band_holds']}/{racc['banded']}")
+    assert any("ran in turn in one process" in c.value for c in at.caption)   # how the grid was measured
     first = doc["points"][0]
     lo, hi = first["predicted_speedup_band"]
     deltas = [m.delta for m in at.metric if m.label == "predicted speedup"]

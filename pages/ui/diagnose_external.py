@@ -12,6 +12,7 @@ from pages.ui.safe_text import esc
 from runtime_core.diagnose.accuracy import (BAND_HALF_WIDTH, BAND_SHARE, TARGET_SHARE, TOLERANCE, VERDICT_SHARE,
                                             band_half_width)
 from runtime_core.diagnose.predict import SPEEDUP_THRESHOLD
+from runtime_core.diagnose.record_external import FRESH, IN_PROCESS
 from runtime_core.diagnose.records import best_recording
 from runtime_core.lesson.page_text import text as prose
 
@@ -32,6 +33,8 @@ def external_panel() -> None:
     batches = sorted({p["batch"] for p in rec.doc["points"]})
     st.markdown(prose("diagnose", "external_intro", device=esc(rec.meta.device_name),
                       batches=", ".join(map(str, batches))))
+    fresh = (rec.doc["meta"].get("protocol") or IN_PROCESS) == FRESH
+    st.caption(prose("diagnose", "external_fresh" if fresh else "external_in_process"))
     acc = rec.summary().get("accuracy") or {}
     c = metric_row()
     if acc:

@@ -3,7 +3,7 @@
     diagnose --model cnn --batch 1 [--seq S] [--dtype bf16] --json     one diagnosis, every variant
     diagnose --model cnn --sweep --json                                 step time against batch 1..512
     diagnose --sweep --record PATH [--budget-s S] [--resume]            the recording for the page
-    diagnose --set external --record PATH [--budget-s S] [--resume]     public networks (validation/)
+    diagnose --set external --record PATH [--budget-s S] [--resume] [--fresh-processes]   public networks (validation/)
     diagnose --model cnn --plan zipf [--max-size N] [--budget-mb M]     bucket sets, from a recording
 """
 from __future__ import annotations
@@ -47,6 +47,9 @@ def register(sub) -> None:
     p.add_argument("--set", dest="grid", choices=("zoo", "external"), default="zoo",
                    help="with --record: our zoo (with --sweep), or the external grid of public networks "
                         "(validation/external.py: torchvision and transformers, --no-compile)")
+    p.add_argument("--fresh-processes", action="store_true",
+                   help="with --set external: diagnose each point in its own fresh process, as a user runs it "
+                        "(about 50 s a point on an H200)")
     p.add_argument("--resume", action="store_true", help="continue a partial recording at --record")
     p.add_argument("--force", action="store_true", help="replace an existing --record or --trace-out file")
     p.add_argument("--budget-s", type=number(Range(0.1, 86_400), "budget_s"), default=420.0,
@@ -77,6 +80,8 @@ def run(a) -> dict:
         raise UsageError("--passes is for a recording: give --sweep --record PATH")
     if a.grid == "external" and not a.record:
         raise UsageError("--set external is for a recording: give --record PATH")
+    if a.fresh_processes and a.grid != "external":
+        raise UsageError("--fresh-processes is for the external grid: give --set external --record PATH")
     if a.record and a.grid == "external":
         if a.sweep or a.model or a.passes:
             raise UsageError("--set external records its own fixed grid: leave out --sweep, --model and --passes")
@@ -84,7 +89,7 @@ def run(a) -> dict:
         from .runners import get_runner
         runner = get_runner(a.backend)
         try:
-            doc = run_external(runner, Path(a.record), a.budget_s, a.resume, a.force)
+            doc = run_external(runner, Path(a.record), a.budget_s, a.resume, a.force, fresh=a.fresh_processes)
         finally:
             runner.close()
         return {"out": a.record, "points": len(doc["points"]), "complete": doc["meta"]["complete"],

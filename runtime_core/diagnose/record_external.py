@@ -10,10 +10,19 @@ would be captured), so `snapshot` can recompute every prediction offline after a
 
 It writes after each point (atomically) under a time budget; `--resume` continues a partial file
 on the same device. The summary holds accuracy.external_accuracy's three targets.
+
+With `fresh=True` (`--fresh-processes`) each point is instead one child `diagnose --model NAME
+--no-compile --json` process, exactly as a user runs it: its own imports, its own live
+calibration (kept with the point, under "machine"), its own H rounds. The host drifts between a
+fast and a slow state over tens of seconds, and in one long process a point's H rounds and its
+eager timing can fall in different states; a fresh process measures both within seconds. The
+recording says which protocol made it (meta.protocol), and `snapshot` recomputes a fresh point's
+prediction from its own calibration.
 """
 from __future__ import annotations
 
 import importlib
+import json
 import sys
 import time
 from pathlib import Path
@@ -28,6 +37,11 @@ from .spec import Spec
 GRID_MODULE = "validation.external"
 POINT_S = 15.0  # an H200 point's worst case (BERT at batch 64, fp32), for the budget check
 CALIBRATE_EVERY = 16
+IN_PROCESS = "one process: the points in turn, calibrated every 16 points"
+FRESH = "one fresh `diagnose --model NAME --no-compile --json` process per point"
+FRESH_POINT_S = 90.0      # an H200 fresh process's worst case seen: 66 s (imports, calibration, the point)
+FRESH_TIMEOUT_S = 300.0   # a child past this is killed; the file keeps the points before it
+REPO_ROOT = Path(__file__).resolve().parents[2]
 
 
 def grid_points() -> list[dict]:
@@ -43,7 +57,7 @@ def key(p: dict) -> tuple:
     return (p["model"], p["dtype"], p["batch"], p.get("seq"))
 
 
-def open_target(runner, path: Path, resume: bool, force: bool) -> dict:
+def open_target(runner, path: Path, resume: bool, force: bool, protocol: str = IN_PROCESS) -> dict:
     if resume and path.exists():
         store.check_target(path, force=True)
         doc = store.load(path, kind="diagnose").data
@@ -52,21 +66,56 @@ def open_target(runner, path: Path, resume: bool, force: bool) -> dict:
             raise UsageError(f"{path.name} is not an external-grid recording; record to a new file")
         if (m["backend"], m["device_name"]) != (runner.backend, runner.device_name):
             raise UsageError(f"cannot resume a recording of {m['device_name']} on {runner.device_name}")
+        if m.get("protocol", IN_PROCESS) != protocol:
+            raise UsageError(f"{path.name} was recorded as {m.get('protocol', IN_PROCESS)!r}: resume it the same way "
+                             f"({'with' if m.get('protocol') == FRESH else 'without'} --fresh-processes)")
         return doc
     store.check_target(path, force=force or resume)
     from ..engine.measure import _torch_version
     meta = store.new_meta("diagnose", runner.device_name, _torch_version(), runner.backend, complete=False,
                           set="external", calibration_passes=[], models={}, measured_with="--no-compile",
-                          node_spread_us=node_spread_us(runner.device_name, runner.dev.deterministic))
+                          node_spread_us=node_spread_us(runner.device_name, runner.dev.deterministic),
+                          protocol=protocol)
     return {"meta": meta, "points": []}
 
 
+def fresh_point(runner, g: dict) -> dict:
+    """Point `g` diagnosed by a child `python -m runtime_core diagnose ... --json`, as a user runs it.
+    A failing child is a RuntimeError naming the point and the child's reason (the caller's file
+    keeps the points before it; --resume retries this one)."""
+    from ..child_process import run
+    label = f"{g['model']} {g['dtype']} batch {g['batch']}"
+    argv = [sys.executable, "-m", "runtime_core", "diagnose", "--model", g["model"], "--batch", g["batch"],
+            "--dtype", g["dtype"], "--backend", runner.backend, "--no-compile", "--json"]
+    if g.get("seq") is not None:
+        argv += ["--seq", g["seq"]]
+    done = run(f"diagnose process for {label}", argv, timeout_s=FRESH_TIMEOUT_S, cwd=REPO_ROOT)
+    if done.error:
+        raise RuntimeError(done.error)
+    out = done.stdout
+    start = 0 if out.startswith("{") else out.rfind("\n{") + 1   # the CLI's JSON, after any library's print
+    try:
+        p = json.loads(out[start:])
+    except ValueError:
+        raise RuntimeError(f"diagnose process for {label} printed no JSON answer: {out[-200:]!r}") from None
+    p.pop("timelines", None)
+    p["process_wall_s"] = round(done.wall_s, 1)
+    return p
+
+
+def point_machine(p: dict):
+    """The constants a fresh point's own process calibrated (its "machine"), as a Machine."""
+    m = p["machine"]
+    return mean_machine([dict(m["constants"], tax_us=m["tax_us"])], m.get("node_spread_us", 0.0))
+
+
 def run_external(runner, path: Path, budget_s: float = 420.0, resume: bool = False, force: bool = False,
-                 only: list[dict] | None = None) -> dict:
-    """Record (or continue) the external grid at `path`; returns the document."""
+                 only: list[dict] | None = None, fresh: bool = False) -> dict:
+    """Record (or continue) the external grid at `path`; returns the document. `fresh`: each
+    point in its own `diagnose` process (fresh_point) instead of this one."""
     t0 = time.monotonic()
     path = Path(path)
-    doc = open_target(runner, path, resume, force)
+    doc = open_target(runner, path, resume, force, FRESH if fresh else IN_PROCESS)
     points = only if only is not None else grid_points()
     done = {key(p) for p in doc["points"]}
     todo = [g for g in points if key(g) not in done]
@@ -74,35 +123,44 @@ def run_external(runner, path: Path, budget_s: float = 420.0, resume: bool = Fal
         doc["meta"]["models"].setdefault(g["model"], _about(runner, g["model"], g.get("seq")))
     doc["meta"]["complete"] = False
     calibrations = doc["meta"]["calibration_passes"]
-    calibrations.append(sample_of(runner.machine("live")))
+    if not fresh:
+        calibrations.append(sample_of(runner.machine("live")))
+    point_s = (FRESH_POINT_S if fresh else POINT_S) * runner.cost_scale
     for i, g in enumerate(todo, start=1):
         spent = time.monotonic() - t0
-        if spent + POINT_S * runner.cost_scale > budget_s:
+        if spent + point_s > budget_s:
             print(f"diagnose record: budget of {budget_s:.0f} s reached after {spent:.0f} s; {len(todo) - i + 1} "
                   "points left: run again with --resume", file=sys.stderr)
             return _write(path, doc, complete=False)
-        if i > 1 and (i - 1) % CALIBRATE_EVERY == 0:
-            calibrations.append(sample_of(runner.machine("live")))
         t_point = time.monotonic()
-        machine = mean_machine(calibrations, doc["meta"]["node_spread_us"])
-        spec = prepare(runner, Spec(g["model"], g["batch"], g.get("seq"), g["dtype"]))
-        p = diagnose(runner, spec, machine, ("eager", "our_graph"))
-        p.pop("timelines", None)
+        if fresh:
+            p = fresh_point(runner, g)
+        else:
+            if i > 1 and (i - 1) % CALIBRATE_EVERY == 0:
+                calibrations.append(sample_of(runner.machine("live")))
+            machine = mean_machine(calibrations, doc["meta"]["node_spread_us"])
+            spec = prepare(runner, Spec(g["model"], g["batch"], g.get("seq"), g["dtype"]))
+            p = diagnose(runner, spec, machine, ("eager", "our_graph"))
+            p.pop("timelines", None)
         doc["points"].append(p)
         _write(path, doc, complete=False)
-        print(f"diagnose record: [{i}/{len(todo)}] {spec.label()}: predicted {p['predicted_graph_speedup']} "
+        print(f"diagnose record: [{i}/{len(todo)}] {g['model']} {g['dtype']} batch {g['batch']}: predicted {p['predicted_graph_speedup']} "
               f"{p.get('predicted_speedup_band')}, measured {p['measured_graph_speedup']} in "
               f"{time.monotonic() - t_point:.1f} s", file=sys.stderr, flush=True)
     return _write(path, doc, complete=len(doc["points"]) >= len(points))
 
 
 def snapshot(doc: dict) -> dict:
-    """Every prediction recomputed from the points' own profiles, H rounds and the mean constants."""
-    machine = mean_machine(doc["meta"]["calibration_passes"], doc["meta"].get("node_spread_us", 0.0))
+    """Every prediction recomputed from the points' own profiles and H rounds, with the recording's
+    mean constants (one process), or each point's own process's constants (fresh processes)."""
+    fresh = doc["meta"].get("protocol") == FRESH
+    samples = ([dict(p["machine"]["constants"], tax_us=p["machine"]["tax_us"]) for p in doc["points"]] if fresh
+               else doc["meta"]["calibration_passes"])
+    machine = mean_machine(samples, doc["meta"].get("node_spread_us", 0.0))  # fresh: the mean, shown only
     doc["meta"]["calibration"] = machine.consts.as_dict()
     doc["meta"]["intrinsic_tax_us"] = round(machine.tax_us, 3)
     for p in doc["points"]:
-        p.update(predicted_fields(p, machine))
+        p.update(predicted_fields(p, point_machine(p) if fresh else machine))
         p["gpu_idle_share"] = gpu_idle_share(p)
     doc["summary"] = {"accuracy": external_accuracy(doc["points"])}
     return doc

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Issue 25: the external grid recorded one fresh `diagnose` process per point (--fresh-processes),
+# as a user runs it and as the issue's outside check does. 48 points at about 50 s each is more than
+# one call: each call resumes the partial file committed under tests/gpu_runs/results/ and stops
+# before its budget. The H200 image has torchvision 0.26 and transformers 5.17; carry .whl for
+# jsonschema (the recording is validated as it is written).
+#   run(command="bash tests/gpu_runs/session14_fresh_grid.sh", carry=[".whl"], timeout_s=600)
+# then here: cp <files_at>/diagnose_external_fresh_h200.json tests/gpu_runs/results/ ; commit; call again
+# until it prints "complete": true; then compare it with lessons/recordings/diagnose_external_h200.json:
+#   python -m runtime_core accuracy --recording tests/gpu_runs/results/diagnose_external_fresh_h200.json
+export PYTHONUNBUFFERED=1
+OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
+python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl
+export PYTHONPATH=$PWD:/tmp/site PATH=/tmp/site/bin:$PATH
+REC=tests/gpu_runs/results/diagnose_external_fresh_h200.json
+RESUME=""; [ -f "$REC" ] && RESUME=--resume
+timeout 580 python3 -m runtime_core diagnose --set external --fresh-processes --record "$REC" $RESUME \
+  --budget-s "${BUDGET_S:-520}" > "$OUT/fresh_grid.out" 2> "$OUT/fresh_grid.log"
+echo "rc=$?"; tail -n 4 "$OUT/fresh_grid.log"; grep -E '"(points|complete)"' "$OUT/fresh_grid.out"
+cp -f "$REC" "$OUT/" 2>/dev/null
