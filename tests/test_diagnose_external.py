@@ -160,6 +160,20 @@ def test_the_fresh_process_recorder_keeps_each_points_own_calibration_and_resume
     assert moved[1]["predicted_graph_us"] == doc["points"][1]["predicted_graph_us"]
 
 
+def test_every_point_of_a_fresh_process_grid_counts_as_a_fresh_re_check():
+    """A grid recorded with --fresh-processes needs no re-checks beside it: `accuracy` judges its
+    own points as the re-checks (the H200's partial recording, 33 points, says so)."""
+    from runtime_core.diagnose.record_external import FRESH, fresh_checks
+    path = ROOT / "tests" / "gpu_runs" / "results" / "diagnose_external_fresh_h200.json"
+    doc = json.loads(path.read_text())
+    assert doc["meta"]["protocol"] == FRESH and fresh_checks(doc) is doc["points"]
+    grid = json.loads((ROOT / "lessons" / "recordings" / "diagnose_external_h200.json").read_text())
+    assert fresh_checks(grid) == grid["rechecks"]["points"]
+    p = subprocess.run([sys.executable, "-m", "runtime_core", "accuracy", "--recording", str(path)], cwd=ROOT,
+                       capture_output=True, text=True, timeout=120)
+    assert f"fresh-process re-checks (≥ 12, same targets): {len(doc['points'])} points" in p.stdout, p.stdout
+
+
 def test_fresh_processes_outside_the_external_grid_is_one_usage_line():
     import subprocess
     import sys
@@ -198,7 +212,8 @@ def test_the_accuracy_cli_gates_diagnose_recordings(name, want):
                        capture_output=True, text=True, timeout=120)
     if want is None:  # the external grid: its exit follows its own targets, whatever they are today
         doc = json.loads(path.read_text())
-        rechecks = (doc.get("rechecks") or {}).get("points") or []
+        from runtime_core.diagnose.record_external import fresh_checks
+        rechecks = fresh_checks(doc)
         met = external_accuracy(doc["points"])["meets_all"] and len(rechecks) >= 12 and \
             external_accuracy(rechecks)["meets_all"]
         want = 0 if met else 1

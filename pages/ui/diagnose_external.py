@@ -12,7 +12,7 @@ from pages.ui.safe_text import esc
 from runtime_core.diagnose.accuracy import (BAND_HALF_WIDTH, BAND_SHARE, TARGET_SHARE, TOLERANCE, VERDICT_SHARE,
                                             band_half_width)
 from runtime_core.diagnose.predict import SPEEDUP_THRESHOLD
-from runtime_core.diagnose.record_external import FRESH, IN_PROCESS
+from runtime_core.diagnose.record_external import FRESH, IN_PROCESS, fresh_checks
 from runtime_core.diagnose.records import best_recording
 from runtime_core.lesson.page_text import text as prose
 
@@ -46,9 +46,9 @@ def external_panel() -> None:
                  delta=f"{acc['band_share']:.0%}; target 90%", delta_color="off", delta_arrow="off")
         c.metric("band's median half-width", f"{acc['band_median_half_width']:.1%}", width="content",
                  delta="target 10% or less", delta_color="off", delta_arrow="off")
-    rechecks = (rec.doc.get("rechecks") or {}).get("points") or []
+    rechecks = fresh_checks(rec.doc)
     if rechecks:
-        r = (rec.doc["rechecks"].get("accuracy") or {})
+        r = acc if fresh else (rec.doc["rechecks"].get("accuracy") or {})
         c.metric("fresh-process re-checks", f"{len(rechecks)} of 12", width="content",
                  delta=f"{r.get('within', 0)}/{r.get('eligible', 0)} within ±15%, band {r.get('band_holds', 0)}/"
                        f"{r.get('banded', 0)}", delta_color="off",

@@ -3,7 +3,8 @@ targets (the command is model/cli.py's; this module judges the diagnose kind for
 
 The zoo's: the speedup within ±15% at 90% of the points measured at 1.2x or more. The external
 grid's: that, the verdict right at 95% of all points, the band holding the measurement at 90%
-with a median half-width of at most 10%, and at least 12 fresh-process re-checks meeting the same.
+with a median half-width of at most 10%, and at least 12 fresh-process re-checks meeting the same
+(every point of a grid recorded with --fresh-processes is one).
 Every prediction is recomputed from the points' own counts first, never read from the summary.
 """
 from __future__ import annotations
@@ -17,10 +18,11 @@ def diagnose_accuracy(rec, as_json: bool) -> int:
     import copy
     external = recording_set(rec.data) == "external"
     if external:
-        from .record_external import snapshot
+        from .record_external import fresh_checks, snapshot
     else:
         from .record import snapshot
-    pts = snapshot(copy.deepcopy(rec.data))["points"]  # every prediction from the code as it is now
+    doc = snapshot(copy.deepcopy(rec.data))  # every prediction from the code as it is now
+    pts = doc["points"]
     acc = external_accuracy(pts) if external else zoo_accuracy(pts)
     checks = {"speedups within ±15% (≥ 90% of points ≥ 1.2x)": (acc["within"], acc["eligible"], acc["share"],
                                                                  acc["meets_speedup_target"])}
@@ -29,7 +31,7 @@ def diagnose_accuracy(rec, as_json: bool) -> int:
                                                      acc["meets_verdict_target"])
         checks[f"band holds the measurement (≥ 90%; median half-width {acc['band_median_half_width']:.1%} ≤ 10%)"] = (
             acc["band_holds"], acc["banded"], acc["band_share"], acc["meets_band_target"])
-        rechecks = (rec.data.get("rechecks") or {}).get("points") or []
+        rechecks = fresh_checks(doc)  # a --fresh-processes grid: every point is one
         racc = external_accuracy(rechecks) if rechecks else None
         checks["fresh-process re-checks (≥ 12, same targets)"] = (
             len(rechecks), 12, None, bool(racc) and len(rechecks) >= 12 and racc["meets_all"])
@@ -38,8 +40,8 @@ def diagnose_accuracy(rec, as_json: bool) -> int:
     else:
         print(f"{rec.label()} ({'external grid' if external else 'zoo'}):")
         for name, (n, total, share, ok) in checks.items():
-            share_text = "" if share is None else f" ({share:.1%})"
-            print(f"  {'ok  ' if ok else 'MISS'} {name}: {n}/{total}{share_text}")
+            count = f"{n} points" if share is None else f"{n}/{total} ({share:.1%})"  # share None: a count, at least `total`
+            print(f"  {'ok  ' if ok else 'MISS'} {name}: {count}")
         for m in acc["misses"]:
             print(f"    miss {m['model']} {m['dtype']} batch {m['batch']}: predicted {m['predicted_speedup']}x, "
                   f"measured {m['measured_speedup']}x ({m['error_pct']:+.0f}%)")

@@ -103,6 +103,14 @@ def fresh_point(runner, g: dict) -> dict:
     return p
 
 
+def fresh_checks(doc: dict) -> list[dict]:
+    """The points of `doc` measured as fresh `diagnose` processes: every point of a recording made
+    with --fresh-processes (meta.protocol), else the re-checks merged beside a one-process grid."""
+    if doc["meta"].get("protocol") == FRESH:
+        return doc["points"]
+    return (doc.get("rechecks") or {}).get("points") or []
+
+
 def point_machine(p: dict):
     """The constants a fresh point's own process calibrated (its "machine"), as a Machine."""
     m = p["machine"]
