@@ -32,6 +32,8 @@ def test_one_diagnosis_has_counts_prediction_measurement_and_verdict(tmp_path):
         assert key in d, key
     assert set(d["variants"]) == {"eager", "our_graph"} and d["graph_profile"]["driver_calls"] == 1
     assert d["verdict"]["launch_bound"] is True and "timelines" not in d
+    assert set(d["phase_s"]) == {"calibrate_s", "profile_s", "diagnose_s"}   # where the call's seconds went
+    assert all(s >= 0 for s in d["phase_s"].values()) and d["phase_s"]["profile_s"] > 0  # the worker's start
     events = json.loads(trace.read_text())["traceEvents"]
     assert sum(e.get("cat") == "kernel" for e in events) == d["kernels"]
 

@@ -140,14 +140,19 @@ def _one(a) -> dict:
     if a.trace_out:
         _check_writable(Path(a.trace_out), a.force)
     runner = get_runner(a.backend)
+    lap = _Laps()
     try:
         spec = prepare(runner, Spec(a.model, a.batch, a.seq, a.dtype))
         variants = _variants(a, runner)
         machine = runner.machine(a.constants)
+        lap("calibrate_s")
         prof = runner.profile(spec)
+        lap("profile_s")
         out = diagnose(runner, spec, machine, variants, profile=prof)
+        lap("diagnose_s")
     finally:
         runner.close()
+    out["phase_s"] = lap.done  # where one call's seconds went (the imports come before any of them)
     if a.trace_out:
         _write_trace(Path(a.trace_out), prof, out, spec, a.force)
     out["machine"] = machine.as_dict()
@@ -155,6 +160,19 @@ def _one(a) -> dict:
         out.pop("timelines", None)
         out.pop("profile", None)
     return out
+
+
+class _Laps:
+    """Seconds between calls: lap("name") records the time since the previous lap (or since made)."""
+
+    def __init__(self):
+        import time
+        self._clock = time.monotonic
+        self._t, self.done = self._clock(), {}
+
+    def __call__(self, name: str) -> None:
+        now = self._clock()
+        self.done[name], self._t = round(now - self._t, 2), now
 
 
 def _sweep(a) -> dict:
