@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Issue 25: the external grid recorded one fresh `diagnose` process per point (--fresh-processes),
-# as a user runs it and as the issue's outside check does. 48 points at about 50 s each is more than
+# as a user runs it and as the issue's outside check does. 48 points at 36-66 s each is more than
 # one call: each call resumes the partial file committed under tests/gpu_runs/results/ and stops
-# before its budget. The H200 image has torchvision 0.26 and transformers 5.17; carry .whl for
-# jsonschema (the recording is validated as it is written).
-#   run(command="bash tests/gpu_runs/session14_fresh_grid.sh", carry=[".whl"], timeout_s=600)
+# before its budget (BUDGET_S=585 gives 9-12 points a call; 33 were recorded on 2026-12-01 in four
+# calls). The H200 image has torchvision 0.26 and transformers 5.17; carry .whl for jsonschema (the
+# recording is validated as it is written).
+#   run(command="BUDGET_S=585 bash tests/gpu_runs/session14_fresh_grid.sh", carry=[".whl"], timeout_s=600)
 # then here: cp <files_at>/diagnose_external_fresh_h200.json tests/gpu_runs/results/ ; commit; call again
-# until it prints "complete": true; then compare it with lessons/recordings/diagnose_external_h200.json:
+# until it prints "complete": true; then judge it:
 #   python -m runtime_core accuracy --recording tests/gpu_runs/results/diagnose_external_fresh_h200.json
 export PYTHONUNBUFFERED=1
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
