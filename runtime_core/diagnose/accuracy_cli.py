@@ -32,7 +32,7 @@ def diagnose_accuracy(rec, as_json: bool) -> int:
         checks[f"band holds the measurement (≥ 90%; median half-width {acc['band_median_half_width']:.1%} ≤ 10%)"] = (
             acc["band_holds"], acc["banded"], acc["band_share"], acc["meets_band_target"])
         rechecks = fresh_checks(doc)  # a --fresh-processes grid: every point is one
-        racc = external_accuracy(rechecks) if rechecks else None
+        racc = acc if rechecks is pts else (external_accuracy(rechecks) if rechecks else None)  # judged once
         checks["fresh-process re-checks (≥ 12, same targets)"] = (
             len(rechecks), 12, None, bool(racc) and len(rechecks) >= 12 and racc["meets_all"])
     if as_json:
