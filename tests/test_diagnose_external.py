@@ -72,6 +72,41 @@ def test_the_band_contains_the_prediction_and_widens_with_h_and_the_node_spread(
     assert wider[0] < lo and wider[1] > hi
 
 
+def test_the_band_takes_the_rounds_whose_interval_holds_a_new_round_nine_times_in_ten():
+    from runtime_core.diagnose.diagnosis import band_rounds
+    assert band_rounds([5.0, 1.0, 3.0, 2.0, 4.0]) == (1.0, 5.0)  # too few for 90%: lowest and highest
+    nineteen = [float(i) for i in range(19, 0, -1)]
+    assert band_rounds(nineteen) == (1.0, 19.0)  # (19 + 1 - 2) / 20 = 0.90
+    thirty_nine = [float(i) for i in range(1, 40)]
+    assert band_rounds(thirty_nine) == (2.0, 38.0)  # (40 - 4) / 40 = 0.90; j = 3 would hold 0.85
+    assert band_rounds([7.0]) == (7.0, 7.0)
+
+
+def test_h_rounds_on_a_real_clock_are_spread_over_seconds_not_back_to_back(monkeypatch):
+    from runtime_core.diagnose import diagnosis
+    stamps = []
+    clock = [0.0]
+    monkeypatch.setattr(diagnosis.time, "monotonic", lambda: clock[0])
+    monkeypatch.setattr(diagnosis.time, "sleep", lambda s: clock.__setitem__(0, clock[0] + s))
+
+    def one_round(runner, step, **reps):
+        stamps.append(clock[0])
+        clock[0] += 0.01  # a round takes 10 ms
+        return 100.0
+
+    monkeypatch.setattr(diagnosis, "_host_dispatch_us", one_round)
+    real = type("R", (), {"dev": type("D", (), {"deterministic": False})()})()
+    out = diagnosis.host_rounds(real, step=None)
+    assert len(out) == diagnosis.HOST_ROUNDS == 19
+    assert stamps[-1] - stamps[0] >= diagnosis.HOST_SPREAD_S * (18 / 19) - 1e-9  # spread, not 0.18 s
+    gaps = [b - a for a, b in zip(stamps, stamps[1:])]
+    assert max(gaps) - min(gaps) < 1e-6  # evenly
+    stamps.clear()
+    virtual = type("R", (), {"dev": type("D", (), {"deterministic": True})()})()
+    assert len(diagnosis.host_rounds(virtual, step=None)) == diagnosis.VIRTUAL_ROUNDS
+    assert stamps[-1] - stamps[0] == pytest.approx(0.01 * (diagnosis.VIRTUAL_ROUNDS - 1))  # no waiting
+
+
 def test_the_graph_side_uses_the_step_as_captured():
     plain = StepCounts(gpu_ops=160, busy_us=600.0, host_us=4800.0, inputs=1)
     branch = StepCounts(gpu_ops=160, busy_us=600.0, host_us=4800.0, inputs=1, captured_ops=410,

@@ -78,13 +78,23 @@ def verdict(p: dict, source_caption: str) -> None:
     band = p.get("predicted_speedup_band")
     c.metric("predicted speedup", f"{p['predicted_graph_speedup']:.2f}x", width="content",
              delta=f"band {band[0]:.2f}–{band[1]:.2f}x" if band else None, delta_color="off", delta_arrow="off",
-             help=prose("diagnose", "band_help") if band else None)
+             help=_band_help(p) if band else None)
     err = p["predicted_graph_speedup"] / p["measured_graph_speedup"] - 1
     c.metric("measured speedup", f"{p['measured_graph_speedup']:.2f}x", width="content",
              delta=f"the prediction was {abs(err):.0%} {'high' if err > 0 else 'low'}" if abs(err) >= 0.005
              else "the prediction was on it", delta_color="off", delta_arrow="off")
     st.caption(prose("diagnose", "ops_caption", ops=p["gpu_ops"], kernels=p["kernels"],
                      copies=p["gpu_ops"] - p["kernels"]))
+
+
+def _band_help(p: dict) -> str:
+    """What the band is worth for this point: how many H rounds made it, and how they were timed."""
+    from runtime_core.diagnose.diagnosis import HOST_ROUNDS, band_holds
+    n = len(p.get("host_rounds_us") or [None])
+    how = ("spread over two seconds" if n >= HOST_ROUNDS else
+           "back to back: the simulator's virtual clock gives every round the same H" if p.get("backend") == "sim" else
+           "back to back: recorded before the rounds were spread out")
+    return prose("diagnose", "band_help", rounds=n, how=how, holds=f"{band_holds(n):.0%}")
 
 
 def _counts_row(p: dict) -> None:

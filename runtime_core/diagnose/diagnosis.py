@@ -7,7 +7,8 @@
 The order is the point:
 1. Profile one eager step (and one graph replay) in the worker process: K, B, driver calls,
    the kernels' spread, the two-lane timeline.
-2. Time the host's dispatch of one unprofiled step: H.
+2. Time the host's dispatch of one unprofiled step, in 19 rounds spread over two seconds: H is
+   their median, and the band's H interval their lowest and highest (host_rounds, band_rounds).
 3. Predict the eager and graph step times from K, B, H and the machine's constants alone.
 4. Only then measure every variant, interleaved in this process.
 The result is one flat dict: a diagnose recording stores it as a point.
@@ -20,6 +21,7 @@ comes before whatever it predicts, and the point keeps the median of its passes 
 from __future__ import annotations
 
 import statistics
+import time
 
 from .measure_variants import measure_variants
 from .predict import Machine, StepCounts, predict_band, predict_step, saving_split
@@ -51,8 +53,8 @@ def predicted_fields(point: dict, m: Machine) -> dict:
         return {"predicted_eager_us": pred["eager_us"], "predicted_graph_us": None, "predicted_graph_speedup": None,
                 "predicted_speedup_band": None,
                 "verdict": capture_verdict(k, m, point["capture_failure"])}
-    rounds = point.get("host_rounds_us") or [k.host_us]
-    band = predict_band(k, m, min(rounds), max(rounds), m.node_spread_us)
+    h_lo, h_hi = band_rounds(point.get("host_rounds_us") or [k.host_us])
+    band = predict_band(k, m, h_lo, h_hi, m.node_spread_us)
     return {"predicted_eager_us": pred["eager_us"], "predicted_graph_us": pred["graph_us"],
             "predicted_graph_speedup": pred["graph_speedup"], "predicted_speedup_band": band,
             "explanation": {"node_cost_us": round(m.consts.node_gap_us, 4),
@@ -80,7 +82,29 @@ def capture_verdict(k: StepCounts, m: Machine, failure: dict) -> dict:
     return v
 
 
-HOST_ROUNDS = 5  # H is timed in this many rounds before anything is predicted (the band's spread)
+HOST_ROUNDS = 19      # H is timed in this many rounds before anything is predicted (the band's spread) ...
+HOST_SPREAD_S = 2.0   # ... spread evenly over at least this many seconds (on a device with a real clock)
+VIRTUAL_ROUNDS = 5    # the simulator's virtual clock gives every round the same H: a few rounds say so
+BAND_COVERAGE = 0.90  # the band's H interval holds a new round with at least this probability
+
+
+def band_rounds(rounds: list[float], coverage: float = BAND_COVERAGE) -> tuple[float, float]:
+    """The H interval of the band: the j-th lowest and j-th highest of the n rounds, with the
+    largest j whose interval holds a new round from the same host with probability
+    (n + 1 − 2j) / (n + 1) ≥ `coverage` (exchangeable draws). Fewer than 19 rounds give the
+    lowest and highest, which holds less: 5 rounds, 4/6."""
+    xs = sorted(rounds)
+    j = _band_rank(len(xs), coverage)
+    return xs[j - 1], xs[-j]
+
+
+def band_holds(n: int, coverage: float = BAND_COVERAGE) -> float:
+    """The probability that a new round falls inside band_rounds' interval of `n` rounds."""
+    return (n + 1 - 2 * _band_rank(n, coverage)) / (n + 1) if n > 1 else 0.0
+
+
+def _band_rank(n: int, coverage: float) -> int:
+    return max(1, int(round((1 - coverage) / 2 * (n + 1), 9)))
 
 
 def diagnose(runner, spec: Spec, machine: Machine, variants=("eager", "our_graph"), profile=None) -> dict:
@@ -134,9 +158,21 @@ def diagnose(runner, spec: Spec, machine: Machine, variants=("eager", "our_graph
     return point
 
 
-def host_rounds(runner, step, rounds: int = HOST_ROUNDS) -> list[float]:
-    """H timed `rounds` times, back to back, each round its own median (timing.host_dispatch_us)."""
-    return [round(_host_dispatch_us(runner, step, reps=9, warmups=2), 3) for _ in range(rounds)]
+def host_rounds(runner, step, rounds: int | None = None, spread_s: float | None = None) -> list[float]:
+    """H timed in `rounds` rounds, each its own median (timing.host_dispatch_us), spread evenly
+    over `spread_s` seconds: the host switches between a fast and a slow state for a second or
+    more at a time, so rounds back to back see one state, and rounds spread over seconds sample
+    the states that the step's timing will see. On a virtual clock: VIRTUAL_ROUNDS, back to back."""
+    virtual = bool(getattr(runner.dev, "deterministic", False))
+    rounds = rounds or (VIRTUAL_ROUNDS if virtual else HOST_ROUNDS)
+    spread_s = (0.0 if virtual else HOST_SPREAD_S) if spread_s is None else spread_s
+    out, t0 = [], time.monotonic()
+    for i in range(rounds):
+        out.append(round(_host_dispatch_us(runner, step, reps=9, warmups=2), 3))
+        wait = t0 + (i + 1) * spread_s / rounds - time.monotonic()
+        if wait > 0 and i + 1 < rounds:
+            time.sleep(wait)
+    return out
 
 
 PASS_KEYS = ("host_dispatch_us", "eager_us", "graph_us")

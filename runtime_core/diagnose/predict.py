@@ -26,8 +26,10 @@ chain, or read from a sweep recording's meta.calibration), plus the launch tax t
     graph   = n·t + max(e, max(g + L, n·f) + Bc + (Kc−1)·γg + s)
     speedup = eager / graph
 
-The band (`predict_band`): H is timed in several rounds, back to back, before anything is
-predicted; the eager step is evaluated at the lowest and highest round, and the graph step with
+The band (`predict_band`): H is timed in 19 rounds spread over two seconds before anything is
+predicted (diagnosis.host_rounds: the host changes state on that time scale, so rounds back to
+back see one state only); the eager step is evaluated at the lowest and highest round (a new
+round falls between them with probability 18/20), and the graph step with
 γg moved by ±δ per node, where δ is half the p10-p90 spread of what a node costs beyond its
 profiled kernel, measured on kernels of our own making (model/node_costs.py: grids of 1 to 16k
 blocks, 1 to 120 µs, 1 to 96 tensor arguments, cuBLAS, layer norm, softmax, copies and fills).
