@@ -116,3 +116,20 @@ def external_accuracy(points: list[dict]) -> dict:
             "meets_all": (speed["meets_speedup_target"] and verdict_share is not None
                           and verdict_share >= VERDICT_SHARE and band_share is not None
                           and band_share >= BAND_SHARE and median_width <= BAND_HALF_WIDTH)}
+
+
+def repeatability(points: list[dict], again: list[dict]) -> dict:
+    """How well the measurement repeats itself: for every point measured twice (a grid point and its
+    fresh-process re-check), whether the two measured speedups agree within ±15% (where the first
+    measured ≥ 1.2x, as the speedup target counts), and the same for the eager and graph steps. A
+    prediction judged against one measurement cannot be right more often than the measurement
+    agrees with itself."""
+    def k(p):  # a re-check run at the factory's default shape names no seq: the grid's is that default
+        return (p["model"], p["dtype"], p["batch"])
+    first = {k(p): p for p in points if p.get("measured_graph_speedup")}
+    pairs = [(first[k(q)], q) for q in again if q.get("measured_graph_speedup") and k(q) in first
+             and first[k(q)]["measured_graph_speedup"] >= SPEEDUP_THRESHOLD]
+    out = {"pairs": len(pairs), "tolerance": TOLERANCE}
+    for field, name in (("measured_graph_speedup", "speedup"), ("eager_us", "eager"), ("graph_us", "graph")):
+        out[f"{name}_within"] = sum(abs(b[field] / a[field] - 1) <= TOLERANCE for a, b in pairs)
+    return out

@@ -13,10 +13,11 @@ from __future__ import annotations
 def diagnose_accuracy(rec, as_json: bool) -> int:
     """A diagnose recording judged from its points (recomputed here, never read from its summary)."""
     import json
-    from .accuracy import accuracy as zoo_accuracy, external_accuracy
+    from .accuracy import accuracy as zoo_accuracy, external_accuracy, repeatability
     from .records import recording_set
     import copy
     external = recording_set(rec.data) == "external"
+    again = None
     if external:
         from .record_external import fresh_checks, snapshot
     else:
@@ -33,8 +34,9 @@ def diagnose_accuracy(rec, as_json: bool) -> int:
             acc["band_holds"], acc["banded"], acc["band_share"], acc["meets_band_target"])
         rechecks = fresh_checks(doc)  # a --fresh-processes grid: every point is one
         racc = acc if rechecks is pts else (external_accuracy(rechecks) if rechecks else None)  # judged once
-        checks["fresh-process re-checks (≥ 12, same targets)"] = (
+        checks["fresh-process re-checks (≥ 12, same targets)" + (_targets_line(racc) if racc else "")] = (
             len(rechecks), 12, None, bool(racc) and len(rechecks) >= 12 and racc["meets_all"])
+        again = None if rechecks is pts or not rechecks else repeatability(pts, rechecks)
     if as_json:
         print(json.dumps(acc, indent=2))
     else:
@@ -42,7 +44,17 @@ def diagnose_accuracy(rec, as_json: bool) -> int:
         for name, (n, total, share, ok) in checks.items():
             count = f"{n} points" if share is None else f"{n}/{total} ({share:.1%})"  # share None: a count, at least `total`
             print(f"  {'ok  ' if ok else 'MISS'} {name}: {count}")
+        if again and again["pairs"]:
+            print(f"  info the measurement against itself (a grid point and its fresh re-check, ≥ 1.2x): speedups "
+                  f"within ±15% at {again['speedup_within']}/{again['pairs']}, eager steps {again['eager_within']}/"
+                  f"{again['pairs']}, graph steps {again['graph_within']}/{again['pairs']}")
         for m in acc["misses"]:
             print(f"    miss {m['model']} {m['dtype']} batch {m['batch']}: predicted {m['predicted_speedup']}x, "
                   f"measured {m['measured_speedup']}x ({m['error_pct']:+.0f}%)")
     return 0 if all(ok for *_, ok in checks.values()) else 1
+
+
+def _targets_line(a: dict) -> str:
+    """The re-checks' three targets in one bracket: speedups, verdicts, band (and its half-width)."""
+    return (f" [speedups {a['within']}/{a['eligible']}, verdicts {a['verdict_right']}/{a['points']}, band "
+            f"{a['band_holds']}/{a['banded']} at half-width {(a['band_median_half_width'] or 0):.1%}]")

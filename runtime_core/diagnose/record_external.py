@@ -30,7 +30,7 @@ from pathlib import Path
 from ..errors import UsageError
 from ..recordings import store
 from .accuracy import external_accuracy
-from .diagnosis import diagnose, gpu_idle_share, predicted_fields, prepare
+from .diagnosis import diagnose, gpu_idle_share, predicted_fields, prepare, recent_h
 from .machine import mean_machine, node_spread_us, sample_of
 from .spec import Spec
 
@@ -159,7 +159,8 @@ def run_external(runner, path: Path, budget_s: float = 420.0, resume: bool = Fal
 
 
 def snapshot(doc: dict) -> dict:
-    """Every prediction recomputed from the points' own profiles and H rounds, with the recording's
+    """Every prediction recomputed from the points' own profiles and H rounds (H as the code takes
+    it from them now: diagnosis.recent_h), with the recording's
     mean constants (one process), or each point's own process's constants (fresh processes)."""
     fresh = doc["meta"].get("protocol") == FRESH
     samples = ([dict(p["machine"]["constants"], tax_us=p["machine"]["tax_us"]) for p in doc["points"]] if fresh
@@ -168,6 +169,8 @@ def snapshot(doc: dict) -> dict:
     doc["meta"]["calibration"] = machine.consts.as_dict()
     doc["meta"]["intrinsic_tax_us"] = round(machine.tax_us, 3)
     for p in doc["points"]:
+        if p.get("host_rounds_us"):  # one pass per point: its H is its rounds' (diagnosis.recent_h)
+            p["host_dispatch_us"] = recent_h(p["host_rounds_us"])
         p.update(predicted_fields(p, point_machine(p) if fresh else machine))
         p["gpu_idle_share"] = gpu_idle_share(p)
     doc["summary"] = {"accuracy": external_accuracy(doc["points"])}
