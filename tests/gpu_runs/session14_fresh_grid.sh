@@ -1,4 +1,7 @@
 #!/usr/bin/env bash
+# Superseded (session 15): the 33 points in diagnose_external_fresh_h200.json timed H in 5 rounds back
+# to back; the code now spreads 19 over two seconds, so a resumed file would mix two protocols. Record
+# a new file (a point now takes 46-68 s: calibrate 14-21 s, profile 11-24 s, diagnose 12-21 s).
 # Issue 25: the external grid recorded one fresh `diagnose` process per point (--fresh-processes),
 # as a user runs it and as the issue's outside check does. 48 points at 36-66 s each is more than
 # one call: each call resumes the partial file committed under tests/gpu_runs/results/ and stops
