@@ -203,3 +203,12 @@ def test_the_measured_delta_says_which_way_the_prediction_missed_and_one_baselin
     speed_cols = [c for c in heads[0] if c.startswith("× eager")]
     assert speed_cols[0] == "× eager A" and speed_cols[1:] in ([], ["× eager B"])
     assert "eager A** is this diagnosis's eager step" in _text(at) or "eager A**, " in _text(at)
+
+
+def test_the_band_help_says_how_its_rounds_were_timed_and_how_likely_it_holds():
+    from pages.ui.diagnose_view import _band_help
+    spread = _band_help({"host_rounds_us": [float(i) for i in range(1, 20)]})
+    assert "19 H rounds" in spread and "spread over two seconds" in spread and "90%" in spread
+    old = _band_help({"host_rounds_us": [5.0, 6.0, 5.5, 7.0, 6.5]})
+    assert "5 H rounds" in old and "recorded before the rounds were spread" in old and "67%" in old
+    assert "virtual clock" in _band_help({"host_rounds_us": [864.0] * 5})

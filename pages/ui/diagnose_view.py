@@ -90,9 +90,10 @@ def verdict(p: dict, source_caption: str) -> None:
 def _band_help(p: dict) -> str:
     """What the band is worth for this point: how many H rounds made it, and how they were timed."""
     from runtime_core.diagnose.diagnosis import HOST_ROUNDS, band_holds
-    n = len(p.get("host_rounds_us") or [None])
+    rounds = p.get("host_rounds_us") or [None]
+    n = len(rounds)
     how = ("spread over two seconds" if n >= HOST_ROUNDS else
-           "back to back: the simulator's virtual clock gives every round the same H" if p.get("backend") == "sim" else
+           "back to back, and every round gave the same H: a virtual clock" if len(set(rounds)) == 1 else
            "back to back: recorded before the rounds were spread out")
     return prose("diagnose", "band_help", rounds=n, how=how, holds=f"{band_holds(n):.0%}")
 
