@@ -212,3 +212,15 @@ def test_the_band_help_says_how_its_rounds_were_timed_and_how_likely_it_holds():
     old = _band_help({"host_rounds_us": [5.0, 6.0, 5.5, 7.0, 6.5]})
     assert "5 H rounds" in old and "recorded before the rounds were spread" in old and "67%" in old
     assert "virtual clock" in _band_help({"host_rounds_us": [864.0] * 5})
+
+
+def test_a_point_whose_h_rounds_moved_warns_that_one_timing_can_land_anywhere_in_the_band():
+    from pages.ui.diagnose_view import host_moved
+    assert host_moved({"host_rounds_us": [5000.0, 5100.0, 5300.0]}) is None
+    assert host_moved({"host_rounds_us": [864.0] * 5}) is None and host_moved({}) is None
+    text = host_moved({"host_rounds_us": [5000.0, 9500.0, 6000.0]})
+    assert "1.9x" in text and "3 H rounds" in text
+    import json
+    rec = json.loads((ROOT / "lessons" / "recordings" / "diagnose_external_h200.json").read_text())
+    first = rec["points"][0]  # ResNet-18 fp32 batch 1 on the H200: rounds from 1.4 to 3.0 ms
+    assert max(first["host_rounds_us"]) > 1.5 * min(first["host_rounds_us"]) and host_moved(first)

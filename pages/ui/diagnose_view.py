@@ -85,6 +85,22 @@ def verdict(p: dict, source_caption: str) -> None:
              else "the prediction was on it", delta_color="off", delta_arrow="off")
     st.caption(prose("diagnose", "ops_caption", ops=p["gpu_ops"], kernels=p["kernels"],
                      copies=p["gpu_ops"] - p["kernels"]))
+    moved = host_moved(p)
+    if moved:
+        st.info(moved)
+
+
+HOST_MOVED = 1.25  # H rounds whose highest is this far above their lowest: the host changed speed
+
+
+def host_moved(p: dict) -> str | None:
+    """A warning where the point's own H rounds show the host changing speed while it ran (None
+    where they agree): one timing of such a step can land anywhere in the band, not at the point."""
+    rounds = p.get("host_rounds_us") or []
+    if len(rounds) < 2 or min(rounds) <= 0 or max(rounds) / min(rounds) < HOST_MOVED:
+        return None
+    return prose("diagnose", "host_moved", lo=_us(min(rounds)), hi=_us(max(rounds)),
+                 ratio=f"{max(rounds) / min(rounds):.1f}", rounds=len(rounds))
 
 
 def _band_help(p: dict) -> str:
