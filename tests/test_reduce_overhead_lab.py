@@ -130,9 +130,10 @@ def test_lab_cli_on_cuda_without_a_gpu_exits_2_with_one_line():
     assert p.returncode == 2 and p.stdout == "" and len(p.stderr.strip().splitlines()) == 1, p.stderr
 
 
-@pytest.mark.slow
+@pytest.mark.long
 def test_every_point_runs_on_the_cpu_where_no_graph_is_recorded():
-    """The live code, end to end, on a small decoder on this CPU (about half a minute)."""
+    """The live code, end to end, on a small decoder on this CPU (about half a minute: real
+    torch.compile work from a cold cache, so it runs in make test-long)."""
     from runtime_core.aot.ro_lab import run_in_child
     r = run_in_child("cpu", small=True, timeout_s=600)
     assert r["errors"] == [], r["tracebacks"]
