@@ -212,6 +212,8 @@ def test_the_band_help_says_how_its_rounds_were_timed_and_how_likely_it_holds():
     old = _band_help({"host_rounds_us": [5.0, 6.0, 5.5, 7.0, 6.5]})
     assert "5 H rounds" in old and "recorded before the rounds were spread" in old and "67%" in old
     assert "virtual clock" in _band_help({"host_rounds_us": [864.0] * 5})
+    passes = _band_help({"host_dispatch_us": 5.0, "passes": [{"host_dispatch_us": h} for h in (5.0, 6.0, 7.0)]})
+    assert "3 H rounds" in passes and "one per pass" in passes and "50%" in passes  # the zoo's: (3+1-2)/4
 
 
 def test_a_point_whose_h_rounds_moved_warns_that_one_timing_can_land_anywhere_in_the_band():

@@ -106,7 +106,11 @@ def host_moved(p: dict) -> str | None:
 def _band_help(p: dict) -> str:
     """What the band is worth for this point: how many H rounds made it, and how they were timed."""
     from runtime_core.diagnose.diagnosis import HOST_ROUNDS, band_holds
-    rounds = p.get("host_rounds_us") or [None]
+    rounds = p.get("host_rounds_us")
+    if not rounds:  # a recording made before rounds: the band's H is that of its passes (diagnosis.with_band)
+        rounds = [q["host_dispatch_us"] for q in p.get("passes") or []] or [p["host_dispatch_us"]]
+        return prose("diagnose", "band_help", rounds=len(rounds), how="one per pass, the passes minutes apart",
+                     holds=f"{band_holds(len(rounds)):.0%}")
     n = len(rounds)
     how = ("spread over two seconds" if n >= HOST_ROUNDS else
            "back to back, and every round gave the same H: a virtual clock" if len(set(rounds)) == 1 else
