@@ -14,7 +14,7 @@ def test_one_ranged_package_serves_its_range_and_its_own_check_names_the_bounds(
     monkeypatch.setenv("RUNTIME_CORE_AOT_CACHE", str(shared_aot_cache))
     from runtime_core.aot.serving_measure import measure_serving
     from runtime_core.aot.serving_plan import ServingPlan
-    plan = ServingPlan(loop_exact=(), compare_exact=(8,), requests=(1, 8, 37, 100), repeats=5, cpp_batch=37,
+    plan = ServingPlan(loop_exact=(), compare_exact=(8,), requests=(1, 8, 37, 100), repeats=25, cpp_batch=37,
                        unchecked=(8, 12))
     res = measure_serving("cpu", plan=plan, save=False)
     assert res["errors"] == [], res["errors"]
