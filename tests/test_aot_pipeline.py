@@ -1,7 +1,8 @@
 """The AOT path on the CPU: export -> AOTInductor package -> load from Python (child) and C++.
 
 One package is compiled (or reused from .cache/aot/) for the whole module; the C++ runner's
-binary is cached there too, so a second run of these tests is fast.
+binary is cached there too, so a second run of these tests is fast. A fresh clone (CI) has no
+cache, so the tests that need the package run in make test-long.
 """
 from pathlib import Path
 
@@ -43,6 +44,7 @@ def test_an_exact_shape_export_freezes_the_batch():
     assert tuple(ep.graph_signature.user_inputs) and ep.module()(mlp_input(8)).shape == (8, 32)
 
 
+@pytest.mark.long  # the package fixture compiles from a cold cache in a fresh clone (CI): ~17 s
 def test_python_loader_in_a_child_matches_eager(package, tmp_path):
     np.save(tmp_path / "in.npy", mlp_input(5).numpy())
     r = run_child(["load", package, tmp_path / "in.npy", tmp_path / "out.npy", "cpu"])
@@ -53,6 +55,7 @@ def test_python_loader_in_a_child_matches_eager(package, tmp_path):
     assert r["load_s"] > 0 and r["load_again_s"] > 0
 
 
+@pytest.mark.long  # the package, and the C++ runner built from a cold cache: ~7 s more
 @pytest.mark.parametrize("batch", [2, 5, 37, 64])
 def test_cpp_runner_matches_eager_at_any_batch_in_range(package, tmp_path, batch):
     from runtime_core.aot.cpp_runner import run_cpp
