@@ -105,10 +105,10 @@ def host_moved(p: dict) -> str | None:
 
 def _band_help(p: dict) -> str:
     """What the band is worth for this point: how many H rounds made it, and how they were timed."""
-    from runtime_core.diagnose.diagnosis import HOST_ROUNDS, band_holds
+    from runtime_core.diagnose.diagnosis import HOST_ROUNDS, band_holds, pass_hs
     rounds = p.get("host_rounds_us")
     if not rounds:  # a recording made before rounds: the band's H is that of its passes (diagnosis.with_band)
-        rounds = [q["host_dispatch_us"] for q in p.get("passes") or []] or [p["host_dispatch_us"]]
+        rounds = pass_hs(p)
         return prose("diagnose", "band_help", rounds=len(rounds), how="one per pass, the passes minutes apart",
                      holds=f"{band_holds(len(rounds)):.0%}")
     n = len(rounds)

@@ -17,7 +17,6 @@ def diagnose_accuracy(rec, as_json: bool) -> int:
     from .records import recording_set
     import copy
     external = recording_set(rec.data) == "external"
-    again = None
     if external:
         from .record_external import fresh_checks, snapshot
     else:
@@ -25,6 +24,7 @@ def diagnose_accuracy(rec, as_json: bool) -> int:
     doc = snapshot(copy.deepcopy(rec.data))  # every prediction from the code as it is now
     pts = doc["points"]
     acc = external_accuracy(pts) if external else zoo_accuracy(pts)
+    again = None
     checks = {"speedups within ±15% (≥ 90% of points ≥ 1.2x)": (acc["within"], acc["eligible"], acc["share"],
                                                                  acc["meets_speedup_target"])}
     if external:

@@ -70,8 +70,13 @@ def with_band(point: dict, m: Machine) -> dict:
     spread is that of its passes (each pass timed H before its steps), its node spread `m`'s."""
     if point.get("predicted_speedup_band") or point.get("capturable") is False:
         return point
-    hs = [q["host_dispatch_us"] for q in point.get("passes") or []] or [point["host_dispatch_us"]]
+    hs = pass_hs(point)
     return dict(point, predicted_speedup_band=predict_band(counts_of(point), m, min(hs), max(hs), m.node_spread_us))
+
+
+def pass_hs(point: dict) -> list[float]:
+    """The H of each pass of a point recorded before rounds (each pass timed H before its steps)."""
+    return [q["host_dispatch_us"] for q in point.get("passes") or []] or [point["host_dispatch_us"]]
 
 
 def capture_verdict(k: StepCounts, m: Machine, failure: dict) -> dict:
