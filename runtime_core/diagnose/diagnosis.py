@@ -27,7 +27,7 @@ import time
 from .measure_variants import measure_variants
 from .predict import Machine, StepCounts, predict_band, predict_step, saving_split
 from .spec import Spec, check
-from ..engine.cores import one_core
+from ..engine.cores import one_core, pin_mode
 from .timing import host_dispatch_us
 from .verdict import verdict
 
@@ -149,7 +149,7 @@ def diagnose(runner, spec: Spec, machine: Machine, variants=("eager", "our_graph
              "top_host": eager_prof.top_host,
              "captured_gpu_ops": captured.gpu_ops, "captured_busy_us": round(captured.busy_us, 3),
              "captured_profiled": prof.get("captured") is not None,
-             "host_rounds_us": rounds, "host_dispatch_us": recent_h(rounds),
+             "host_rounds_us": rounds, "host_dispatch_us": recent_h(rounds), "timing_core": pin_mode(),
              "inputs": len(step.inputs), "capturable": failure is None,
              "profile": {"eager_ops": eager_prof.ops, "captured_ops": captured.ops}}
     if graph_prof is not None:

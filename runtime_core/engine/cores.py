@@ -1,20 +1,73 @@
 """Which CPU cores the measuring thread runs on: migrations between cores add timing noise, so
-timing runs pinned to one core (the middle one of those this process may use, when it has more
-than two), and children that need every core get them back (the trace worker)."""
+timing runs pinned to one core, and children that need every core get them back (the trace worker).
+
+Which core: `RUNTIME_CORE_PIN` chooses.
+    middle    the middle one of the cores this process may use (when it has more than two)
+    fastest   the one that runs a short pure-Python loop quickest right now, probed on every core
+              each time a timing starts. On a shared virtual machine each virtual core can be
+              slowed, for seconds at a time, by what runs beside it on the physical host (the H200
+              machine showed ~7, ~10 and ~13 ms states of one decode step, on one core while
+              another core ran fast); the quickest core is the host in its usual, unslowed state.
+"""
 from __future__ import annotations
 
 import contextlib
 import os
+import time
+
+from ..errors import UsageError
+
+PIN_MODES = ("middle", "fastest")
+SPIN_LOOPS = 2000   # the speed probe: this many interpreted additions, ~60-100 µs on a server core
+SPIN_REPS = 3       # ... best of this many on each core
 
 
-def pin_to_one_core() -> set[int] | None:
-    """Pin this process to one core; returns the cores it had (None where affinity is not
-    available, or with two cores or fewer, where nothing changes)."""
+def pin_mode() -> str:
+    mode = os.environ.get("RUNTIME_CORE_PIN", "middle")
+    if mode not in PIN_MODES:
+        raise UsageError(f"RUNTIME_CORE_PIN={mode!r} is not a way to choose the timing core: "
+                         f"use one of {', '.join(PIN_MODES)}")
+    return mode
+
+
+def _spin() -> int:
+    x = 0
+    for i in range(SPIN_LOOPS):
+        x += i
+    return x
+
+
+def core_speeds_us(cores) -> dict[int, float]:
+    """Per core: the best of SPIN_REPS runs of the probe loop on it, µs (this thread is moved to
+    each core in turn and left on the last)."""
+    out = {}
+    for c in cores:
+        os.sched_setaffinity(0, {c})
+        best = float("inf")
+        for _ in range(SPIN_REPS):
+            t0 = time.perf_counter()
+            _spin()
+            best = min(best, time.perf_counter() - t0)
+        out[c] = round(best * 1e6, 2)
+    return out
+
+
+def choose_core(cores: list[int], mode: str | None = None) -> int:
+    """The core to time on, of `cores` (sorted), by `mode` (default: pin_mode())."""
+    if (mode or pin_mode()) == "fastest":
+        speeds = core_speeds_us(cores)
+        return min(speeds, key=speeds.get)
+    return cores[len(cores) // 2]
+
+
+def pin_to_one_core(mode: str | None = None) -> set[int] | None:
+    """Pin this thread to one core (choose_core); returns the cores it had (None where affinity is
+    not available, or with two cores or fewer, where nothing changes)."""
     try:
         before = os.sched_getaffinity(0)
         cores = sorted(before)
         if len(cores) > 2:
-            os.sched_setaffinity(0, {cores[len(cores) // 2]})
+            os.sched_setaffinity(0, {choose_core(cores, mode)})
             return before
     except (AttributeError, OSError):
         pass
@@ -22,10 +75,10 @@ def pin_to_one_core() -> set[int] | None:
 
 
 @contextlib.contextmanager
-def one_core():
+def one_core(mode: str | None = None):
     """Run the enclosed timing on one core, then give the process its cores back (torch.compile's
     workers, started later, need them)."""
-    before = pin_to_one_core()
+    before = pin_to_one_core(mode)
     try:
         yield
     finally:
