@@ -15,6 +15,19 @@ t0=$(date +%s); el() { echo $(( $(date +%s) - t0 )); }
 BUDGET=${BUDGET_S:-565}
 REC=tests/gpu_runs/results/diagnose_external_pick_h200.json
 REDIR=tests/gpu_runs/results/rechecks_pick
+if [ "${STEP:-grid}" = ab ]; then
+  mkdir -p tests/gpu_runs/results/pin_ab
+  python3 tests/gpu_runs/pin_ab_grid.py tests/gpu_runs/results/pin_ab $(( BUDGET - ${TESTS_S:-0} )) > "$OUT/ab.log" 2>&1
+  echo "ab rc=$? $(el) s"; tail -n 4 "$OUT/ab.log"
+  tar czf "$OUT/pin_ab.tgz" -C tests/gpu_runs/results pin_ab
+  for m in middle fastest; do python3 -m runtime_core accuracy --recording tests/gpu_runs/results/pin_ab/pin_$m.json 2>&1 | head -n 4; done
+  if [ "${GPU_TESTS:-0}" = 1 ]; then
+    timeout $(( BUDGET - $(el) + 20 )) python3 -m pytest -q -m gpu -p no:cacheprovider tests/test_diagnose_gpu.py \
+      tests/test_diagnose_external.py tests/test_cores.py > "$OUT/gpu_tests.log" 2>&1
+    echo "pytest rc=$? $(el) s"; tail -n 6 "$OUT/gpu_tests.log"
+  fi
+  exit 0
+fi
 if [ "${STEP:-grid}" = grid ]; then
   if [ ! -f "$REC" ]; then
     python3 tests/gpu_runs/core_pick_probe.py "$OUT/core_pick_probe.json" ${PROBE_S:-30} resnet18:1:fp32 \
@@ -33,7 +46,7 @@ if [ "${STEP:-grid}" = grid ]; then
   python3 -m runtime_core accuracy --recording "$REC" 2>&1 | tail -n 16
   exit 0
 fi
-export RUNTIME_CORE_PIN=${PIN:?set PIN to the grid call's decision}
+export RUNTIME_CORE_PIN=${PIN:?set PIN to the decision of the grid call}
 mkdir -p "$REDIR"
 POINTS="resnet18:1:fp32 resnet18:4:bf16 mobilenet_v3_small:16:fp32 mobilenet_v3_small:64:bf16 efficientnet_b0:1:fp32
 efficientnet_b0:4:bf16 bert_base:16:fp32 bert_base:64:bf16 gpt2_prompt:1:fp32 gpt2_prompt:4:bf16 gpt2_decode:16:fp32
@@ -57,3 +70,6 @@ if [ "${GPU_TESTS:-0}" = 1 ]; then
     tests/test_diagnose_external.py tests/test_cores.py > "$OUT/gpu_tests.log" 2>&1
   echo "pytest rc=$? $(el) s"; tail -n 6 "$OUT/gpu_tests.log"
 fi
+# STEP=ab (appended after the grid call showed the quickest core's grid worse than the older one):
+#   both pin modes' grids side by side (pin_ab_grid.py) into tests/gpu_runs/results/pin_ab/, resumed
+#   over calls; GPU_TESTS=1 then runs pytest -m gpu on what this session changed.
