@@ -25,7 +25,7 @@ MODES = ("middle", "fastest")
 
 def main(out_dir: str, budget_s: float):
     t0 = time.monotonic()
-    runner = get_runner("cuda")
+    runner = get_runner(os.environ.get("AB_BACKEND", "cuda"))
     paths = {m: Path(out_dir) / f"pin_{m}.json" for m in MODES}
     docs = {m: rx.open_target(runner, p, resume=p.exists(), force=True) for m, p in paths.items()}
     points = rx.grid_points()
@@ -57,7 +57,7 @@ def main(out_dir: str, budget_s: float):
             p.pop("timelines", None)
             d["points"].append(p)
             rx._write(paths[m], d, complete=len(d["points"]) >= len(points))
-            print(f"[{i + 1}/{len(points)}] {m:7} {g['model'].split(':')[1]} {g['dtype']} b{g['batch']}: "
+            print(f"[{i + 1}/{len(points)}] {m:7} {g['model'].split(':')[-1]} {g['dtype']} b{g['batch']}: "
                   f"predicted {p['predicted_graph_speedup']}, measured {p['measured_graph_speedup']}", flush=True)
     runner.close()
 
