@@ -6,6 +6,7 @@
     gc_freeze()         -> (on, notice)        RUNTIME_GC_FREEZE: 1/true/yes/on, 0/false/no/off
     recordings_dir()    -> (folder, notice)    RUNTIME_RECORDINGS_DIR: an existing folder
     aot_cache_notice()  -> notice              RUNTIME_CORE_AOT_CACHE (cache_paths checks it)
+    core_pin()          -> (mode, notice)      RUNTIME_CORE_PIN: middle or fastest (engine/cores.py)
     port_problem()      -> line or None        STREAMLIT_SERVER_PORT: 1..65535 (make run, before Streamlit)
     notices()           -> every notice above that applies, one line each (the pages' sidebar)
 
@@ -23,6 +24,7 @@ LIVE_ENV, CAP_ENV, DIR_ENV, PORT_ENV = "RUNTIME_LIVE", "RUNTIME_QUEUE_CAP", "RUN
 GC_ENV = "RUNTIME_GC_FREEZE"
 LIVE_ON, LIVE_OFF = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
 PREBUILD_ENV = "RUNTIME_PREBUILD_AOT"
+PIN_ENV, PIN_MODES = "RUNTIME_CORE_PIN", ("middle", "fastest")
 DEFAULT_CAP, MAX_CAP = 8, 1000
 SHIPPED_RECORDINGS = Path(__file__).resolve().parents[1] / "lessons" / "recordings"
 
@@ -101,6 +103,17 @@ def aot_cache_notice() -> str | None:
     return f"{ENV}={_quote(raw)} cannot be the AOT cache: {why}; the AOT pages will not compile or cache" if why else None
 
 
+def core_pin() -> tuple[str, str | None]:
+    """Which core timings run on (engine/cores.py): "middle" (the default) or "fastest". Any other
+    value times on the middle core, with one line saying so."""
+    raw = os.environ.get(PIN_ENV)
+    if raw is None or not raw.strip():
+        return PIN_MODES[0], None
+    if raw.strip().lower() in PIN_MODES:
+        return raw.strip().lower(), None
+    return PIN_MODES[0], f"{PIN_ENV}={_quote(raw)} is not one of {'/'.join(PIN_MODES)}: timings run on the middle core"
+
+
 def port_problem() -> str | None:
     raw = os.environ.get(PORT_ENV)
     if raw is None or raw == "":
@@ -116,7 +129,8 @@ def port_problem() -> str | None:
 
 def notices() -> list[str]:
     """One line for each documented variable holding a value the app does not use as given."""
-    out = [live_setting()[1], prebuild_setting()[1], queue_cap()[1], gc_freeze()[1], recordings_dir()[1], aot_cache_notice()]
+    out = [live_setting()[1], prebuild_setting()[1], queue_cap()[1], gc_freeze()[1], recordings_dir()[1], aot_cache_notice(),
+           core_pin()[1]]
     return [n for n in out if n]
 
 

@@ -3,20 +3,30 @@ import os
 
 import pytest
 
+from runtime_core import env_check
 from runtime_core.engine import cores
-from runtime_core.errors import UsageError
 
 affinity = pytest.mark.skipif(not hasattr(os, "sched_getaffinity"), reason="no CPU affinity on this OS")
 
 
-def test_pin_mode_reads_the_environment(monkeypatch):
+def test_pin_mode_reads_the_environment_and_a_junk_value_says_so(monkeypatch):
     monkeypatch.delenv("RUNTIME_CORE_PIN", raising=False)
-    assert cores.pin_mode() == "middle"
-    monkeypatch.setenv("RUNTIME_CORE_PIN", "fastest")
-    assert cores.pin_mode() == "fastest"
+    assert cores.pin_mode() == "middle" and env_check.core_pin() == ("middle", None)
+    monkeypatch.setenv("RUNTIME_CORE_PIN", " Fastest ")
+    assert cores.pin_mode() == "fastest" and env_check.core_pin()[1] is None
     monkeypatch.setenv("RUNTIME_CORE_PIN", "quickest")
-    with pytest.raises(UsageError, match="RUNTIME_CORE_PIN='quickest'.*middle, fastest"):
-        cores.pin_mode()
+    assert cores.pin_mode() == "middle"
+    notice = env_check.core_pin()[1]
+    assert notice == "RUNTIME_CORE_PIN='quickest' is not one of middle/fastest: timings run on the middle core"
+    assert notice in env_check.notices()
+
+
+def test_diagnose_says_when_it_ignores_a_junk_pin(monkeypatch, capsys):
+    from runtime_core.cli import main
+    monkeypatch.setenv("RUNTIME_CORE_PIN", "quickest")
+    assert main(["diagnose", "--backend", "sim", "--model", "fake-mlp", "--batch", "1", "--json"]) == 0
+    err = capsys.readouterr().err
+    assert "diagnose: note: RUNTIME_CORE_PIN='quickest' is not one of middle/fastest" in err
 
 
 @affinity

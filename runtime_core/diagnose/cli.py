@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 from ..cli_args import add_backend_arg, add_json_flag, number
@@ -74,6 +75,9 @@ def register(sub) -> None:
 
 
 def run(a) -> dict:
+    from ..env_check import core_pin
+    if core_pin()[1]:
+        print(f"diagnose: note: {core_pin()[1]}", file=sys.stderr)
     if a.resume and not a.record:
         raise UsageError("--resume continues a recording: give --record PATH")
     if a.passes and not a.record:

@@ -1,13 +1,16 @@
 """Which CPU cores the measuring thread runs on: migrations between cores add timing noise, so
 timing runs pinned to one core, and children that need every core get them back (the trace worker).
 
-Which core: `RUNTIME_CORE_PIN` chooses.
-    middle    the middle one of the cores this process may use (when it has more than two)
+Which core: `RUNTIME_CORE_PIN` chooses (env_check.core_pin reads it).
+    middle    the middle one of the cores this process may use (when it has more than two): the
+              default
     fastest   the one that runs a short pure-Python loop quickest right now, probed on every core
-              each time a timing starts. On a shared virtual machine each virtual core can be
-              slowed, for seconds at a time, by what runs beside it on the physical host (the H200
-              machine showed ~7, ~10 and ~13 ms states of one decode step, on one core while
-              another core ran fast); the quickest core is the host in its usual, unslowed state.
+              each time a timing starts. On the shared H200 virtual machine each virtual core is
+              slowed, for seconds at a time, by what runs beside it on the physical host (one decode
+              step at ~7, ~10 and ~13 ms on one core while another core ran fast). It lowered H and
+              steadied it in a probe, but predicted the external grid worse than the middle core
+              side by side (21 of 40 against 27 of 39 within ±15%; README, Known limits), so it is
+              not the default.
 """
 from __future__ import annotations
 
@@ -15,19 +18,15 @@ import contextlib
 import os
 import time
 
-from ..errors import UsageError
-
-PIN_MODES = ("middle", "fastest")
 SPIN_LOOPS = 2000   # the speed probe: this many interpreted additions, ~60-100 µs on a server core
 SPIN_REPS = 3       # ... best of this many on each core
 
 
 def pin_mode() -> str:
-    mode = os.environ.get("RUNTIME_CORE_PIN", "middle")
-    if mode not in PIN_MODES:
-        raise UsageError(f"RUNTIME_CORE_PIN={mode!r} is not a way to choose the timing core: "
-                         f"use one of {', '.join(PIN_MODES)}")
-    return mode
+    """RUNTIME_CORE_PIN's mode (env_check.core_pin: a value it does not know means "middle", and
+    the app's sidebar and `make run` say so)."""
+    from ..env_check import core_pin
+    return core_pin()[0]
 
 
 def _spin() -> int:

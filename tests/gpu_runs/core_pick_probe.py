@@ -15,6 +15,11 @@ times one H round (2 warm-ups, 9 reps) and 5 synced eager steps and 5 synced gra
 The rule fixed before the H200 run: "fastest" becomes diagnose's default if, pooled over the
 points, its 2 s windows agree pairwise within ±15% in speedup at least 10 points (of 100) more
 often than "middle"'s, and its median H is not higher. `--summary` prints the decision.
+
+The H200's answer (2026-12-01, core_pick_probe_h200_2026-12-01.json): 2 s windows agree 54%
+(middle) against 72% (fastest), and the median H is 18-25% lower on the quickest core at every
+point, so the rule chose "fastest" for the grid that followed. That grid predicted worse (23 of 42
+within ±15%), and pin_ab_grid.py then compared the two modes on the grid itself.
 """
 import json
 import os
