@@ -228,6 +228,24 @@ def test_accuracy_says_how_often_the_measurement_agrees_with_its_own_re_check():
     again = repeatability(grid["points"], grid["rechecks"]["points"])
     assert (f"speedups within ±15% at {again['speedup_within']}/{again['pairs']}, eager steps "
             f"{again['eager_within']}/{again['pairs']}") in p.stdout, p.stdout
+    twice = repeatability(grid["points"], grid["repeat"]["points"])   # the whole grid measured again
+    line = next(x for x in p.stdout.splitlines() if "the grid against itself" in x)
+    assert line.endswith(f"speedups within ±15% at {twice['speedup_within']}/{twice['pairs']}, eager steps "
+                         f"{twice['eager_within']}/{twice['pairs']}, graph steps {twice['graph_within']}/{twice['pairs']}")
+
+
+def test_the_shipped_grid_keeps_a_second_measurement_of_itself_made_the_same_way():
+    """The "repeat": what a later recording of the same grid measured (tests/gpu_runs/pin_ab_grid.py's
+    middle-core grid, merge_external.py --repeat), point by point, timed as the grid was."""
+    grid = json.loads(REC.read_text())
+    rep = grid["repeat"]
+    keys = {(p["model"], p["dtype"], p["batch"]) for p in grid["points"]}
+    assert len(rep["points"]) >= 40 and rep["recorded_at"] > grid["meta"]["recorded_at"]
+    for q in rep["points"]:
+        assert (q["model"], q["dtype"], q["batch"]) in keys and q["timing_core"] == "middle"
+        assert len(q["host_rounds_us"]) == 19 and q["measured_graph_speedup"] == pytest.approx(
+            q["eager_us"] / q["graph_us"], rel=1e-3)
+        assert "profile" not in q
 
 
 def test_fresh_processes_outside_the_external_grid_is_one_usage_line():

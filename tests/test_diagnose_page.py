@@ -171,6 +171,11 @@ def test_the_external_grid_shows_its_targets_the_band_and_the_explanation():
                                                   f"{racc['within']}/{racc['eligible']} within ±15%, "
                                                   f"band {racc['band_holds']}/{racc['banded']}")
     assert any("ran in turn in one process" in c.value for c in at.caption)   # how the grid was measured
+    from runtime_core.diagnose.accuracy import repeatability
+    twice = repeatability(doc["points"], doc["repeat"]["points"])   # the whole grid against itself
+    assert any(f"{len(doc['repeat']['points'])} of its points were measured again about" in c.value and
+               f"agree within ±15% at {twice['speedup_within']}; the eager steps at {twice['eager_within']}, "
+               f"the graph steps at {twice['graph_within']}" in c.value for c in at.caption)
     first = doc["points"][0]
     lo, hi = first["predicted_speedup_band"]
     deltas = [m.delta for m in at.metric if m.label == "predicted speedup"]

@@ -17,6 +17,19 @@ from runtime_core.diagnose.records import best_recording
 from runtime_core.lesson.page_text import text as prose
 
 
+def _gap(first: str | None, second: str | None) -> str:
+    """How long after the first recording the second was made, in words ("about 3 hours")."""
+    from datetime import datetime
+    try:
+        s = abs((datetime.fromisoformat(second.replace("Z", "+00:00")) -
+                 datetime.fromisoformat(first.replace("Z", "+00:00"))).total_seconds())
+    except (AttributeError, TypeError, ValueError):
+        return "some time"
+    if s >= 5400:
+        return f"about {round(s / 3600)} hours"
+    return f"about {max(1, round(s / 60))} minutes"
+
+
 def _label(p: dict) -> str:
     return f"{p['model'].split(':')[-1]}, {p['dtype']}, batch {p['batch']}"
 
@@ -57,6 +70,13 @@ def external_panel() -> None:
     if again and again["pairs"]:
         st.caption(prose("diagnose", "external_repeat", pairs=again["pairs"], tolerance=f"{TOLERANCE:.0%}",
                          speedup=again["speedup_within"], eager=again["eager_within"], graph=again["graph_within"]))
+    regrid = (rec.doc.get("repeat") or {}).get("points")
+    twice = repeatability(rec.doc["points"], regrid) if regrid else None
+    if twice and twice["pairs"]:
+        st.caption(prose("diagnose", "external_regrid", n=len(regrid), pairs=twice["pairs"],
+                         gap=_gap(rec.doc["meta"].get("recorded_at"), rec.doc["repeat"].get("recorded_at")),
+                         threshold=f"{SPEEDUP_THRESHOLD:.1f}x", tolerance=f"{TOLERANCE:.0%}",
+                         speedup=twice["speedup_within"], eager=twice["eager_within"], graph=twice["graph_within"]))
     st.caption(prose("diagnose", "external_targets", tolerance=f"{TOLERANCE:.0%}", share=f"{TARGET_SHARE:.0%}",
                      threshold=f"{SPEEDUP_THRESHOLD:.1f}x", verdict=f"{VERDICT_SHARE:.0%}", band=f"{BAND_SHARE:.0%}",
                      width=f"{BAND_HALF_WIDTH:.0%}"))

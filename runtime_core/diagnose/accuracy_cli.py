@@ -4,7 +4,9 @@ targets (the command is model/cli.py's; this module judges the diagnose kind for
 The zoo's: the speedup within ±15% at 90% of the points measured at 1.2x or more. The external
 grid's: that, the verdict right at 95% of all points, the band holding the measurement at 90%
 with a median half-width of at most 10%, and at least 12 fresh-process re-checks meeting the same
-(every point of a grid recorded with --fresh-processes is one).
+(every point of a grid recorded with --fresh-processes is one). Two `info` lines say how often the
+measurement agrees with itself: each re-check against its grid point, and the whole grid against
+a second recording of it (the recording's "repeat", where one is merged in).
 Every prediction is recomputed from the points' own counts first, never read from the summary.
 """
 from __future__ import annotations
@@ -45,13 +47,22 @@ def diagnose_accuracy(rec, as_json: bool) -> int:
             count = f"{n} points" if share is None else f"{n}/{total} ({share:.1%})"  # share None: a count, at least `total`
             print(f"  {'ok  ' if ok else 'MISS'} {name}: {count}")
         if again and again["pairs"]:
-            print(f"  info the measurement against itself (a grid point and its fresh re-check, ≥ 1.2x): speedups "
-                  f"within ±15% at {again['speedup_within']}/{again['pairs']}, eager steps {again['eager_within']}/"
-                  f"{again['pairs']}, graph steps {again['graph_within']}/{again['pairs']}")
+            print(_agree_line("the measurement against itself (a grid point and its fresh re-check, ≥ 1.2x)", again))
+        regrid = (doc.get("repeat") or {}).get("points") if external else None
+        if regrid:
+            print(_agree_line(f"the grid against itself ({len(regrid)} of its points measured again in another "
+                              f"process, {doc['repeat'].get('recorded_at')}; ≥ 1.2x)", repeatability(pts, regrid)))
         for m in acc["misses"]:
             print(f"    miss {m['model']} {m['dtype']} batch {m['batch']}: predicted {m['predicted_speedup']}x, "
                   f"measured {m['measured_speedup']}x ({m['error_pct']:+.0f}%)")
     return 0 if all(ok for *_, ok in checks.values()) else 1
+
+
+def _agree_line(what: str, r: dict) -> str:
+    """One `info` line: how often two measurements of the same points agree (accuracy.repeatability)."""
+    n = r["pairs"]
+    return (f"  info {what}: speedups within ±15% at {r['speedup_within']}/{n}, eager steps {r['eager_within']}/{n}, "
+            f"graph steps {r['graph_within']}/{n}")
 
 
 def _targets_line(a: dict) -> str:

@@ -7,7 +7,12 @@
 Each re-check is one `diagnose --model validation.external:NAME ... --no-compile --json --timeline`
 answer, as a user gets it (its own process, its own live calibration); the recording keeps them
 under "rechecks" with their own accuracy (accuracy.external_accuracy), beside the grid's.
+
+`--repeat GRID.json[.gz]` keeps what another recording of the same grid *measured* (no profiles),
+under "repeat": the same points measured again, so `accuracy` and page 7 can say how often the
+measurement agrees with itself across two whole grids.
 """
+import gzip
 import argparse
 import json
 import sys
@@ -25,6 +30,7 @@ def main() -> None:
     ap.add_argument("recording")
     ap.add_argument("--failure")
     ap.add_argument("--rechecks", nargs="*", default=[])
+    ap.add_argument("--repeat")
     a = ap.parse_args()
     doc = store.load(a.recording, kind="diagnose").data
     if a.failure:
@@ -45,9 +51,27 @@ def main() -> None:
         pts = old + rows
         doc["rechecks"] = {"how": "one `diagnose --model validation.external:NAME --no-compile --json` process per point",
                            "points": pts, "accuracy": external_accuracy(pts)}
+    if a.repeat:
+        doc["repeat"] = repeat_of(a.repeat)
     store.write(a.recording, snapshot(doc))
     print(json.dumps({"rechecks": len(doc.get("rechecks", {}).get("points", [])),
-                      "examples": list(doc.get("examples", {}))}))
+                      "repeat": len(doc.get("repeat", {}).get("points", [])), "examples": list(doc.get("examples", {}))}))
+
+
+REPEAT_KEYS = ("model", "dtype", "batch", "seq", "eager_us", "graph_us", "measured_graph_speedup",
+               "host_rounds_us", "host_dispatch_us", "timing_core")
+
+
+def repeat_of(path: str) -> dict:
+    """What a second recording of the grid measured, point by point, and how it was made."""
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rt") as f:
+        other = json.load(f)
+    pts = [{k: p.get(k) for k in REPEAT_KEYS} for p in other["points"] if p.get("measured_graph_speedup")]
+    cores = sorted({p.get("timing_core") or "middle" for p in other["points"]})
+    m = other["meta"]
+    return {"how": f"{m.get('protocol')}; timed on the {'/'.join(cores)} core; recorded {m.get('recorded_at')}",
+            "recorded_at": m.get("recorded_at"), "file": Path(path).name, "points": pts}
 
 
 if __name__ == "__main__":
