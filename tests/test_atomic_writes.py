@@ -63,18 +63,28 @@ while True:
 """
 
 
+def kill_all_at_random(procs: list, rng: random.Random, **kw) -> list[list[str]]:
+    """kill_at_random for every child at once (each its own random moment): the kills are as
+    many and as random as one after another, in the time of one."""
+    from concurrent.futures import ThreadPoolExecutor
+    seeds = [rng.random() for _ in procs]
+    with ThreadPoolExecutor(len(procs)) as pool:
+        return list(pool.map(lambda ps: kill_at_random(ps[0], random.Random(ps[1]), **kw), zip(procs, seeds)))
+
+
 def test_a_recording_killed_mid_write_is_the_old_file_or_the_new_one(tmp_path):
     from runtime_core.recordings import store
-    rng = random.Random()
-    target = tmp_path / "alloc_mine.json"
+    dirs = [tmp_path / f"w{i}" for i in range(KILLS)]
+    for d in dirs:
+        d.mkdir()
+    done = kill_all_at_random([start(RECORDING_WRITER, d / "alloc_mine.json") for d in dirs], random.Random())
     caught_mid_write = 0
-    for _ in range(KILLS):
-        done = kill_at_random(start(RECORDING_WRITER, target), rng)
-        last = int(done[-1])
-        name = store.load(target).meta.device_name  # validates: whole, parseable, a recording
+    for d, lines in zip(dirs, done):
+        last = int(lines[-1])
+        name = store.load(d / "alloc_mine.json").meta.device_name  # validates: whole, parseable, a recording
         assert name in (f"writer {last}", f"writer {last + 1}"), (name, last)
-        caught_mid_write += bool(temps(tmp_path))
-        found, skipped = store.scan("alloc", tmp_path)  # a leftover temporary file is never read
+        caught_mid_write += bool(temps(d))
+        found, skipped = store.scan("alloc", d)  # a leftover temporary file is never read
         assert [r.path.name for r in found] == ["alloc_mine.json"] and skipped == []
     assert caught_mid_write >= 1  # the kills did land inside writes (else this tested nothing)
 
@@ -92,16 +102,15 @@ while True:
 
 
 def test_aot_results_killed_mid_write_are_the_old_ones_or_the_new_ones(tmp_path):
-    rng = random.Random()
-    env = {**os.environ, "RUNTIME_CORE_AOT_CACHE": str(tmp_path / "aot")}
+    caches = [tmp_path / f"aot{i}" for i in range(KILLS)]
+    procs = [start(RESULTS_WRITER, env={**os.environ, "RUNTIME_CORE_AOT_CACHE": str(c)}) for c in caches]
     caught = 0
-    for _ in range(KILLS):
-        done = kill_at_random(start(RESULTS_WRITER, env=env), rng, max_s=1.0)
-        last = int(done[-1])
-        path = next((tmp_path / "aot").glob("results-cpu-*.json"))
+    for cache, lines in zip(caches, kill_all_at_random(procs, random.Random(), max_s=1.0)):
+        last = int(lines[-1])
+        path = next(cache.glob("results-cpu-*.json"))
         res = json.loads(path.read_text())
         assert res["i"] in (last, last + 1) and len(res["padding"]) == 100_000
-        caught += bool(temps(tmp_path / "aot"))
+        caught += bool(temps(cache))
     assert caught >= 1
 
 
