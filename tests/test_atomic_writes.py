@@ -121,6 +121,7 @@ print(ensure_runner()[0], flush=True)
 """
 
 
+@pytest.mark.exhaustive
 def test_a_runner_build_killed_at_any_moment_never_leaves_a_broken_runner(tmp_path, monkeypatch):
     from runtime_core.aot.cpp_runner import ensure_runner, runner_path
     monkeypatch.setenv("RUNTIME_CORE_AOT_CACHE", str(tmp_path / "aot"))
@@ -150,6 +151,7 @@ print(export.build_package("cpu")["package"], flush=True)
 """
 
 
+@pytest.mark.exhaustive
 def test_a_package_build_killed_at_any_moment_never_leaves_a_partial_package(tmp_path, monkeypatch):
     from aot_fakes import install_fake_packager
     from runtime_core.aot.export import build_package, package_path

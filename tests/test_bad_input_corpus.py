@@ -92,6 +92,20 @@ def cases(kind):
     return [pytest.param(c, id=c["id"]) for c in CORPUS if c["kind"] == kind]
 
 
+def every_page(pairs: list[tuple[dict, str | None]]) -> list:
+    """(case, page) pairs as params. make test runs a diagonal of them: each page with one of the
+    cases, and each case on every k-th page (k = the number of cases, at least 2); the rest are
+    marked exhaustive, for make test-long (CI runs both)."""
+    cids = list(dict.fromkeys(c["id"] for c, _ in pairs))
+    k = max(2, len(cids))
+    out = []
+    for c, page in pairs:
+        i, j = cids.index(c["id"]), PAGES.index(page) if page in PAGES else 0
+        marks = () if (i + j) % k == 0 else (pytest.mark.exhaustive,)
+        out.append(pytest.param(c, page, id=f"{c['id']}-{(page or 'app.py').split('/')[-1]}", marks=marks))
+    return out
+
+
 def test_the_corpus_is_big_and_covers_each_surface():
     kinds = {c["kind"] for c in CORPUS}
     assert len(CORPUS) >= 142 and {"cli", "url", "every_page", "every_page_recordings", "full_disk", "env",
@@ -143,8 +157,8 @@ def test_junk_query_on_every_page(case, page):
     assert not at.exception
 
 
-@pytest.mark.parametrize("case", cases("every_page_recordings"))
-@pytest.mark.parametrize("page", PAGES, ids=lambda p: (p or "app.py").split("/")[-1])
+@pytest.mark.parametrize("case,page", every_page([(c, p) for c in CORPUS if c["kind"] == "every_page_recordings"
+                                                   for p in PAGES]))
 def test_broken_recordings_on_every_page(case, page, tmp_path, monkeypatch):
     for path in (ROOT / "lessons" / "recordings").glob("*.json"):
         shutil.copy(path, tmp_path / path.name)
@@ -186,13 +200,20 @@ def hostile_dirs(tmp_path_factory) -> Path:
 
 
 def _hostile_cases():
+    """Each hostile case on its pages: a case for every page in every_page's diagonal; a case for
+    named pages (where holes were found) on each of them, in make test."""
+    sweep, named = [], []
     for c in CORPUS:
         if c["kind"] == "every_page_hostile_recording":
-            for page in (PAGES if c["pages"] == "every" else c["pages"]):
-                yield pytest.param(c, page, id=f"{c['id']}-{(page or 'app.py').split('/')[-1]}")
+            if c["pages"] == "every":
+                sweep += [(c, page) for page in PAGES]
+            else:
+                named += [pytest.param(c, page, id=f"{c['id']}-{(page or 'app.py').split('/')[-1]}")
+                          for page in c["pages"]]
+    return every_page(sweep) + named
 
 
-@pytest.mark.parametrize("case,page", list(_hostile_cases()))
+@pytest.mark.parametrize("case,page", _hostile_cases())
 def test_hostile_recordings_render_as_text(case, page, hostile_dirs, monkeypatch):
     """Every free-text field of every recording (and of the AOT results) carries links, images,
     autolinks and markup: the page shows them as text, wherever they land (notices, captions,

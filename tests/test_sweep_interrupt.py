@@ -50,7 +50,8 @@ def uninterrupted(tmp_path_factory):
     return points(out)
 
 
-@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGKILL], ids=["SIGINT", "SIGKILL"])
+@pytest.mark.parametrize("sig", [pytest.param(signal.SIGINT, marks=pytest.mark.exhaustive), signal.SIGKILL],
+                         ids=["SIGINT", "SIGKILL"])
 def test_an_interrupted_sweep_resumes_to_the_same_grid(tmp_path, uninterrupted, sig):
     out = tmp_path / "cut.json"
     rc, err = interrupt_after_first_save(out, sig)
