@@ -28,9 +28,10 @@ run: $(STAMP)
 # minutes of real compile work (marked long: AOTInductor builds from a cold cache, fresh-process
 # compile caches) and the exhaustive sweeps (marked exhaustive: every bad-input case on every page,
 # where make test runs a diagonal of them; builds killed at random moments) run in test-long, which
-# CI runs right after (.ci/run): make test stays under five minutes on 2 cores.
+# CI runs right after (.ci/run): make test stays under five minutes on 2 cores. make test runs one
+# pytest process per core (tests/run_shards.py; RUNTIME_TEST_SHARDS=1 for one plain pytest).
 test: $(STAMP)
-	$(PY) -m pytest -q -m "not long and not exhaustive"
+	$(PY) tests/run_shards.py -q -m "not long and not exhaustive"
 
 test-long: $(STAMP)
 	$(PY) -m pytest -q -m "long or exhaustive"
