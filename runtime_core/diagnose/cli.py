@@ -76,8 +76,9 @@ def register(sub) -> None:
 
 def run(a) -> dict:
     from ..env_check import core_pin
-    if core_pin()[1]:
-        print(f"diagnose: note: {core_pin()[1]}", file=sys.stderr)
+    pin_notice = core_pin()[1]
+    if pin_notice:
+        print(f"diagnose: note: {pin_notice}", file=sys.stderr)
     if a.resume and not a.record:
         raise UsageError("--resume continues a recording: give --record PATH")
     if a.passes and not a.record:

@@ -30,24 +30,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from repeat_probe import timed, windows  # noqa: E402
+from repeat_probe import timed, warm_steps, windows  # noqa: E402
 
 MODES = ("middle", "fastest")
 
 
 def probe(runner, name, batch, dtype, seconds):
-    import torch
-    from runtime_core.diagnose.diagnosis import prepare
-    from runtime_core.diagnose.graph_step import GraphedStep
-    from runtime_core.diagnose.spec import Spec
     from runtime_core.engine import cores
-    step = runner.build(prepare(runner, Spec(f"validation.external:{name}", batch, None, dtype)))
-    graphed = GraphedStep(runner, step)
-    x = step.clone_inputs()
-    eager, graph = (lambda: step(*x)), (lambda: graphed(*x))
-    for _ in range(3):
-        eager(), graph()
-    torch.cuda.synchronize()
+    step, graphed, eager, graph = warm_steps(runner, name, batch, dtype)
     allowed = sorted(os.sched_getaffinity(0))
     rows, t0, i = [], time.monotonic(), 0
     while time.monotonic() - t0 < seconds:

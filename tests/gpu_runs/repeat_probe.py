@@ -48,7 +48,9 @@ def timed(fn, reps, sync_after):
     return statistics.median(out)
 
 
-def probe(runner, name, batch, dtype, seconds):
+def warm_steps(runner, name, batch, dtype):
+    """One external network built, captured and warmed: (step, graphed, eager(), graph()), the
+    last two each enqueueing one step on the same request."""
     step = runner.build(prepare(runner, Spec(f"validation.external:{name}", batch, None, dtype)))
     graphed = GraphedStep(runner, step)
     x = step.clone_inputs()
@@ -56,6 +58,11 @@ def probe(runner, name, batch, dtype, seconds):
     for _ in range(3):
         eager(), graph()
     torch.cuda.synchronize()
+    return step, graphed, eager, graph
+
+
+def probe(runner, name, batch, dtype, seconds):
+    step, graphed, eager, graph = warm_steps(runner, name, batch, dtype)
     rows, t0 = [], time.monotonic()
     with one_core():
         while time.monotonic() - t0 < seconds:
