@@ -207,7 +207,11 @@ def test_every_point_of_a_fresh_process_grid_counts_as_a_fresh_re_check():
     p = subprocess.run([sys.executable, "-m", "runtime_core", "accuracy", "--recording", str(path)], cwd=ROOT,
                        capture_output=True, text=True, timeout=120)
     line = next(x for x in p.stdout.splitlines() if "fresh-process re-checks (≥ 12, same targets)" in x)
-    assert line.endswith(f": {len(doc['points'])} points") and f"verdicts {len(doc['points']) - 1}/" in line, p.stdout
+    from runtime_core.diagnose.accuracy import external_accuracy
+    from runtime_core.diagnose.record_external import snapshot
+    acc = external_accuracy(snapshot(json.loads(path.read_text()))["points"])  # judged once, as the grid itself
+    assert line.endswith(f": {len(doc['points'])} points"), p.stdout
+    assert f"verdicts {acc['verdict_right']}/{acc['points']}" in line and f"speedups {acc['within']}/" in line, p.stdout
     assert "the measurement against itself" not in p.stdout  # a fresh grid has no second measurement of a point
 
 
@@ -232,6 +236,21 @@ def test_accuracy_says_how_often_the_measurement_agrees_with_its_own_re_check():
     line = next(x for x in p.stdout.splitlines() if "the grid against itself" in x)
     assert line.endswith(f"speedups within ±15% at {twice['speedup_within']}/{twice['pairs']}, eager steps "
                          f"{twice['eager_within']}/{twice['pairs']}, graph steps {twice['graph_within']}/{twice['pairs']}")
+
+
+def test_accuracy_judges_the_graph_step_alone_from_the_recomputed_points():
+    """The graph step, GPU-bound, measures the same each time: `accuracy` judges it on its own line,
+    from the predictions as the code makes them now (recomputed, never read from the file)."""
+    from runtime_core.diagnose.accuracy import graph_step_accuracy
+    from runtime_core.diagnose.record_external import snapshot
+    pts = [{"graph_us": 100.0, "predicted_graph_us": p} for p in (95.0, 109.0, 111.0, 80.0)] + [{"graph_us": None}]
+    g = graph_step_accuracy(pts)
+    assert g["points"] == 4 and g["within"] == 2 and g["range"] == [-0.2, 0.11]
+    assert g["median_error"] == pytest.approx(0.02)
+    now = graph_step_accuracy(snapshot(json.loads(REC.read_text()))["points"])
+    p = subprocess.run([sys.executable, "-m", "runtime_core", "accuracy", "--recording", str(REC)], cwd=ROOT,
+                       capture_output=True, text=True, timeout=120)
+    assert f"info the graph step alone: predicted within ±10% at {now['within']}/{now['points']} " in p.stdout, p.stdout
 
 
 def test_the_shipped_grid_keeps_a_second_measurement_of_itself_made_the_same_way():

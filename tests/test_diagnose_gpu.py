@@ -166,3 +166,39 @@ def test_the_step_as_captured_shows_the_work_a_graph_replays(monkeypatch):
     eager, captured, graph = prof["eager"], prof["captured"], prof["graph"]
     assert captured.gpu_ops == eager.gpu_ops + 2
     assert graph.gpu_ops == captured.gpu_ops + 1  # the graph step also copies its input in
+
+
+def test_a_memset_in_the_step_is_profiled_with_its_size_and_priced(monkeypatch):
+    """A forward that zeroes 12 bytes with cudaMemsetAsync: the as-captured profile's memset row
+    carries 12 bytes, and the prediction adds what a small memset costs between kernels."""
+    from runtime_core.diagnose.diagnosis import counts_of, predicted_fields, diagnose, prepare
+    from runtime_core.diagnose.runners.cuda import CudaRunner
+    from runtime_core.diagnose.spec import Spec
+    fixtures = str(ROOT / "tests" / "fixtures")
+    monkeypatch.syspath_prepend(fixtures)
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([fixtures, str(ROOT), os.environ.get("PYTHONPATH", "")]))
+    r = CudaRunner()
+    try:
+        spec = prepare(r, Spec("memset_model:make", 4))
+        m = r.machine("live")
+        p = diagnose(r, spec, m)
+    finally:
+        r.close()
+    sets = [row for row in p["profile"]["captured_ops"] if row[0] == "memset"]
+    assert [row[5] for row in sets] == [12]
+    assert counts_of(p).graph_memsets == (12,)
+    ex = p["explanation"]
+    assert ex["memset_nodes"] == 1 and ex["node_cost_source"] == "node_costs"
+    assert ex["memsets_us"] == pytest.approx(m.memset_us(12), abs=1e-3) and ex["memsets_us"] > 0
+    assert ex["memsets_us"] == predicted_fields(p, m)["explanation"]["memsets_us"]
+
+
+def test_a_small_memset_between_kernels_costs_more_than_a_large_one():
+    """model/node_mix.py's finding, on kernels of our own making: a 4-byte memset between two adds
+    costs well over a chain of such memsets; a 64 KB one costs what its own chain does."""
+    from runtime_core.model.node_mix import run_mix
+    rows = {r["name"]: r for r in run_mix(("A", "s", "S"), ("As", "AS"))}
+    excess = {n: rows[n]["slope_us"] - sum(rows[c]["slope_us"] for c in n) for n in ("As", "AS")}
+    assert excess["As"] >= 0.3, excess
+    assert abs(excess["AS"]) <= 0.15, excess
+    assert rows["As"]["kinds"] == ["kernel", "gpu_memset"]

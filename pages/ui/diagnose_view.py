@@ -157,8 +157,11 @@ def explanation(p: dict) -> None:
     ex = p.get("explanation")
     if not ex:
         return
-    st.markdown(prose("diagnose", "explain_intro", node_cost=f"{ex['node_cost_us']:.2f}",
-                      spread=f"{ex['node_cost_spread_us']:.2f}"))
+    source = prose("diagnose", "explain_source_" + ex.get("node_cost_source", "chain"))
+    memsets = (prose("diagnose", "explain_memsets", n=ex["memset_nodes"], us=_us(ex["memsets_us"]))
+               if ex.get("memsets_us") else "")
+    st.markdown(prose("diagnose", "explain_intro", node_cost=f"{ex['node_cost_us']:.2f}", source=source,
+                      spread=f"{ex['node_cost_spread_us']:.2f}", memsets=memsets))
     if p.get("captured_profiled") and (ex["graph_nodes"] != p["gpu_ops"]
                                        or abs(ex["graph_busy_us"] - p["busy_us"]) > 0.05 * p["busy_us"]):
         st.markdown(prose("diagnose", "explain_branch", captured_ops=ex["graph_nodes"],

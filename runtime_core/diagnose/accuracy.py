@@ -118,6 +118,21 @@ def external_accuracy(points: list[dict]) -> dict:
                           and band_share >= BAND_SHARE and median_width <= BAND_HALF_WIDTH)}
 
 
+GRAPH_TOLERANCE = 0.10
+
+
+def graph_step_accuracy(points: list[dict], tolerance: float = GRAPH_TOLERANCE) -> dict:
+    """The graph step alone, predicted against measured: the part of the prediction that the host's
+    drift does not move (a replay is GPU-bound), so it can be judged on one measurement. How many
+    captured points within ±`tolerance`, and the median and range of the error."""
+    import statistics
+    errs = [p["predicted_graph_us"] / p["graph_us"] - 1.0 for p in points
+            if p.get("graph_us") and p.get("predicted_graph_us")]
+    return {"points": len(errs), "tolerance": tolerance, "within": sum(abs(e) <= tolerance for e in errs),
+            "median_error": round(statistics.median(errs), 4) if errs else None,
+            "range": [round(min(errs), 4), round(max(errs), 4)] if errs else None}
+
+
 def repeatability(points: list[dict], again: list[dict]) -> dict:
     """How well the measurement repeats itself: for every point measured twice (a grid point and its
     fresh-process re-check), whether the two measured speedups agree within ±15% (where the first

@@ -4,7 +4,8 @@ targets (the command is model/cli.py's; this module judges the diagnose kind for
 The zoo's: the speedup within ±15% at 90% of the points measured at 1.2x or more. The external
 grid's: that, the verdict right at 95% of all points, the band holding the measurement at 90%
 with a median half-width of at most 10%, and at least 12 fresh-process re-checks meeting the same
-(every point of a grid recorded with --fresh-processes is one). Two `info` lines say how often the
+(every point of a grid recorded with --fresh-processes is one). An `info` line judges the graph step
+alone (GPU-bound, it measures the same each time); two more say how often the
 measurement agrees with itself: each re-check against its grid point, and the whole grid against
 a second recording of it (the recording's "repeat", where one is merged in).
 Every prediction is recomputed from the points' own counts first, never read from the summary.
@@ -15,7 +16,7 @@ from __future__ import annotations
 def diagnose_accuracy(rec, as_json: bool) -> int:
     """A diagnose recording judged from its points (recomputed here, never read from its summary)."""
     import json
-    from .accuracy import accuracy as zoo_accuracy, external_accuracy, repeatability
+    from .accuracy import accuracy as zoo_accuracy, external_accuracy, graph_step_accuracy, repeatability
     from .records import recording_set
     import copy
     external = recording_set(rec.data) == "external"
@@ -46,6 +47,8 @@ def diagnose_accuracy(rec, as_json: bool) -> int:
         for name, (n, total, share, ok) in checks.items():
             count = f"{n} points" if share is None else f"{n}/{total} ({share:.1%})"  # share None: a count, at least `total`
             print(f"  {'ok  ' if ok else 'MISS'} {name}: {count}")
+        if external:
+            print(_graph_line(graph_step_accuracy(pts)))
         if again and again["pairs"]:
             print(_agree_line("the measurement against itself (a grid point and its fresh re-check, ≥ 1.2x)", again))
         regrid = (doc.get("repeat") or {}).get("points") if external else None
@@ -63,6 +66,13 @@ def _agree_line(what: str, r: dict) -> str:
     n = r["pairs"]
     return (f"  info {what}: speedups within ±15% at {r['speedup_within']}/{n}, eager steps {r['eager_within']}/{n}, "
             f"graph steps {r['graph_within']}/{n}")
+
+
+def _graph_line(g: dict) -> str:
+    """One `info` line: the graph step alone, which a GPU-bound replay measures the same each time."""
+    lo, hi = g["range"] or (0.0, 0.0)
+    return (f"  info the graph step alone: predicted within ±{g['tolerance']:.0%} at {g['within']}/{g['points']} "
+            f"(median error {(g['median_error'] or 0):+.1%}, {lo:+.0%} to {hi:+.0%})")
 
 
 def _targets_line(a: dict) -> str:

@@ -25,7 +25,7 @@ import statistics
 import time
 
 from .measure_variants import measure_variants
-from .predict import Machine, StepCounts, predict_band, predict_step, saving_split
+from .predict import Machine, StepCounts, memsets_us, predict_band, predict_step, saving_split
 from .spec import Spec, check
 from ..engine.cores import one_core, pin_mode
 from .timing import host_dispatch_us
@@ -40,7 +40,15 @@ def prepare(runner, spec: Spec) -> Spec:
 def counts_of(point: dict) -> StepCounts:
     """The prediction's inputs, as a point (or a diagnosis) stores them."""
     return StepCounts(point["gpu_ops"], point["busy_us"], point["host_dispatch_us"], point["inputs"],
-                      point.get("captured_gpu_ops"), point.get("captured_busy_us"))
+                      point.get("captured_gpu_ops"), point.get("captured_busy_us"), memset_bytes(point))
+
+
+def memset_bytes(point: dict) -> tuple:
+    """The size of each memset node of the step as it would be captured, from the profile's op
+    rows ([kind, µs, blocks, shared memory, name, bytes]; None where a row has no size)."""
+    prof = point.get("profile") or {}
+    rows = prof.get("captured_ops") or prof.get("eager_ops") or []
+    return tuple((r[5] if len(r) > 5 else None) for r in rows if r and r[0] == "memset")
 
 
 def predicted_fields(point: dict, m: Machine) -> dict:
@@ -58,8 +66,10 @@ def predicted_fields(point: dict, m: Machine) -> dict:
     band = predict_band(k, m, h_lo, h_hi, m.node_spread_us)
     return {"predicted_eager_us": pred["eager_us"], "predicted_graph_us": pred["graph_us"],
             "predicted_graph_speedup": pred["graph_speedup"], "predicted_speedup_band": band,
-            "explanation": {"node_cost_us": round(m.consts.node_gap_us, 4),
+            "explanation": {"node_cost_us": round(m.node_cost_us, 4),
+                            "node_cost_source": "chain" if m.node_extra_us is None else "node_costs",
                             "node_cost_spread_us": round(m.node_spread_us, 4),
+                            "memset_nodes": len(k.graph_memsets), "memsets_us": round(memsets_us(k, m), 3),
                             "graph_nodes": k.graph_ops, "graph_busy_us": round(k.graph_busy_us, 3),
                             "top_host": point.get("top_host", []), "saving": saving_split(k, m)},
             "verdict": verdict(k, m, pred["graph_speedup"])}

@@ -14,20 +14,38 @@ def live_machine(dev, passes: int = 2) -> Machine:
     """calibrate() on `dev` now (about 2-4 s on an H200) and the launch tax of this moment."""
     from ..model.calibrate import calibrate
     consts = calibrate(dev, passes=passes)
-    return Machine(consts, dev.measure_tax(), consts.source, node_spread_us(dev.name))
+    return with_node_costs(Machine(consts, dev.measure_tax(), consts.source), dev.name)
+
+
+def _node_costs_recording(device_name: str | None):
+    """The node-cost recording (lessons/recordings/, kind node_costs) of this device where one
+    exists, else the best one (another GPU's kernels vary alike); None where none ships."""
+    from ..recordings import store
+    found = store.scan("node_costs")[0]
+    same = [r for r in found if r.meta.device_name == device_name] or found
+    return max(same, key=store.rank, default=None)
 
 
 def node_spread_us(device_name: str | None = None, simulated: bool = False) -> float:
-    """δ of the band: the node-cost recording's spread (lessons/recordings/, kind node_costs) of
-    this device where one exists, else of the best one (another GPU's kernels vary alike); 0.0
-    on the simulator (its nodes cost exactly what its parameters say) or where none ships."""
-    from ..recordings import store
-    if simulated:
-        return 0.0
-    found = store.scan("node_costs")[0]
-    same = [r for r in found if r.meta.device_name == device_name] or found
-    rec = max(same, key=store.rank, default=None)
+    """δ of the band: the node-cost recording's spread; 0.0 on the simulator (its nodes cost
+    exactly what its parameters say) or where none ships."""
+    rec = None if simulated else _node_costs_recording(device_name)
     return float(rec.data["derived"]["spread_us"]) if rec is not None else 0.0
+
+
+def with_node_costs(m: Machine, device_name: str | None, simulated: bool = False) -> Machine:
+    """`m` with what kernels of our own making say a graph node costs (predict.py's γn, μ and the
+    band's δ), from the node-cost recording of `device_name`: its median extra per node, and the
+    mix section's memset extras by size where it has one. On the simulator, or where no node-cost
+    recording ships, `m` as it is (γn is then the chain's γg)."""
+    from dataclasses import replace
+    rec = None if simulated else _node_costs_recording(device_name)
+    if rec is None:
+        return m
+    mix = (rec.data.get("mix") or {}).get("derived") or {}
+    table = tuple((int(b), float(us)) for b, us in mix.get("memset_extra_us", []))
+    return replace(m, node_spread_us=float(rec.data["derived"]["spread_us"]),
+                   node_extra_us=float(rec.data["derived"]["median_extra_us"]), memset_extra_us=table)
 
 
 def recorded_machine(rec=None) -> Machine:
@@ -37,8 +55,9 @@ def recorded_machine(rec=None) -> Machine:
     if rec is None or rec.meta.calibration is None or rec.meta.intrinsic_tax_us is None:
         raise UsageError("no sweep recording with a calibration in lessons/recordings/; "
                          "use --constants live on a GPU")
-    return Machine(rec.meta.calibration, rec.meta.intrinsic_tax_us,
-                   f"recording {rec.meta.file or 'sweep'} ({rec.meta.device_name})", node_spread_us(rec.meta.device_name))
+    return with_node_costs(Machine(rec.meta.calibration, rec.meta.intrinsic_tax_us,
+                                   f"recording {rec.meta.file or 'sweep'} ({rec.meta.device_name})"),
+                           rec.meta.device_name)
 
 
 def mean_machine(samples: list[dict], node_spread: float = 0.0) -> Machine:
@@ -53,6 +72,12 @@ def mean_machine(samples: list[dict], node_spread: float = 0.0) -> Machine:
     from ..model.calibrate import mean_constants
     consts, tax = mean_constants(samples)
     return Machine(consts, tax, consts.source, node_spread)
+
+
+def recording_machine(samples: list[dict], meta: dict, node_spread: float = 0.0) -> Machine:
+    """mean_machine of a recording's calibration samples, with the node costs of the device its
+    `meta` names (none for a simulated recording: its nodes cost what its parameters say)."""
+    return with_node_costs(mean_machine(samples, node_spread), meta.get("device_name"), meta.get("backend") != "cuda")
 
 
 def sample_of(m: Machine) -> dict:

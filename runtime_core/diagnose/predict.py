@@ -23,8 +23,18 @@ chain, or read from a sweep recording's meta.calibration), plus the launch tax t
     t   tax_us            host cost of one bare launch (each static copy is one)
 
     eager   = max(H − t + max(e, t + B/K + s),  H/K + B + (K−1)·γs + s)
-    graph   = n·t + max(e, max(g + L, n·f) + Bc + (Kc−1)·γg + s)
+    graph   = n·t + max(e, max(g + L, n·f) + Bc + (Kc−1)·γn + Σ μ(memset) + s)
     speedup = eager / graph
+
+γn is what a node costs beyond its eager-profiled kernel on kernels of our own making: the median
+over model/node_costs.py's configs (57 kernels of every kind, +0.20 µs on the H200) where the
+device has that recording, else the chain's γg (one kernel, and its calibration moves 2x between
+runs: 0.09 to 0.20 µs in one grid's three). μ is what a memset costs between kernels beyond one in
+a chain of memsets (model/node_mix.py): a small one (cuBLAS's split-K and cuDNN's attention zero a
+few bytes of workspace before their kernel) costs ~0.8 µs more on the H200, one of 64 KB or more
+nothing; a copy, or a kernel after a kernel of another function, costs nothing more either (so
+neither is in the formula). A memset of unknown size (a profile recorded before op rows carried
+bytes) is priced as the smallest measured.
 
 The band (`predict_band`): H is timed in 19 rounds spread over two seconds before anything is
 predicted (diagnosis.host_rounds: the host changes state on that time scale, so rounds back to
@@ -71,11 +81,31 @@ class Machine:
     tax_us: float
     source: str
     node_spread_us: float = 0.0
+    node_extra_us: float | None = None
+    memset_extra_us: tuple = ()
+
+    @property
+    def node_cost_us(self) -> float:
+        """γn: a node's cost beyond its kernel, from kernels of our own making, else the chain's γg."""
+        return self.consts.node_gap_us if self.node_extra_us is None else self.node_extra_us
+
+    def memset_us(self, nbytes: int | None) -> float:
+        """μ: what one memset of `nbytes` costs between kernels beyond its own duration and γn: the
+        measured size at or above it (the largest measured past them all; the smallest when the
+        size is unknown), 0 where nothing was measured."""
+        table = self.memset_extra_us
+        if not table:
+            return 0.0
+        if nbytes is None:
+            return float(table[0][1])
+        return float(next((us for b, us in table if b >= nbytes), table[-1][1]))
 
     def as_dict(self) -> dict:
         return {"constants": self.consts.as_dict(), "tax_us": round(self.tax_us, 3),
                 "stream_gap_us": stream_gap_us(self.consts), "source": self.source,
-                "node_spread_us": round(self.node_spread_us, 4)}
+                "node_spread_us": round(self.node_spread_us, 4),
+                "node_extra_us": None if self.node_extra_us is None else round(self.node_extra_us, 4),
+                "memset_extra_us": [list(r) for r in self.memset_extra_us]}
 
 
 @dataclass(frozen=True)
@@ -88,6 +118,7 @@ class StepCounts:
         host_us: H, host dispatch time of one unprofiled step, µs.
         inputs: n, input tensors a graph step copies in.
         captured_ops, captured_busy_us: Kc and Bc, the step as it would be captured (None: as K, B).
+        graph_memsets: the byte size of each memset node of the captured step (None: unknown).
     """
 
     gpu_ops: int
@@ -96,6 +127,7 @@ class StepCounts:
     inputs: int
     captured_ops: int | None = None
     captured_busy_us: float | None = None
+    graph_memsets: tuple = ()
 
     @property
     def graph_ops(self) -> int:
@@ -124,13 +156,19 @@ def eager_step_us(k: StepCounts, m: Machine) -> float:
     return max(host_bound, gpu_bound)
 
 
+def memsets_us(k: StepCounts, m: Machine) -> float:
+    """Σ μ: what the captured step's memset nodes cost between its kernels, beyond γn each."""
+    return sum(m.memset_us(b) for b in k.graph_memsets)
+
+
 def graph_step_us(k: StepCounts, m: Machine, node_shift_us: float = 0.0) -> float:
-    """One replay after the static copies: n·t + max(e, max(g + L, n·f) + Bc + (Kc−1)·γg + s), µs.
-    `node_shift_us` moves γg (the band's ±δ)."""
+    """One replay after the static copies: n·t + max(e, max(g + L, n·f) + Bc + (Kc−1)·γn + Σμ + s),
+    µs. `node_shift_us` moves γn (the band's ±δ)."""
     c, n = m.consts, k.inputs
     g = m.tax_us if c.graph_launch_us is None else c.graph_launch_us
-    gap = max(0.0, c.node_gap_us + node_shift_us)
-    run = max(g + c.fixed_us, n * c.kernel_floor_us) + k.graph_busy_us + (k.graph_ops - 1) * gap + c.sync_us
+    gap = max(0.0, m.node_cost_us + node_shift_us)
+    run = (max(g + c.fixed_us, n * c.kernel_floor_us) + k.graph_busy_us + (k.graph_ops - 1) * gap
+           + memsets_us(k, m) + c.sync_us)
     return n * m.tax_us + max(c.eager_floor_us, run)
 
 
@@ -145,12 +183,12 @@ def predict_band(k: StepCounts, m: Machine, host_lo_us: float, host_hi_us: float
 
 def saving_split(k: StepCounts, m: Machine) -> dict:
     """Where the predicted saving (eager − graph, µs) comes from, in three parts that add up to it:
-    GPU gaps removed (K−1 stream gaps become Kc−1 node gaps), the copies added (n static input
-    copies, launched and run), and host dispatch removed (the rest: the host's launches that no
+    GPU gaps removed (K−1 stream gaps become Kc−1 node gaps and the memsets' μ), the copies added
+    (n static input copies, launched and run), and host dispatch removed (the rest: the host's launches that no
     longer sit on the step's critical path, less one graph launch, plus any change in the work)."""
     c = m.consts
     eager, graph = eager_step_us(k, m), graph_step_us(k, m)
-    gaps = (k.gpu_ops - 1) * stream_gap_us(c) - (k.graph_ops - 1) * c.node_gap_us
+    gaps = (k.gpu_ops - 1) * stream_gap_us(c) - (k.graph_ops - 1) * m.node_cost_us - memsets_us(k, m)
     copies = k.inputs * m.tax_us
     host = (eager - graph) - gaps + copies
     return {"saving_us": round(eager - graph, 3), "host_dispatch_removed_us": round(host, 3),

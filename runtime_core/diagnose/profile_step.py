@@ -46,7 +46,8 @@ class StepProfile:
         top_host: the top-level host operations that took the most CPU time, as profiled (the
             profiler slows the host, so their shares count, not their µs): name, count, total_us.
         ops: every GPU operation of the step in order, [kind, µs, grid blocks, shared memory
-            bytes, name] (kind: kernel, memcpy, memset): what a prediction may be recomputed from.
+            bytes, name] (kind: kernel, memcpy, memset; a memcpy or memset adds its bytes): what
+            a prediction may be recomputed from.
         spans: the two-lane timeline, µs from the step's start.
     """
 
@@ -126,7 +127,8 @@ def top_host(spans: list[Span], n: int = TOP_HOST) -> list[dict]:
 
 def op_rows(chrome: dict | None, gpu: list[Span]) -> list[list]:
     """Every GPU operation of the traced step, in order: [kind, µs, grid blocks, shared memory
-    bytes, name]. From the Chrome trace where there is one (it has the grids), else the spans."""
+    bytes, name], and for a memcpy or memset its bytes after the name. From the Chrome trace where
+    there is one (it has the grids and sizes), else the spans."""
     if not chrome:
         return [["kernel" if s.kind == "kernel" else "memcpy", round(s.dur_us, 3), None, None, s.name[:60]]
                 for s in sorted(gpu, key=lambda s: s.start_us)]
@@ -140,8 +142,11 @@ def op_rows(chrome: dict | None, gpu: list[Span]) -> list[list]:
         a = e.get("args") or {}
         grid = a.get("grid")
         blocks = grid[0] * grid[1] * grid[2] if isinstance(grid, list) and len(grid) == 3 else None
-        rows.append([_OP_KIND[e["cat"]], round(float(e.get("dur", 0.0)), 3), blocks, a.get("shared memory"),
-                     str(e.get("name", ""))[:60]])
+        row = [_OP_KIND[e["cat"]], round(float(e.get("dur", 0.0)), 3), blocks, a.get("shared memory"),
+               str(e.get("name", ""))[:60]]
+        if e["cat"] != "kernel":  # a memcpy's or memset's size (predict.py prices a small memset)
+            row.append(a.get("bytes"))
+        rows.append(row)
     return rows
 
 

@@ -22,7 +22,7 @@ from ..recordings import store
 from .accuracy import accuracy
 from .bucket_serving import measure_sets
 from .diagnosis import diagnose, fold_passes, gpu_idle_share, measure_pass, predicted_fields, prepare
-from .machine import mean_machine, sample_of
+from .machine import recording_machine, sample_of
 from .measure_variants import VARIANTS, measure_variants
 from .planner import CostModel, compare, default_budget_bytes, preset
 from .record_grid import (ESTIMATE_S, PASSES, PLANNER_MAX_SIZE, QUICK, TIMELINE_BATCHES, TORCH_VARIANTS,
@@ -121,7 +121,7 @@ def _point(doc: dict, key: tuple) -> dict | None:
 
 
 def _run_item(runner, doc: dict, it, quick: bool) -> None:
-    machine = mean_machine(doc["meta"]["calibration_passes"])
+    machine = recording_machine(doc["meta"]["calibration_passes"], doc["meta"])
     if it.phase == "base":
         p = diagnose(runner, prepare(runner, Spec(it.model, it.batch, it.seq, it.dtype)), machine)
         lines = p.pop("timelines")
@@ -161,7 +161,7 @@ def _planner_case(runner, doc: dict, it, quick: bool) -> dict:
 
 def snapshot(doc: dict) -> dict:
     """Recompute the derived fields: mean constants, every point's prediction, crossovers, accuracy."""
-    machine = mean_machine(doc["meta"]["calibration_passes"])
+    machine = recording_machine(doc["meta"]["calibration_passes"], doc["meta"])
     doc["meta"]["calibration"] = machine.consts.as_dict()
     doc["meta"]["intrinsic_tax_us"] = round(machine.tax_us, 3)
     for p in doc["points"]:

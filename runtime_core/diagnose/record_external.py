@@ -31,7 +31,7 @@ from ..errors import UsageError
 from ..recordings import store
 from .accuracy import external_accuracy
 from .diagnosis import diagnose, gpu_idle_share, predicted_fields, prepare, recent_h
-from .machine import mean_machine, node_spread_us, sample_of
+from .machine import node_spread_us, recording_machine, sample_of
 from .spec import Spec
 
 GRID_MODULE = "validation.external"
@@ -114,7 +114,7 @@ def fresh_checks(doc: dict) -> list[dict]:
 def point_machine(p: dict):
     """The constants a fresh point's own process calibrated (its "machine"), as a Machine."""
     m = p["machine"]
-    return mean_machine([dict(m["constants"], tax_us=m["tax_us"])], m.get("node_spread_us", 0.0))
+    return recording_machine([dict(m["constants"], tax_us=m["tax_us"])], p, m.get("node_spread_us", 0.0))
 
 
 def run_external(runner, path: Path, budget_s: float = 420.0, resume: bool = False, force: bool = False,
@@ -146,7 +146,7 @@ def run_external(runner, path: Path, budget_s: float = 420.0, resume: bool = Fal
         else:
             if i > 1 and (i - 1) % CALIBRATE_EVERY == 0:
                 calibrations.append(sample_of(runner.machine("live")))
-            machine = mean_machine(calibrations, doc["meta"]["node_spread_us"])
+            machine = recording_machine(calibrations, doc["meta"], doc["meta"]["node_spread_us"])
             spec = prepare(runner, Spec(g["model"], g["batch"], g.get("seq"), g["dtype"]))
             p = diagnose(runner, spec, machine, ("eager", "our_graph"))
             p.pop("timelines", None)
@@ -160,21 +160,31 @@ def run_external(runner, path: Path, budget_s: float = 420.0, resume: bool = Fal
 
 def snapshot(doc: dict) -> dict:
     """Every prediction recomputed from the points' own profiles and H rounds (H as the code takes
-    it from them now: diagnosis.recent_h), with the recording's
-    mean constants (one process), or each point's own process's constants (fresh processes)."""
+    it from them now: diagnosis.recent_h), with the recording's mean constants (one process), or
+    each point's own process's constants (fresh processes, and the re-checks merged beside a grid)."""
     fresh = doc["meta"].get("protocol") == FRESH
     samples = ([dict(p["machine"]["constants"], tax_us=p["machine"]["tax_us"]) for p in doc["points"]] if fresh
                else doc["meta"]["calibration_passes"])
-    machine = mean_machine(samples, doc["meta"].get("node_spread_us", 0.0))  # fresh: the mean, shown only
+    machine = recording_machine(samples, doc["meta"], doc["meta"].get("node_spread_us", 0.0))  # fresh: shown only
     doc["meta"]["calibration"] = machine.consts.as_dict()
     doc["meta"]["intrinsic_tax_us"] = round(machine.tax_us, 3)
     for p in doc["points"]:
-        if p.get("host_rounds_us"):  # one pass per point: its H is its rounds' (diagnosis.recent_h)
-            p["host_dispatch_us"] = recent_h(p["host_rounds_us"])
-        p.update(predicted_fields(p, point_machine(p) if fresh else machine))
-        p["gpu_idle_share"] = gpu_idle_share(p)
+        _repredict(p, point_machine(p) if fresh else machine)
+    checks = doc.get("rechecks") or {}
+    for q in checks.get("points") or []:  # each re-check with its own process's constants
+        _repredict(q, point_machine(q))
+    if checks.get("points"):
+        checks["accuracy"] = external_accuracy(checks["points"])
     doc["summary"] = {"accuracy": external_accuracy(doc["points"])}
     return doc
+
+
+def _repredict(p: dict, machine) -> None:
+    """`p`'s prediction made again by the code as it is now, from its own counts and H rounds."""
+    if p.get("host_rounds_us"):  # one pass per point: its H is its rounds' (diagnosis.recent_h)
+        p["host_dispatch_us"] = recent_h(p["host_rounds_us"])
+    p.update(predicted_fields(p, machine))
+    p["gpu_idle_share"] = gpu_idle_share(p)
 
 
 def _write(path: Path, doc: dict, complete: bool) -> dict:

@@ -6,7 +6,7 @@
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..constants import Constants
@@ -96,9 +96,12 @@ class DiagnoseRecording:
     def machine(self, node_spread_us: float | None = None) -> Machine:
         """The recording's mean constants; the band's node spread is its own (meta.node_spread_us),
         or `node_spread_us` for a recording made before it kept one."""
-        spread = self.doc["meta"].get("node_spread_us")
-        return Machine(Constants.from_dict(self.doc["meta"]["calibration"]), self.doc["meta"]["intrinsic_tax_us"],
-                       f"recording {self.meta.file}", float(spread if spread is not None else (node_spread_us or 0.0)))
+        from .machine import with_node_costs
+        meta = self.doc["meta"]
+        spread = meta.get("node_spread_us")
+        m = Machine(Constants.from_dict(meta["calibration"]), meta["intrinsic_tax_us"], f"recording {self.meta.file}")
+        m = with_node_costs(m, meta.get("device_name"), meta.get("backend") != "cuda")
+        return replace(m, node_spread_us=float(spread if spread is not None else (node_spread_us or 0.0)))
 
     def summary(self) -> dict:
         return self.doc.get("summary") or {}

@@ -43,6 +43,9 @@ def register(sub) -> None:
                                           "own making (CUDA, ~100 s; the diagnosis's band reads it)")
     p.add_argument("--out", required=True, help="the node_costs recording to write")
     p.add_argument("--force", action="store_true", help="replace an existing --out file")
+    p.add_argument("--mix", action="store_true",
+                   help="instead: time memsets, copies and other kernels between kernel nodes (model/node_mix.py, "
+                        "~30 s) and write them into the existing --out recording's mix section")
     p.set_defaults(func=run_node_costs)
     measure_cli.register(sub)  # `measure` and `bench`: their JSON carries this model's prediction
 
@@ -52,6 +55,9 @@ def run_node_costs(a) -> dict:
     if not torch.cuda.is_available():
         raise UsageError("node-costs measures CUDA graphs: it needs a CUDA GPU (the shipped H200 recording "
                          "is lessons/recordings/node_costs_h200.json)")
+    if a.mix:
+        from .node_mix import record_mix
+        return record_mix(a.out)
     from .node_costs import record
     return record(a.out, force=a.force)
 

@@ -146,7 +146,8 @@ def replay_us(g) -> float:
     return statistics.median(samples)
 
 
-def gpu_events(fn) -> list[dict]:
+def gpu_events(fn, name_chars: int = 60) -> list[dict]:
+    """The GPU operations of one call of fn, in order (kernels, memcpys, memsets), from a profile."""
     with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
         fn()
         torch.cuda.synchronize()
@@ -157,7 +158,7 @@ def gpu_events(fn) -> list[dict]:
         events = json.load(f)["traceEvents"]
     os.unlink(path)
     ev = [e for e in events if e.get("ph") == "X" and e.get("cat") in GPU_CATS]
-    return sorted(({"ts": float(e["ts"]), "dur": float(e["dur"]), "cat": e["cat"], "name": e.get("name", "")[:60],
+    return sorted(({"ts": float(e["ts"]), "dur": float(e["dur"]), "cat": e["cat"], "name": e.get("name", "")[:name_chars],
                     **{k: (e.get("args") or {}).get(k) for k in ("grid", "block", "registers per thread",
                                                                   "shared memory", "blocks per SM")}}
                    for e in ev), key=lambda r: r["ts"])
