@@ -77,7 +77,9 @@ def mean_machine(samples: list[dict], node_spread: float = 0.0) -> Machine:
 def recording_machine(samples: list[dict], meta: dict, node_spread: float = 0.0) -> Machine:
     """mean_machine of a recording's calibration samples, with the node costs of the device its
     `meta` names (none for a simulated recording: its nodes cost what its parameters say)."""
-    return with_node_costs(mean_machine(samples, node_spread), meta.get("device_name"), meta.get("backend") != "cuda")
+    from ..recordings.types import simulated_backend
+    return with_node_costs(mean_machine(samples, node_spread), meta.get("device_name"),
+                           simulated_backend(meta.get("backend")))
 
 
 def sample_of(m: Machine) -> dict:

@@ -100,7 +100,7 @@ class DiagnoseRecording:
         meta = self.doc["meta"]
         spread = meta.get("node_spread_us")
         m = Machine(Constants.from_dict(meta["calibration"]), meta["intrinsic_tax_us"], f"recording {self.meta.file}")
-        m = with_node_costs(m, meta.get("device_name"), meta.get("backend") != "cuda")
+        m = with_node_costs(m, meta.get("device_name"), self.meta.simulated)
         return replace(m, node_spread_us=float(spread if spread is not None else (node_spread_us or 0.0)))
 
     def summary(self) -> dict:

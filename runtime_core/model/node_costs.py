@@ -17,9 +17,10 @@ registers, shared memory) and one replay of the K2 graph (in-graph durations).
 
 `derive(rows)` reads the prediction's numbers off it: the median extra over all configs and the
 band's δ, half their p10-p90 spread. On the H200 (2026-12-01): median +0.20 µs, p10 −0.13,
-p90 +0.28 (δ 0.20 µs), close to the chain's own node gap (0.17 µs that day): real kernels of
-these shapes cost no more per node than the chain's. A network whose graph step runs far over
-its prediction runs *other work* under capture (profile_step.capture_answer), not costlier nodes.
+p90 +0.28 (δ 0.20 µs). The diagnosis prices every node at that median (predict.py's γn): the
+chain's own node gap is one kernel's, and its calibration moved from 0.09 to 0.20 µs within one
+grid's run. Chains of one kind cannot show what a node costs beside another kind: node_mix.py
+does (a small memset between kernels costs ~0.8 µs more; copies and kernel changes nothing).
 Run it in its own process: it profiles, and a profiled process launches more slowly afterwards.
 """
 import json

@@ -19,6 +19,12 @@ KINDS = ("sweep", "alloc", "decoder", "bench", "aot", "reduce_overhead", "diagno
          "compile_cache")
 
 
+def simulated_backend(backend: str | None) -> bool:
+    """Whether numbers recorded on `backend` (a recording's meta.backend, a point's "backend") are
+    the simulator's rather than a real device's."""
+    return SOURCE_OF_RECORDING.get(backend, "recorded") == "simulated"
+
+
 @dataclass(frozen=True)
 class Meta:
     """Where a recording comes from.
