@@ -10,7 +10,10 @@ The rule, fixed before the run: the default becomes the mode whose grid has more
 
 The H200's answer (2026-12-01, three calls, 44 of 48 points; results/pin_ab/, gzipped): middle 27
 of 39 within ±15%, verdicts 44 of 44, band 38 of 44 (half-width 22%); fastest 21 of 40, 42 of 44,
-40 of 44 (34%). The median H of the two modes differs by 1%. "middle" stays the default.
+40 of 44 (34%). The median H of the two modes differs by 1%. "middle" stays the default. The last
+four points (GPT-2 decode bf16) came on 2026-12-02 (session17.sh): all 48, middle 31 of 43,
+fastest 25 of 44, with the model of the day before (the numbers `accuracy` prints now are the
+model's of today, which prices a node from node_costs.py).
 """
 import os
 import sys

@@ -8,7 +8,7 @@
 #                  $REDIR, one fresh process each, within the call's budget; GPU_TESTS=1: pytest -m gpu
 # Copy what comes back into tests/gpu_runs/results/ after each call (the next call resumes it).
 # Run 2026-12-01: STEP=grid (probe chose fastest; grid 23/42 within ±15%), then STEP=ab three times
-# (44 of 48 points; the last four owed). The big results ship gzipped: gunzip -k them to resume.
+# (44 of 48 points; the last four came in session17.sh's first call). The big results ship gzipped.
 # The re-checks (STEP=rechecks) were not run: the quickest core lost the side-by-side grid.
 export PYTHONUNBUFFERED=1
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"

@@ -35,20 +35,36 @@ if [ "$STEP" = gaps ]; then
   fi
 fi
 # STEP=final: the mix as shipped (node_mix.py with its memsets by size) into the node_costs
-# recording; two fresh diagnoses of public networks, whose profiles now carry each memset's bytes;
-# then pytest -m gpu on the files this session changed.
+# recording; pytest -m gpu on the files this session changed; then fresh re-checks (session15.sh's
+# diagonal: every network and dtype once) into $REDIR, their profiles now carrying each memset's
+# bytes, as many as the call's budget allows. STEP=rechecks: the re-checks not yet in $REDIR.
+REDIR=tests/gpu_runs/results/rechecks_s17
+rechecks() {
+  mkdir -p "$REDIR"
+  for p in resnet18:1:fp32 resnet18:4:bf16 mobilenet_v3_small:16:fp32 mobilenet_v3_small:64:bf16 efficientnet_b0:1:fp32 \
+           efficientnet_b0:4:bf16 bert_base:16:fp32 bert_base:64:bf16 gpt2_prompt:1:fp32 gpt2_prompt:4:bf16 \
+           gpt2_decode:16:fp32 gpt2_decode:64:bf16; do
+    IFS=: read -r name b dt <<< "$p"
+    f="$REDIR/${name}_${b}_${dt}.json"
+    [ -s "$f" ] && continue
+    [ $(( $(el) + 70 )) -gt "${BUDGET_S:-560}" ] && { echo "budget: $p and later left for the next call"; break; }
+    s=$(date +%s)
+    timeout 120 python3 -m runtime_core diagnose --model "validation.external:$name" --batch "$b" --dtype "$dt" \
+      --no-compile --json > /tmp/r.json 2> /tmp/r.err
+    rc=$?
+    [ $rc = 0 ] && python3 -c "import json; d=json.load(open('/tmp/r.json')); d.pop('timelines',None); d['process_wall_s']=$(( $(date +%s) - s )); json.dump(d,open('$f','w'))"
+    echo "$name b$b $dt rc=$rc $(( $(date +%s) - s )) s (total $(el) s)"; [ $rc = 0 ] || tail -n 5 /tmp/r.err
+  done
+  tar czf "$OUT/rechecks_s17.tgz" -C tests/gpu_runs/results rechecks_s17
+}
 if [ "$STEP" = final ]; then
   python3 -m runtime_core node-costs --mix --out lessons/recordings/node_costs_h200.json > "$OUT/mix.json" 2> "$OUT/mix.log"
   echo "mix rc=$? $(el) s"; cat "$OUT/mix.json"
   cp -f lessons/recordings/node_costs_h200.json "$OUT/"
-  for p in gpt2_prompt:1:fp32 resnet18:1:fp32; do
-    IFS=: read -r name b dt <<< "$p"
-    timeout 150 python3 -m runtime_core diagnose --model "validation.external:$name" --batch "$b" --dtype "$dt" \
-      --no-compile --json > /tmp/r.json 2> /tmp/r.err
-    echo "$p rc=$? $(el) s"; tail -n 2 /tmp/r.err
-    python3 -c "import json; d=json.load(open('/tmp/r.json')); d.pop('timelines',None); json.dump(d,open('$OUT/fresh_${name}_${b}_${dt}.json','w'))"
-  done
-  timeout $(( ${BUDGET_S:-560} - $(el) )) python3 -m pytest -q -m gpu -p no:cacheprovider tests/test_diagnose_gpu.py \
+  timeout 330 python3 -m pytest -q -m gpu -p no:cacheprovider tests/test_diagnose_gpu.py \
     tests/test_diagnose_external.py tests/test_node_mix.py tests/test_cores.py > "$OUT/gpu_tests.log" 2>&1
   echo "pytest rc=$? $(el) s"; tail -n 8 "$OUT/gpu_tests.log"
+  rechecks
 fi
+[ "$STEP" = rechecks ] && rechecks
+exit 0
