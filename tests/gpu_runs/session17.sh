@@ -50,7 +50,7 @@ rechecks() {
     [ $(( $(el) + 70 )) -gt "${BUDGET_S:-560}" ] && { echo "budget: $p and later left for the next call"; break; }
     s=$(date +%s)
     timeout 120 python3 -m runtime_core diagnose --model "validation.external:$name" --batch "$b" --dtype "$dt" \
-      --no-compile --json > /tmp/r.json 2> /tmp/r.err
+      --no-compile --json --timeline > /tmp/r.json 2> /tmp/r.err   # --timeline keeps the profile (memsets)
     rc=$?
     [ $rc = 0 ] && python3 -c "import json; d=json.load(open('/tmp/r.json')); d.pop('timelines',None); d['process_wall_s']=$(( $(date +%s) - s )); json.dump(d,open('$f','w'))"
     echo "$name b$b $dt rc=$rc $(( $(date +%s) - s )) s (total $(el) s)"; [ $rc = 0 ] || tail -n 5 /tmp/r.err
