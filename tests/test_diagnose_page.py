@@ -197,6 +197,23 @@ def test_a_transformer_point_says_it_runs_other_work_under_capture():
     assert "takes another branch when it is captured" in _text(at)
 
 
+def test_a_point_with_small_memsets_says_what_they_add_and_where_its_node_cost_comes_from():
+    """GPT-2's fp32 prompt zeroes split-K workspace before 36 of its GEMMs: the explanation prices
+    those memsets and names the per-node cost's source (the node-cost recording's kernels)."""
+    import json
+    doc = json.loads((ROOT / "lessons" / "recordings" / "diagnose_external_h200.json").read_text())
+    p = next(q for q in doc["points"] if q["model"].endswith("gpt2_prompt") and q["dtype"] == "fp32" and q["batch"] == 1)
+    ex = p["explanation"]
+    assert ex["memset_nodes"] > 0 and ex["memsets_us"] > 0 and ex["node_cost_source"] == "node_costs"
+    at = open_page(PAGE, timeout_s=180)
+    label = next(o for o in at.selectbox(key="dg_ext_point").options if o == "gpt2_prompt, fp32, batch 1")
+    at.selectbox(key="dg_ext_point").set_value(label).run()
+    assert not at.exception
+    text = _text(at)
+    assert f"Its {ex['memset_nodes']} memset nodes add" in text, text[-3000:]
+    assert f"{ex['node_cost_us']:.2f} µs per node" in text and "kernels of our own making" in text
+
+
 def test_the_measured_delta_says_which_way_the_prediction_missed_and_one_baseline_per_column():
     at = open_page(PAGE, timeout_s=180)
     deltas = [m.delta for m in at.metric if m.label == "measured speedup"]

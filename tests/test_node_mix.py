@@ -56,6 +56,8 @@ def test_a_small_memset_costs_its_measured_extra_and_an_unknown_size_the_smalles
     assert m.memset_us(None) == 0.9 and m.memset_us(4) == 0.9 and m.memset_us(5) == 0.7
     assert m.memset_us(4096) == 0.0 and m.memset_us(1 << 30) == 0.0
     assert Machine(C, 9.0, "test").memset_us(4) == 0.0
+    noisy = Machine(C, 9.0, "test", memset_extra_us=((4, 0.9), (65536, -0.03)))
+    assert noisy.memset_us(1 << 20) == 0.0  # a large memset measured a hair under its chain: 0, not less
 
 
 def test_the_graph_step_adds_gamma_n_per_node_and_mu_per_memset():

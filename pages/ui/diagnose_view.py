@@ -157,9 +157,10 @@ def explanation(p: dict) -> None:
     ex = p.get("explanation")
     if not ex:
         return
-    source = prose("diagnose", "explain_source_" + ex.get("node_cost_source", "chain"))
-    memsets = (prose("diagnose", "explain_memsets", n=ex["memset_nodes"], us=_us(ex["memsets_us"]))
-               if ex.get("memsets_us") else "")
+    source = prose("diagnose", "explain_source_" + ("node_costs" if ex.get("node_cost_source") == "node_costs"
+                                                     else "chain"))  # a recording's string is never a key
+    n_sets, sets_us = _count(ex.get("memset_nodes")), _number(ex.get("memsets_us"))
+    memsets = prose("diagnose", "explain_memsets", n=n_sets, us=_us(sets_us)) if n_sets and sets_us >= 0.05 else ""
     st.markdown(prose("diagnose", "explain_intro", node_cost=f"{ex['node_cost_us']:.2f}", source=source,
                       spread=f"{ex['node_cost_spread_us']:.2f}", memsets=memsets))
     if p.get("captured_profiled") and (ex["graph_nodes"] != p["gpu_ops"]
@@ -270,6 +271,15 @@ def downloads(points: list[dict], spans: list, label: str) -> None:
                        mime="text/csv", key="dg_dl_tl")
     row.download_button("Perfetto trace of this step", spans_to_chrome_trace(spans, label),
                        file_name="diagnose_trace.json", mime="application/json", key="dg_dl_trace")
+
+
+def _number(x, default: float = 0.0) -> float:
+    """A recording's number, or `default` where it holds anything else (a page never formats a string)."""
+    return float(x) if isinstance(x, (int, float)) and not isinstance(x, bool) else default
+
+
+def _count(x) -> int:
+    return int(x) if isinstance(x, int) and not isinstance(x, bool) and x >= 0 else 0
 
 
 def _us(x: float) -> str:

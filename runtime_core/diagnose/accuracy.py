@@ -25,8 +25,8 @@ def miss_reason(p: dict) -> str:
     g_err = p["predicted_graph_us"] / p["graph_us"] - 1.0
     ratio = p["host_dispatch_us"] / max(p["busy_us"], 1e-9)
     if abs(g_err) > abs(e_err):
-        return (f"graph step off by {g_err:+.0%}: the chain's per-node gap and launch latency do not "
-                f"fit this model's {p['gpu_ops']} nodes (their sizes vary, and copies and memsets are nodes too)")
+        return (f"graph step off by {g_err:+.0%}: the per-node cost (measured on kernels of our own making) "
+                f"and the launch latency do not fit this model's {p['gpu_ops']} nodes")
     if 0.5 <= ratio <= 2.0:
         return (f"eager step off by {e_err:+.0%}: host and GPU times are close (H/B = {ratio:.2f}); the "
                 "formula's max() assumes perfect overlap, but short kernels leave the GPU idle while "
