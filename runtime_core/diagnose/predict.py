@@ -30,11 +30,11 @@ chain, or read from a sweep recording's meta.calibration), plus the launch tax t
 over model/node_costs.py's configs (57 kernels of every kind, +0.20 µs on the H200) where the
 device has that recording, else the chain's γg (one kernel, and its calibration moves 2x between
 runs: 0.09 to 0.20 µs in one grid's three). μ is what a memset costs between kernels beyond one in
-a chain of memsets (model/node_mix.py): a small one (cuBLAS's split-K and cuDNN's attention zero a
-few bytes of workspace before their kernel) costs ~0.8 µs more on the H200, one of 64 KB or more
-nothing; a copy, or a kernel after a kernel of another function, costs nothing more either (so
-neither is in the formula). A memset of unknown size (a profile recorded before op rows carried
-bytes) is priced as the smallest measured.
+a chain of memsets (model/node_mix.py): on the H200 one of 4 to 4,096 bytes costs 0.6-0.9 µs more
+(cuBLAS's split-K and cuDNN's attention zero 4 to 192 bytes of workspace before their kernel),
+one of 16 KB or more nothing; a copy, or a kernel after a kernel of another function, costs
+nothing more either (so neither is in the formula). A memset of unknown size (a profile recorded
+before op rows carried bytes) is priced as the smallest measured.
 
 The band (`predict_band`): H is timed in 19 rounds spread over two seconds before anything is
 predicted (diagnosis.host_rounds: the host changes state on that time scale, so rounds back to
@@ -185,8 +185,9 @@ def predict_band(k: StepCounts, m: Machine, host_lo_us: float, host_hi_us: float
 def saving_split(k: StepCounts, m: Machine) -> dict:
     """Where the predicted saving (eager − graph, µs) comes from, in three parts that add up to it:
     GPU gaps removed (K−1 stream gaps become Kc−1 node gaps and the memsets' μ), the copies added
-    (n static input copies, launched and run), and host dispatch removed (the rest: the host's launches that no
-    longer sit on the step's critical path, less one graph launch, plus any change in the work)."""
+    (n static input copies, launched and run), and host dispatch removed (the rest: the host's
+    launches that no longer sit on the step's critical path, less one graph launch, plus any
+    change in the work)."""
     c = m.consts
     eager, graph = eager_step_us(k, m), graph_step_us(k, m)
     gaps = (k.gpu_ops - 1) * stream_gap_us(c) - (k.graph_ops - 1) * m.node_cost_us - memsets_us(k, m)

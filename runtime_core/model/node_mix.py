@@ -23,11 +23,12 @@ cuBLAS issues it; the copies are torch's copy_ between device tensors (a DtoD me
 
     python -m runtime_core node-costs --mix --out lessons/recordings/node_costs_h200.json   (CUDA, ~30 s)
 
-The H200's answer (2026-12-02, tests/gpu_runs/session17.sh): a memset of 4 to 1000 bytes between
-kernels costs 0.7 to 1.0 µs more than in a run of memsets (profiled, the next kernel starts 2 to 5 µs
-after it, as after cuBLAS's split-K memsets in GPT-2 and BERT); one of 64 KB or 1 MB, a 64 KB
-copy, and a kernel after another function cost within ±0.06 µs of their own chains. Why the graph
-steps of public networks still run ~3% over their prediction is not found here.
+The H200's answer (2026-12-02, tests/gpu_runs/session17.sh): a memset of 4 to 4,096 bytes between
+kernels costs 0.61 to 0.90 µs more than in a run of memsets (profiled, the next kernel starts 2 to
+5 µs after it, as after cuBLAS's split-K memsets in GPT-2 and BERT, which zero 4 to 192 bytes); one
+of 16 KB to 1 MB, a 64 KB copy, and a kernel after another function cost within ±0.06 µs of their
+own chains. Why the graph steps of public networks still run ~3% over their prediction is not
+found here.
 """
 from __future__ import annotations
 
