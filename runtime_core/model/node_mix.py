@@ -15,8 +15,10 @@ Two kinds of switch, read off an eager profile of the pattern:
     copy switches    a kernel followed by a memset or copy node, or the other way round
     kernel switches  a kernel followed by a different kernel function
 
-`derive_mix(rows)` gives the median cost of each; diagnose/predict.py adds them to a graph step
-for the switches of its captured profile (a count, never a fit to any network's graph).
+`derive_mix(rows)` gives the median excess per memset of each size, per copy and per kernel switch;
+diagnose/predict.py adds a memset's (μ) for every memset node of a step's captured profile, by its
+bytes (a count and a size, never a fit to any network's graph), and neither of the others, which
+measure as nothing.
 
 A memset comes from cudaMemsetAsync itself (ctypes on the CUDA runtime that torch loaded), as
 cuBLAS issues it; the copies are torch's copy_ between device tensors (a DtoD memcpy).
@@ -119,8 +121,8 @@ def pattern_op(blocks: dict, pattern: str):
 def switches(kinds: list[str], names: list[str], cyclic: bool = True) -> tuple[int, int]:
     """(copy switches, kernel switches) between consecutive operations of one step: kernel to
     memset/copy or back (any kind but "kernel" is a copy: the profiler's gpu_memcpy and gpu_memset,
-    a diagnosis profile's memcpy and memset), and kernel to a kernel of another function. `cyclic`: the sequence
-    repeats, so its last operation also precedes its first."""
+    a diagnosis profile's memcpy and memset), and kernel to a kernel of another function.
+    `cyclic`: the sequence repeats, so its last operation also precedes its first."""
     n = len(kinds)
     pairs = [(i, (i + 1) % n) for i in range(n if cyclic and n > 1 else n - 1)]
     copy = sum((kinds[i] == "kernel") != (kinds[j] == "kernel") for i, j in pairs)
