@@ -171,6 +171,9 @@ def test_the_external_grid_shows_its_targets_the_band_and_the_explanation():
                                                   f"{racc['within']}/{racc['eligible']} within ±15%, "
                                                   f"band {racc['band_holds']}/{racc['banded']}")
     assert any("ran in turn in one process" in c.value for c in at.caption)   # how the grid was measured
+    from runtime_core.diagnose.accuracy import graph_step_accuracy
+    g = graph_step_accuracy(doc["points"])    # the graph step alone, from the points the page shows
+    assert any(f"within ±10% at **{g['within']} of {g['points']}** points" in c.value for c in at.caption)
     from runtime_core.diagnose.accuracy import repeatability
     twice = repeatability(doc["points"], doc["repeat"]["points"])   # the whole grid against itself
     assert any(f"{len(doc['repeat']['points'])} of its points were measured again about" in c.value and

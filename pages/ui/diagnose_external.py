@@ -10,7 +10,7 @@ from pages.ui.common import metric_row, source_badge
 from pages.ui.diagnose_view import explanation, verdict
 from pages.ui.safe_text import esc
 from runtime_core.diagnose.accuracy import (BAND_HALF_WIDTH, BAND_SHARE, TARGET_SHARE, TOLERANCE, VERDICT_SHARE,
-                                            band_half_width, repeatability)
+                                            band_half_width, graph_step_accuracy, repeatability)
 from runtime_core.diagnose.predict import SPEEDUP_THRESHOLD
 from runtime_core.diagnose.record_external import FRESH, IN_PROCESS, fresh_checks
 from runtime_core.diagnose.records import best_recording
@@ -66,6 +66,10 @@ def external_panel() -> None:
                  delta=f"{r.get('within', 0)}/{r.get('eligible', 0)} within ±15%, band {r.get('band_holds', 0)}/"
                        f"{r.get('banded', 0)}", delta_color="off",
                  delta_arrow="off")
+    g = graph_step_accuracy(rec.doc["points"])
+    if g["points"]:
+        st.caption(prose("diagnose", "external_graph_step", tolerance=f"{g['tolerance']:.0%}", within=g["within"],
+                         points=g["points"], median=f"{g['median_error']:+.1%}"))
     again = repeatability(rec.doc["points"], rechecks) if rechecks and not fresh else None
     if again and again["pairs"]:
         st.caption(prose("diagnose", "external_repeat", pairs=again["pairs"], tolerance=f"{TOLERANCE:.0%}",
