@@ -3,6 +3,13 @@
 # nodes of a graph (model/node_mix.py, kernels of our own making), written into the shipped
 # node_costs recording's mix section; then the side-by-side grid's last four points owed by
 # session 16 (pin_ab_grid.py resumes from the shipped .gz files).
+# Run 2026-12-02, one call each: STEP=mix (the first mix, 64 KB and 1 MB memsets only: its derive
+# refused, nothing written; the four A/B points came back), STEP=gaps (graph_gap_probe.py ->
+# results/session17/graph_gaps_h200.json.gz), a bare run_mix with the small memsets
+# (results/session17/mix_rows_first_h200.json), STEP=final (the mix as shipped, pytest -m gpu: 20
+# passed, six re-checks), STEP=rechecks (four more). Owed: the last two re-checks (STEP=rechecks).
+# Before STEP=rechecks, copy the node_costs recording that STEP=final brought back into the tree:
+# the children predict with it.
 export PYTHONUNBUFFERED=1
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl
