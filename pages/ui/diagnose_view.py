@@ -275,7 +275,7 @@ def downloads(points: list[dict], spans: list, label: str) -> None:
 
 def _number(x, default: float = 0.0) -> float:
     """A recording's number, or `default` where it holds anything else (a page never formats a string)."""
-    return float(x) if isinstance(x, (int, float)) and not isinstance(x, bool) else default
+    return float(x) if tables.is_number(x) else default
 
 
 def _count(x) -> int:

@@ -27,6 +27,11 @@ LONG_WORD = 14  # characters: a word longer than this gets break points
 _BREAK_AFTER = re.compile(r"([._(/=,:])(?=\S)")
 
 
+def is_number(x) -> bool:
+    """Whether a recording's value is a number a page may format (a bool or a string is not)."""
+    return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+
 def num(x, digits: int = 3, unit: str = "") -> str:
     """`x` for a table cell: about `digits` significant figures, thousands separated.
 

@@ -13,8 +13,7 @@ from runtime_core.knobs import PYTORCH_EAGER_LABEL
 from runtime_core.lesson import lab_text
 
 
-def _num(v) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool)
+_num = tables.is_number
 
 
 def _us(v) -> str:
