@@ -258,7 +258,8 @@ def accuracy_panel(rec: DiagnoseRecording) -> None:
 
 
 def downloads(points: list[dict], spans: list, label: str) -> None:
-    """The model's sweep as CSV, and the shown step as a Chrome trace (open it in Perfetto)."""
+    """The model's sweep as CSV, and the shown step as a Chrome trace (open it in Perfetto). A press
+    downloads without rerunning the page."""
     cols = ["model", "dtype", "batch", "seq", "kernels", "gpu_ops", "busy_us", "host_dispatch_us",
             "predicted_eager_us", "eager_us", "predicted_graph_us", "graph_us", "predicted_graph_speedup",
             "measured_graph_speedup", "graph_pool_bytes", "graph_capture_s"]
@@ -266,11 +267,12 @@ def downloads(points: list[dict], spans: list, label: str) -> None:
     pd.DataFrame([{c: p.get(c) for c in cols} for p in points]).to_csv(buf, index=False)
     row = st.container(horizontal=True)
     row.download_button("sweep as CSV", buf.getvalue(), file_name="diagnose_sweep.csv", mime="text/csv",
-                       key="dg_dl_csv")
+                       key="dg_dl_csv", on_click="ignore")
     row.download_button("timeline as CSV", spans_to_csv(spans), file_name="diagnose_timeline.csv",
-                       mime="text/csv", key="dg_dl_tl")
+                       mime="text/csv", key="dg_dl_tl", on_click="ignore")
     row.download_button("Perfetto trace of this step", spans_to_chrome_trace(spans, label),
-                       file_name="diagnose_trace.json", mime="application/json", key="dg_dl_trace")
+                       file_name="diagnose_trace.json", mime="application/json", key="dg_dl_trace",
+                       on_click="ignore")
 
 
 def _number(x, default: float = 0.0) -> float:

@@ -66,15 +66,15 @@ def compare_panel(recordings: list, k) -> None:
 def downloads(spans: list, label: str, chrome: dict | None) -> None:
     """CSV of the spans, and a Chrome trace (the profiler's own when measured live). Both are made
     when the button is pressed, not on every rerun (at N=2,000 that was 30 ms of server CPU per
-    knob change, issue 21 item 9)."""
+    knob change, issue 21 item 9). A press does not rerun the page: a download changes nothing shown."""
     import json
     c1, c2 = st.columns(2)
     c1.download_button("timeline as CSV", lambda: spans_to_csv(spans), file_name="timeline.csv", mime="text/csv",
-                       key=f"dl_csv_{label}")
+                       key=f"dl_csv_{label}", on_click="ignore")
     trace = (lambda: json.dumps(chrome)) if chrome else \
         (lambda: spans_to_chrome_trace(spans, f"launch-overhead widget ({label})"))
     c2.download_button("Chrome trace (open in Perfetto)", trace, file_name="trace.json",
-                       mime="application/json", key=f"dl_trace_{label}")
+                       mime="application/json", key=f"dl_trace_{label}", on_click="ignore")
 
 
 POLICY_ROWS = {"misses": "guard misses", "fallbacks": "calls run without the graph", "captures": "captures",

@@ -34,6 +34,7 @@ def test_the_timeline_downloads_are_made_when_pressed(server, page_at):
         page.get_by_role("button", name="timeline as CSV").click()
     csv = open(got.value.path(), encoding="utf-8").read().splitlines()
     assert len(csv) > 40 and "kernel" in "\n".join(csv)
+    wait_until_idle(page)  # the press must not leave the page rerunning (on_click="ignore")
     with page.expect_download(timeout=30_000) as got:
         page.get_by_role("button", name="Chrome trace (open in Perfetto)").click()
     trace = json.load(open(got.value.path(), encoding="utf-8"))
