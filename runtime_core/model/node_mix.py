@@ -29,8 +29,10 @@ The H200's answer (2026-12-02, tests/gpu_runs/session17.sh): a memset of 4 to 4,
 kernels costs 0.61 to 0.90 µs more than in a run of memsets (profiled, the next kernel starts 2 to
 5 µs after it, as after cuBLAS's split-K memsets in GPT-2 and BERT, which zero 4 to 192 bytes); one
 of 16 KB to 1 MB, a 64 KB copy, and a kernel after another function cost within ±0.06 µs of their
-own chains. Why the graph steps of public networks still run ~3% over their prediction is not
-found here.
+own chains. The profiled gaps overstate a memset: a replayed chain of 4-byte memsets shows gaps of
+1.2 and 3.9 µs under the profiler, yet costs 0.91 µs a memset unprofiled (its slope), so only the
+unprofiled slopes are used. Why the graph steps of public networks still run ~3% over their
+prediction is not found here.
 """
 from __future__ import annotations
 
