@@ -251,3 +251,12 @@ def test_a_point_whose_h_rounds_moved_warns_that_one_timing_can_land_anywhere_in
     rec = json.loads((ROOT / "lessons" / "recordings" / "diagnose_external_h200.json").read_text())
     first = rec["points"][0]  # ResNet-18 fp32 batch 1 on the H200: rounds from 1.4 to 3.0 ms
     assert max(first["host_rounds_us"]) > 1.5 * min(first["host_rounds_us"]) and host_moved(first)
+
+
+def test_the_sweep_csv_keeps_its_columns_and_leaves_a_missing_field_empty():
+    from pages.ui.diagnose_view import SWEEP_COLUMNS, sweep_csv
+    rows = sweep_csv([{"model": "mlp", "batch": 1, "eager_us": 12.5}, {"model": "mlp", "batch": 4}]).splitlines()
+    assert rows[0].split(",") == SWEEP_COLUMNS
+    first = dict(zip(SWEEP_COLUMNS, rows[1].split(",")))
+    assert first["model"] == "mlp" and first["eager_us"] == "12.5" and first["graph_us"] == ""
+    assert len(rows) == 3

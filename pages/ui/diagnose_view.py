@@ -257,20 +257,27 @@ def accuracy_panel(rec: DiagnoseRecording) -> None:
         st.caption(f"No setting missed by more than ±{TOLERANCE:.0%}.")
 
 
-def downloads(points: list[dict], spans: list, label: str) -> None:
-    """The model's sweep as CSV, and the shown step as a Chrome trace (open it in Perfetto). A press
-    downloads without rerunning the page."""
-    cols = ["model", "dtype", "batch", "seq", "kernels", "gpu_ops", "busy_us", "host_dispatch_us",
-            "predicted_eager_us", "eager_us", "predicted_graph_us", "graph_us", "predicted_graph_speedup",
-            "measured_graph_speedup", "graph_pool_bytes", "graph_capture_s"]
+SWEEP_COLUMNS = ["model", "dtype", "batch", "seq", "kernels", "gpu_ops", "busy_us", "host_dispatch_us",
+                 "predicted_eager_us", "eager_us", "predicted_graph_us", "graph_us", "predicted_graph_speedup",
+                 "measured_graph_speedup", "graph_pool_bytes", "graph_capture_s"]
+
+
+def sweep_csv(points: list[dict]) -> str:
+    """The model's sweep, one row a point, in SWEEP_COLUMNS (a missing field is an empty cell)."""
     buf = io.StringIO()
-    pd.DataFrame([{c: p.get(c) for c in cols} for p in points]).to_csv(buf, index=False)
+    pd.DataFrame([{c: p.get(c) for c in SWEEP_COLUMNS} for p in points], columns=SWEEP_COLUMNS).to_csv(buf, index=False)
+    return buf.getvalue()
+
+
+def downloads(points: list[dict], spans: list, label: str) -> None:
+    """The model's sweep as CSV, and the shown step as a Chrome trace (open it in Perfetto). Each
+    file is made when its button is pressed, and a press does not rerun the page."""
     row = st.container(horizontal=True)
-    row.download_button("sweep as CSV", buf.getvalue(), file_name="diagnose_sweep.csv", mime="text/csv",
+    row.download_button("sweep as CSV", lambda: sweep_csv(points), file_name="diagnose_sweep.csv", mime="text/csv",
                        key="dg_dl_csv", on_click="ignore")
-    row.download_button("timeline as CSV", spans_to_csv(spans), file_name="diagnose_timeline.csv",
+    row.download_button("timeline as CSV", lambda: spans_to_csv(spans), file_name="diagnose_timeline.csv",
                        mime="text/csv", key="dg_dl_tl", on_click="ignore")
-    row.download_button("Perfetto trace of this step", spans_to_chrome_trace(spans, label),
+    row.download_button("Perfetto trace of this step", lambda: spans_to_chrome_trace(spans, label),
                        file_name="diagnose_trace.json", mime="application/json", key="dg_dl_trace",
                        on_click="ignore")
 

@@ -39,3 +39,19 @@ def test_the_timeline_downloads_are_made_when_pressed(server, page_at):
         page.get_by_role("button", name="Chrome trace (open in Perfetto)").click()
     trace = json.load(open(got.value.path(), encoding="utf-8"))
     assert trace["traceEvents"]
+
+
+def test_page_7s_downloads_are_made_when_pressed(server, page_at):
+    """Page 7's three files are made when pressed too, and hold the model's sweep and the step shown."""
+    import json
+    page = page_at("1280x720")
+    page.goto(server + "/Will_graphs_help_my_model", wait_until="domcontentloaded")
+    wait_until_idle(page)
+    with page.expect_download(timeout=30_000) as got:
+        page.get_by_role("button", name="sweep as CSV").click()
+    rows = open(got.value.path(), encoding="utf-8").read().splitlines()
+    assert rows[0].startswith("model,dtype,batch,seq,kernels") and len(rows) > 2
+    wait_until_idle(page)
+    with page.expect_download(timeout=30_000) as got:
+        page.get_by_role("button", name="Perfetto trace of this step").click()
+    assert json.load(open(got.value.path(), encoding="utf-8"))["traceEvents"]
