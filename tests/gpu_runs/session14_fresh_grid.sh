@@ -16,7 +16,7 @@ export PYTHONUNBUFFERED=1
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl
 export PYTHONPATH=$PWD:/tmp/site PATH=/tmp/site/bin:$PATH
-REC=tests/gpu_runs/results/diagnose_external_fresh_h200.json
+REC=${REC:-tests/gpu_runs/results/diagnose_external_fresh_h200.json}  # session18.sh STEP=fresh: a new file
 RESUME=""; [ -f "$REC" ] && RESUME=--resume
 timeout 592 python3 -m runtime_core diagnose --set external --fresh-processes --record "$REC" $RESUME \
   --budget-s "${BUDGET_S:-545}" > "$OUT/fresh_grid.out" 2> "$OUT/fresh_grid.log"

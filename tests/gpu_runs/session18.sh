@@ -30,14 +30,7 @@ case "${STEP:-owed}" in
     echo "pytest rc=$? $(el) s"; tail -n 8 "$OUT/gpu_tests.log"
     ;;
   fresh)
-    python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl
-    export PYTHONPATH=$PWD:/tmp/site PATH=/tmp/site/bin:$PATH
-    REC=tests/gpu_runs/results/diagnose_external_fresh2_h200.json
-    RESUME=""; [ -f "$REC" ] && RESUME=--resume
-    timeout 592 python3 -m runtime_core diagnose --set external --fresh-processes --record "$REC" $RESUME \
-      --budget-s "${BUDGET_S:-545}" > "$OUT/fresh_grid.out" 2> "$OUT/fresh_grid.log"
-    echo "rc=$? $(el) s"; tail -n 4 "$OUT/fresh_grid.log"; grep -E '"(points|complete)"' "$OUT/fresh_grid.out"
-    cp -f "$REC" "$OUT/" 2>/dev/null
+    REC=tests/gpu_runs/results/diagnose_external_fresh2_h200.json bash tests/gpu_runs/session14_fresh_grid.sh
     ;;
   *) echo "STEP is owed or fresh" >&2; exit 2 ;;
 esac
