@@ -114,6 +114,21 @@ def test_siblings_add_up_to_no_more_than_their_parent_in_each_run():
     assert "longer than 'backend: AOTAutograd + Inductor, or their caches' (21 s)" in compile_stages.nesting_problems(longer)[0]
 
 
+def test_a_stage_that_runs_in_two_places_is_bounded_by_both():
+    """On a CPU the C++ compile runs inside code generation and again when the generated module
+    loads (torch 2.13, cold: compile_file 19.7 s, Scheduler.codegen 11.4 s, the module's load
+    9.8 s): its total fits the two together, and is too long only beyond their sum."""
+    cold = {"_compile.compile_inner": 30.0, "OutputGraph.call_user_compiler": 29.0,
+            "create_aot_dispatcher_function": 28.0, "Scheduler.codegen": 11.4,
+            "PyCodeCache.load_by_key_path": 9.8, "compile_file": 19.7}
+    assert compile_stages.nesting_problems(cold) == []
+    assert compile_stages.nesting_problems({**cold, "compile_file": 22.0}, "cold") == [
+        "'compile the generated C++ (a CPU's kernels)' took 22 s, longer than 'Inductor fuses and generates code' "
+        "and 'load the generated Python module' (21.2 s together) it runs in (cold)"]
+    alone = {k: v for k, v in cold.items() if k != "PyCodeCache.load_by_key_path"}  # one parent ran: its bound
+    assert "longer than 'Inductor fuses and generates code' (11.4 s)" in compile_stages.nesting_problems(alone)[0]
+
+
 def test_the_shipped_gpu_recording_fits_the_tree():
     import json
     from pathlib import Path

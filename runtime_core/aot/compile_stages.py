@@ -140,12 +140,22 @@ def nesting_problems(times: dict | None, run: str = "") -> list[str]:
     out, nest = [], parents_in(times)
     sec = {label: BY_LABEL[label].seconds(times) for label in nest}
     where = f" ({run})" if run else ""
+    # A timer is a total over every call: a stage with several declared parents that all ran (the
+    # C++ compile runs inside code generation and again when the generated module loads) is bounded
+    # by those parents together, and counted in neither's sum of children.
+    split = {label: ran for label in nest if len(ran := [c for c in BY_LABEL[label].parents if c in sec]) > 1}
     for label, parent in nest.items():
-        if parent is not None and sec[label] > sec[parent] * (1 + NEST_SLACK):
+        if label in split:
+            bound = sum(sec[c] for c in split[label])
+            if sec[label] > bound * (1 + NEST_SLACK):
+                names = " and ".join(f"'{c}'" for c in split[label])
+                out.append(f"'{label}' took {sec[label]:.3g} s, longer than {names} ({bound:.3g} s together) "
+                           f"it runs in{where}")
+        elif parent is not None and sec[label] > sec[parent] * (1 + NEST_SLACK):
             out.append(f"'{label}' took {sec[label]:.3g} s, longer than '{parent}' ({sec[parent]:.3g} s) "
                        f"it runs in{where}")
     for parent in set(nest.values()) - {None}:
-        total = sum(sec[c] for c, p in nest.items() if p == parent)
+        total = sum(sec[c] for c, p in nest.items() if p == parent and c not in split)
         if total > sec[parent] * (1 + NEST_SLACK):
             out.append(f"the stages inside '{parent}' took {total:.3g} s together, longer than it "
                        f"({sec[parent]:.3g} s){where}")
