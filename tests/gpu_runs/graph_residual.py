@@ -29,13 +29,6 @@ def counts(ops: list) -> dict:
             "kernels of >= 132 blocks": sum(o[0] == "kernel" and (o[2] or 0) >= 132 for o in ops)}
 
 
-def corr(xs: list, ys: list) -> float:
-    mx, my = statistics.fmean(xs), statistics.fmean(ys)
-    sxy = sum((x - mx) * (y - my) for x, y in zip(xs, ys))
-    sxx, syy = sum((x - mx) ** 2 for x in xs), sum((y - my) ** 2 for y in ys)
-    return sxy / (sxx * syy) ** 0.5 if sxx and syy else float("nan")
-
-
 def main(path: Path) -> None:
     points = [p for p in json.loads(path.read_text(encoding="utf-8"))["points"]
               if p.get("graph_us") and p.get("predicted_graph_us") and (p.get("profile") or {}).get("captured_ops")]
@@ -44,7 +37,7 @@ def main(path: Path) -> None:
     print(f"{len(points)} captured points; residual median {statistics.median(resid):+.1f} µs, "
           f"sum {sum(resid):+.0f} µs")
     for name in rows[0]:
-        print(f"  correlation with {name:26s} {corr([r[name] for r in rows], resid):+.2f}")
+        print(f"  correlation with {name:26s} {statistics.correlation([r[name] for r in rows], resid):+.2f}")
     longer = [p["graph_profile"]["busy_us"] - p["captured_busy_us"] for p in points
               if (p.get("graph_profile") or {}).get("busy_us") and p.get("captured_busy_us")]
     print(f"  the replay's kernels ran {sum(longer):+.0f} µs longer in all than the captured eager step's "
