@@ -18,7 +18,7 @@ python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upg
 export PYTHONPATH=$PWD:/tmp/site PATH=/tmp/site/bin:$PATH
 REC=${REC:-tests/gpu_runs/results/diagnose_external_fresh_h200.json}  # session18.sh STEP=fresh: a new file
 RESUME=""; [ -f "$REC" ] && RESUME=--resume
-timeout 592 python3 -m runtime_core diagnose --set external --fresh-processes --record "$REC" $RESUME \
+timeout "${TIMEOUT_S:-592}" python3 -m runtime_core diagnose --set external --fresh-processes --record "$REC" $RESUME \
   --budget-s "${BUDGET_S:-545}" > "$OUT/fresh_grid.out" 2> "$OUT/fresh_grid.log"
 echo "rc=$?"; tail -n 4 "$OUT/fresh_grid.log"; grep -E '"(points|complete)"' "$OUT/fresh_grid.out"
 cp -f "$REC" "$OUT/" 2>/dev/null
