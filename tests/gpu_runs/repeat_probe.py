@@ -116,15 +116,29 @@ def summary(doc) -> list[str]:
             agree = sum(abs(b / a - 1) <= 0.15 for a, b in pairs) / max(1, len(pairs))
             lines.append(f"  {w:>4} s windows: {len(spd):3}, speedup {min(spd):.2f}-{max(spd):.2f}x, "
                          f"pairs within ±15%: {agree:.0%}")
-        hits = tot = 0
-        for i, r in enumerate(rows[::5]):
-            before = [x[1] for x in rows if r[0] - 0.5 <= x[0] < r[0]]
-            after = [x[2] for x in rows if r[0] <= x[0] < r[0] + 0.5]
-            if len(before) >= 2 and len(after) >= 2:
-                tot += 1
-                hits += abs(statistics.median(after) / statistics.median(before) - 1) <= 0.15
+        hits, tot = h_then_eager(rows, 0.0, rows[::5])
         lines.append(f"  eager of the next 0.5 s within ±15% of the median H of the 0.5 s before: {hits}/{tot}")
+        gaps = [(g, *h_then_eager(rows, g, rows[::3])) for g in GAPS_S]
+        lines.append("  the same, the eager window starting later: "
+                     + ", ".join(f"{g:g} s {h / max(1, t):.0%}" for g, h, t in gaps))
     return lines
+
+
+GAPS_S = (0, 0.25, 0.5, 1, 2, 4)  # how long after the H window the eager window starts
+
+
+def h_then_eager(rows, gap_s, starts, window_s=0.5):
+    """(hits, moments): at each start t, the median eager step of [t + gap_s, t + gap_s + window_s)
+    within ±15% of the median H of [t − window_s, t) (moments with two blocks in each)."""
+    hits = tot = 0
+    for r in starts:
+        t = r[0]
+        before = [x[1] for x in rows if t - window_s <= x[0] < t]
+        after = [x[2] for x in rows if t + gap_s <= x[0] < t + gap_s + window_s]
+        if len(before) >= 2 and len(after) >= 2:
+            tot += 1
+            hits += abs(statistics.median(after) / statistics.median(before) - 1) <= 0.15
+    return hits, tot
 
 
 if __name__ == "__main__":
