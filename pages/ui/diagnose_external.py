@@ -62,10 +62,10 @@ def external_panel() -> None:
     rechecks = fresh_checks(rec.doc)
     if rechecks:
         r = acc if fresh else (rec.doc["rechecks"].get("accuracy") or {})
-        c.metric("fresh-process re-checks", f"{len(rechecks)} of 12", width="content",
-                 delta=f"{r.get('within', 0)}/{r.get('eligible', 0)} within ±15%, band {r.get('band_holds', 0)}/"
-                       f"{r.get('banded', 0)}", delta_color="off",
-                 delta_arrow="off")
+        c.metric("fresh-process re-checks within ±15%", f"{r.get('within', 0)} of {r.get('eligible', 0)}",
+                 width="content", delta=f"{len(rechecks)} processes (12 asked); verdicts {r.get('verdict_right', 0)}/"
+                 f"{r.get('points', 0)}, band {r.get('band_holds', 0)}/{r.get('banded', 0)}",
+                 delta_color="off", delta_arrow="off")
     g = graph_step_accuracy(rec.doc["points"])
     if g["points"]:
         st.caption(prose("diagnose", "external_graph_step", tolerance=f"{g['tolerance']:.0%}", within=g["within"],
