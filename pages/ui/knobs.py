@@ -163,8 +163,8 @@ def render(tax_floor_us: float | None, floor_of: str = "this GPU") -> Knobs:
     c2, c3 = st.columns(2)
     help_tax = ("Host cost of one launch. The textbook model and the simulator take it as given.")
     if tax_floor_us is not None:
-        help_tax += (f" On {floor_of} a launch costs {tax_floor_us:.1f} µs: that is the floor for the "
-                     "measured numbers, and anything above it is added as real host work.")
+        help_tax += (f" On {floor_of} a launch costs about {tax_floor_us:.1f} µs on average: that is the floor "
+                     "for the measured numbers, and anything above it is added as real host work.")
     c2.number_input("CPU tax / launch (µs)", min_value=TAX_RANGE[0], max_value=TAX_RANGE[1],
                     value=float(s["w_tax"]), step=0.5, key="w_tax", help=help_tax)
     c3.number_input("GPU work / kernel (µs)", min_value=WORK_RANGE[0], max_value=WORK_RANGE[1],
@@ -186,8 +186,9 @@ def render(tax_floor_us: float | None, floor_of: str = "this GPU") -> Knobs:
                   "before the replay; zero-copy: the producer writes it straight into the captured "
                   "buffer (as serving engines do with token ids), so the step has no copy")
     if tax_floor_us is not None and st.session_state["w_tax"] < tax_floor_us:
-        st.caption(f"Measured numbers can't go below {floor_of}'s own launch tax of {tax_floor_us:.1f} µs, "
-                   "so they use that floor; the textbook model and the simulator use your value.")
+        st.caption(f"Measured numbers can't go below {floor_of}'s own launch tax (about {tax_floor_us:.1f} µs "
+                   "on average; one point can land a little under or over it, as the host's pace drifts), so "
+                   "they keep it; the textbook model and the simulator use your value.")
     k = Knobs(s["w_mode"], int(s["w_n"]), float(s["w_work"]), tax_us=float(s["w_tax"]),
               dynamic=bool(s["w_dynamic"]), policy=s["w_policy"], graph_input=s["w_input"]).validate("widget")
     remember(k)
