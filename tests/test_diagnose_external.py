@@ -318,11 +318,11 @@ def test_the_accuracy_cli_gates_diagnose_recordings(name, want):
 def test_the_offline_analyses_of_the_grids_run_on_what_is_shipped():
     """tests/gpu_runs/cross_grids.py and graph_residual.py, which the README's Known limits quote,
     still run on the shipped recordings with the code as it is (they re-predict through
-    record_external.snapshot): a row for each of the five recordings, a correlation per count."""
+    record_external.snapshot): a row for each of the six recordings, a correlation per count."""
     cross = subprocess.run([sys.executable, "tests/gpu_runs/cross_grids.py"], cwd=ROOT, capture_output=True,
                            text=True, timeout=120)
     assert cross.returncode == 0, cross.stderr
-    for name in ("shipped", "quickest core", "A/B middle", "A/B fastest", "fresh processes"):
+    for name in ("shipped", "quickest core", "A/B middle", "A/B fastest", "fresh processes", "fresh, 19 rounds"):
         assert any(line.startswith(name) for line in cross.stdout.splitlines()), name
     resid = subprocess.run([sys.executable, "tests/gpu_runs/graph_residual.py"], cwd=ROOT, capture_output=True,
                            text=True, timeout=120)

@@ -1,7 +1,7 @@
-"""Issue 25 (not product code, no GPU): the five recordings of the external grid side by side, each
+"""Issue 25 (not product code, no GPU): the six recordings of the external grid side by side, each
 re-predicted with the code as it is now (record_external.snapshot, from each point's own profile and
 H rounds). For every recording: how its eager step, graph step and H compare with the median of the
-other four at the same points, and how its measured speedup and its prediction compare with that
+others at the same points, and how its measured speedup and its prediction compare with that
 median (points where the median is ≥ 1.2x, as the speedup target counts).
 
 It separates two things the single-recording targets mix: a machine that is faster or slower
@@ -27,7 +27,8 @@ GRIDS = {"shipped": ROOT / "lessons/recordings/diagnose_external_h200.json",
          "quickest core": RESULTS / "diagnose_external_pick_h200.json.gz",
          "A/B middle": RESULTS / "pin_ab/pin_middle.json.gz",
          "A/B fastest": RESULTS / "pin_ab/pin_fastest.json.gz",
-         "fresh processes": RESULTS / "diagnose_external_fresh_h200.json"}
+         "fresh processes": RESULTS / "diagnose_external_fresh_h200.json",      # five H rounds back to back
+         "fresh, 19 rounds": RESULTS / "diagnose_external_fresh2_h200.json"}    # 2026-12-02, partial
 
 
 def load(path: Path) -> dict:
