@@ -185,6 +185,7 @@ def test_the_fresh_process_recorder_keeps_each_points_own_calibration_and_resume
     assert doc["meta"]["protocol"] == FRESH and doc["meta"]["complete"] and doc["meta"]["calibration_passes"] == []
     assert [q["batch"] for q in doc["points"]] == [1, 64]
     assert all(q["machine"]["constants"] and q["process_wall_s"] > 0 for q in doc["points"])
+    assert all(q["profile"]["eager_ops"] and "timelines" not in q for q in doc["points"])  # recomputable offline
     child = [(q["predicted_graph_speedup"], q["predicted_speedup_band"]) for q in doc["points"]]
     again = snapshot(json.loads(out.read_text()))
     assert [(q["predicted_graph_speedup"], q["predicted_speedup_band"]) for q in again["points"]] == child
@@ -195,13 +196,36 @@ def test_the_fresh_process_recorder_keeps_each_points_own_calibration_and_resume
     assert moved[1]["predicted_graph_us"] == doc["points"][1]["predicted_graph_us"]
 
 
+def test_a_fresh_point_that_lost_its_profile_is_refused_before_it_is_stored(tmp_path):
+    """A fresh child's answer is kept only if `snapshot` would recompute the prediction it made: an
+    H200 re-check whose profile lists 7 memset nodes passes as it came, and fails without its profile
+    (the recorder of 2026-12-01 dropped it, and the stored predictions silently lost the memsets).
+    A grid recorded that way cannot be resumed into a file of points with profiles."""
+    from runtime_core.diagnose.record_external import FRESH_NO_PROFILE, check_recomputable, run_external
+    from runtime_core.diagnose.runners.sim import SimRunner
+    from runtime_core.errors import UsageError
+    p = json.loads((ROOT / "tests/gpu_runs/results/rechecks_s17/resnet18_1_fp32.json").read_text())
+    assert p["explanation"]["memset_nodes"] == 7
+    check_recomputable(p, "resnet18 fp32 batch 1")
+    with pytest.raises(RuntimeError, match="recomputed from what the point keeps"):
+        check_recomputable({k: v for k, v in p.items() if k != "profile"}, "resnet18 fp32 batch 1")
+    grid = [{"model": "fake-mlp", "batch": 1, "seq": None, "dtype": "fp32"}]
+    out = tmp_path / "old.json"
+    run_external(SimRunner(), out, 300, only=grid, fresh=True)
+    old = json.loads(out.read_text())
+    old["meta"]["protocol"] = FRESH_NO_PROFILE
+    out.write_text(json.dumps(old))
+    with pytest.raises(UsageError, match="before fresh points kept their profiles"):
+        run_external(SimRunner(), out, 300, resume=True, only=grid, fresh=True)
+
+
 def test_every_point_of_a_fresh_process_grid_counts_as_a_fresh_re_check():
     """A grid recorded with --fresh-processes needs no re-checks beside it: `accuracy` judges its
     own points as the re-checks (the H200's partial recording, 33 points, says so)."""
-    from runtime_core.diagnose.record_external import FRESH, fresh_checks
+    from runtime_core.diagnose.record_external import FRESH_NO_PROFILE, fresh_checks
     path = ROOT / "tests" / "gpu_runs" / "results" / "diagnose_external_fresh_h200.json"
     doc = json.loads(path.read_text())
-    assert doc["meta"]["protocol"] == FRESH and fresh_checks(doc) is doc["points"]
+    assert doc["meta"]["protocol"] == FRESH_NO_PROFILE and fresh_checks(doc) is doc["points"]
     grid = json.loads((ROOT / "lessons" / "recordings" / "diagnose_external_h200.json").read_text())
     assert fresh_checks(grid) == grid["rechecks"]["points"]
     p = subprocess.run([sys.executable, "-m", "runtime_core", "accuracy", "--recording", str(path)], cwd=ROOT,

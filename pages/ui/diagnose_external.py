@@ -12,7 +12,7 @@ from pages.ui.safe_text import esc
 from runtime_core.diagnose.accuracy import (BAND_HALF_WIDTH, BAND_SHARE, TARGET_SHARE, TOLERANCE, VERDICT_SHARE,
                                             band_half_width, graph_step_accuracy, repeatability)
 from runtime_core.diagnose.predict import SPEEDUP_THRESHOLD
-from runtime_core.diagnose.record_external import FRESH, IN_PROCESS, fresh_checks
+from runtime_core.diagnose.record_external import fresh_checks, is_fresh
 from runtime_core.diagnose.records import best_recording
 from runtime_core.lesson.page_text import text as prose
 
@@ -46,7 +46,7 @@ def external_panel() -> None:
     batches = sorted({p["batch"] for p in rec.doc["points"]})
     st.markdown(prose("diagnose", "external_intro", device=esc(rec.meta.device_name),
                       batches=", ".join(map(str, batches))))
-    fresh = (rec.doc["meta"].get("protocol") or IN_PROCESS) == FRESH
+    fresh = is_fresh(rec.doc)
     st.caption(prose("diagnose", "external_fresh" if fresh else "external_in_process"))
     acc = rec.summary().get("accuracy") or {}
     c = metric_row()

@@ -12,12 +12,15 @@ It writes after each point (atomically) under a time budget; `--resume` continue
 on the same device. The summary holds accuracy.external_accuracy's three targets.
 
 With `fresh=True` (`--fresh-processes`) each point is instead one child `diagnose --model NAME
---no-compile --json` process, exactly as a user runs it: its own imports, its own live
-calibration (kept with the point, under "machine"), its own H rounds. The host drifts between a
+--no-compile --json --timeline` process, exactly as a user runs it (`--timeline` only makes the
+answer keep its profile): its own imports, its own live calibration (kept with the point, under
+"machine"), its own H rounds. The host drifts between a
 fast and a slow state over tens of seconds, and in one long process a point's H rounds and its
 eager timing can fall in different states; a fresh process measures both within seconds. The
 recording says which protocol made it (meta.protocol), and `snapshot` recomputes a fresh point's
-prediction from its own calibration.
+prediction from its own calibration. Fresh recordings made before 2026-12-02 (FRESH_NO_PROFILE)
+kept no profile: recomputed, their predictions lose the memset nodes that only the profile lists,
+and they cannot be resumed (a file would mix points with and without profiles).
 """
 from __future__ import annotations
 
@@ -38,7 +41,9 @@ GRID_MODULE = "validation.external"
 POINT_S = 23.0  # an H200 point's worst case (BERT at batch 64, fp32: 15 s, and 7 s of H rounds), for the budget check
 CALIBRATE_EVERY = 16
 IN_PROCESS = "one process: the points in turn, calibrated every 16 points"
-FRESH = "one fresh `diagnose --model NAME --no-compile --json` process per point"
+FRESH = "one fresh `diagnose --model NAME --no-compile --json --timeline` process per point, each keeping its profile"
+FRESH_NO_PROFILE = "one fresh `diagnose --model NAME --no-compile --json` process per point"  # before 2026-12-02
+FRESH_PROTOCOLS = (FRESH, FRESH_NO_PROFILE)
 FRESH_POINT_S = 90.0      # an H200 fresh process's worst case seen: 66 s (imports, calibration, the point)
 FRESH_TIMEOUT_S = 300.0   # a child past this is killed; the file keeps the points before it
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -66,6 +71,9 @@ def open_target(runner, path: Path, resume: bool, force: bool, protocol: str = I
             raise UsageError(f"{path.name} is not an external-grid recording; record to a new file")
         if (m["backend"], m["device_name"]) != (runner.backend, runner.device_name):
             raise UsageError(f"cannot resume a recording of {m['device_name']} on {runner.device_name}")
+        if m.get("protocol") == FRESH_NO_PROFILE:
+            raise UsageError(f"{path.name} was recorded before fresh points kept their profiles (their memset "
+                             "nodes are lost); record the grid to a new file")
         if m.get("protocol", IN_PROCESS) != protocol:
             raise UsageError(f"{path.name} was recorded as {m.get('protocol', IN_PROCESS)!r}: resume it the same way "
                              f"({'with' if m.get('protocol') == FRESH else 'without'} --fresh-processes)")
@@ -86,7 +94,7 @@ def fresh_point(runner, g: dict) -> dict:
     from ..child_process import run
     label = f"{g['model']} {g['dtype']} batch {g['batch']}"
     argv = [sys.executable, "-m", "runtime_core", "diagnose", "--model", g["model"], "--batch", g["batch"],
-            "--dtype", g["dtype"], "--backend", runner.backend, "--no-compile", "--json"]
+            "--dtype", g["dtype"], "--backend", runner.backend, "--no-compile", "--json", "--timeline"]
     if g.get("seq") is not None:
         argv += ["--seq", g["seq"]]
     done = run(f"diagnose process for {label}", argv, timeout_s=FRESH_TIMEOUT_S, cwd=REPO_ROOT)
@@ -100,13 +108,32 @@ def fresh_point(runner, g: dict) -> dict:
         raise RuntimeError(f"diagnose process for {label} printed no JSON answer: {out[-200:]!r}") from None
     p.pop("timelines", None)
     p["process_wall_s"] = round(done.wall_s, 1)
+    check_recomputable(p, label)
     return p
+
+
+def check_recomputable(p: dict, label: str, rel: float = 1e-3) -> None:
+    """Raise unless `p`'s prediction, recomputed from what the point keeps (as `snapshot` will
+    recompute it), is the one its own process made: a point that lost an input (its profile's
+    memset nodes, say) would otherwise be stored with a prediction nobody made."""
+    if p.get("capturable") is False or not p.get("predicted_graph_us"):
+        return
+    q = dict(p)
+    _repredict(q, point_machine(q))
+    if abs(q["predicted_graph_us"] / p["predicted_graph_us"] - 1) > rel:
+        raise RuntimeError(f"diagnose process for {label}: its graph step was predicted at {p['predicted_graph_us']} µs, "
+                           f"but recomputed from what the point keeps at {q['predicted_graph_us']} µs")
+
+
+def is_fresh(doc: dict) -> bool:
+    """Whether `doc` was recorded one fresh `diagnose` process per point (either recorder's)."""
+    return doc["meta"].get("protocol") in FRESH_PROTOCOLS
 
 
 def fresh_checks(doc: dict) -> list[dict]:
     """The points of `doc` measured as fresh `diagnose` processes: every point of a recording made
     with --fresh-processes (meta.protocol), else the re-checks merged beside a one-process grid."""
-    if doc["meta"].get("protocol") == FRESH:
+    if is_fresh(doc):
         return doc["points"]
     return (doc.get("rechecks") or {}).get("points") or []
 
@@ -162,7 +189,7 @@ def snapshot(doc: dict) -> dict:
     """Every prediction recomputed from the points' own profiles and H rounds (H as the code takes
     it from them now: diagnosis.recent_h), with the recording's mean constants (one process), or
     each point's own process's constants (fresh processes, and the re-checks merged beside a grid)."""
-    fresh = doc["meta"].get("protocol") == FRESH
+    fresh = is_fresh(doc)
     samples = ([dict(p["machine"]["constants"], tax_us=p["machine"]["tax_us"]) for p in doc["points"]] if fresh
                else doc["meta"]["calibration_passes"])
     machine = recording_machine(samples, doc["meta"], doc["meta"].get("node_spread_us", 0.0))  # fresh: shown only

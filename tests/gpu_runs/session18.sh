@@ -10,7 +10,7 @@
 #   python tests/gpu_runs/repredict.py lessons/recordings/diagnose_external_h200.json
 #   run(command="STEP=owed bash tests/gpu_runs/session18.sh", carry=[".whl"], timeout_s=600)
 #
-# STEP=fresh (one call each, resumable): the external grid again as a user runs it, one fresh
+# STEP=fresh (superseded by session19.sh STEP=fresh: this file's points kept no profile): the external grid again as a user runs it, one fresh
 # `diagnose` process per point, with the code as it is now (19 H rounds spread over two seconds;
 # the only fresh-process grid so far, diagnose_external_fresh_h200.json, has 33 points of five
 # rounds back to back, and predicted 23 of 26 within ±15% re-predicted). 46-68 s a point, so 48
