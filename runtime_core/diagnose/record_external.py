@@ -41,7 +41,8 @@ GRID_MODULE = "validation.external"
 POINT_S = 23.0  # an H200 point's worst case (BERT at batch 64, fp32: 15 s, and 7 s of H rounds), for the budget check
 CALIBRATE_EVERY = 16
 IN_PROCESS = "one process: the points in turn, calibrated every 16 points"
-FRESH = "one fresh `diagnose --model NAME --no-compile --json --timeline` process per point, each keeping its profile"
+FRESH = ("one fresh `diagnose --model NAME --no-compile --json --timeline` process per point, "
+         "each keeping its profile")
 FRESH_NO_PROFILE = "one fresh `diagnose --model NAME --no-compile --json` process per point"  # before 2026-12-02
 FRESH_PROTOCOLS = (FRESH, FRESH_NO_PROFILE)
 FRESH_POINT_S = 90.0      # an H200 fresh process's worst case seen: 66 s (imports, calibration, the point)
@@ -121,8 +122,9 @@ def check_recomputable(p: dict, label: str, rel: float = 1e-3) -> None:
     q = dict(p)
     _repredict(q, point_machine(q))
     if abs(q["predicted_graph_us"] / p["predicted_graph_us"] - 1) > rel:
-        raise RuntimeError(f"diagnose process for {label}: its graph step was predicted at {p['predicted_graph_us']} µs, "
-                           f"but recomputed from what the point keeps at {q['predicted_graph_us']} µs")
+        raise RuntimeError(f"diagnose process for {label}: its graph step was predicted at "
+                           f"{p['predicted_graph_us']} µs, but recomputed from what the point keeps at "
+                           f"{q['predicted_graph_us']} µs")
 
 
 def is_fresh(doc: dict) -> bool:
