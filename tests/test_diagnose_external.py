@@ -10,7 +10,7 @@ import pytest
 
 from runtime_core.diagnose import accuracy, capture_failure
 from runtime_core.diagnose.predict import (Machine, StepCounts, eager_step_us, graph_step_us, predict_band,
-                                           saving_split)
+                                           saving_parts, saving_split, stream_gap_us)
 from runtime_core.errors import CaptureError
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -117,11 +117,20 @@ def test_the_graph_side_uses_the_step_as_captured():
     assert eager_step_us(branch, m) == eager_step_us(plain, m)  # eager runs the eager branch
 
 
-def test_the_saving_split_adds_up_to_the_predicted_saving():
-    for k in (StepCounts(120, 300.0, 2500.0, 1), StepCounts(300, 9000.0, 5000.0, 2, 350, 9500.0)):
-        sv = saving_split(k, _machine())
-        parts = sv["host_dispatch_removed_us"] + sv["gpu_gaps_removed_us"] - sv["copy_added_us"]
-        assert parts == pytest.approx(sv["saving_us"], abs=0.01)
+def test_the_saving_split_adds_up_to_the_predicted_saving_and_names_what_capture_adds():
+    m = _machine()
+    launch_bound, branch = StepCounts(120, 300.0, 2500.0, 1), StepCounts(300, 9000.0, 5000.0, 2, 350, 9500.0)
+    for k in (launch_bound, branch, StepCounts(40, 20_000.0, 500.0, 1)):
+        sv = saving_split(k, m)
+        assert saving_parts(sv) == pytest.approx(sv["saving_us"], abs=0.01)
+        assert sv["host_dispatch_removed_us"] >= 0 and sv["launch_added_us"] > 0  # a wait removed, a launch added
+    # launch-bound: what is removed is the host's dispatch less the GPU's own work (what the GPU waited for)
+    sv, c = saving_split(launch_bound, m), m.consts
+    gpu_own = 300.0 + 119 * stream_gap_us(c) + c.sync_us
+    assert sv["host_dispatch_removed_us"] == pytest.approx(eager_step_us(launch_bound, m) - gpu_own, abs=1e-3)
+    # a captured branch that runs more work: that work is a part of its own, not a negative host saving
+    sv = saving_split(branch, m)
+    assert sv["work_added_us"] == pytest.approx(500.0) and sv["host_dispatch_removed_us"] >= 0
 
 
 def _pt(pred, meas, band, helps=None):

@@ -70,3 +70,24 @@ def test_the_diagnose_page_shows_the_regime_of_the_point_it_judges():
     from conftest import open_page
     at = open_page("pages/7_Will_graphs_help_my_model.py")
     assert any(c.value.startswith("Regime: ") for c in at.caption)
+
+
+def test_a_predicted_slowdown_is_headlined_as_one_and_names_the_captured_work():
+    from runtime_core.diagnose.verdict import headline
+    assert "would make this step slower (predicted 0.93x)" in headline(False, 0.93)
+    assert "barely" not in headline(False, 0.93) and "gain little" not in headline(True, 0.90)
+    assert headline(True, 0.90, work_added_us=300.0).startswith("Launch-bound, yet a CUDA graph would make")
+    assert "more GPU work" in headline(True, 0.90, 300.0) and "more GPU work" not in headline(True, 0.90, 0.0)
+    assert "gain little (predicted 1.10x)" in headline(True, 1.10) and "barely help" in headline(False, 1.05)
+    # a branch captured with more work than eager runs: the verdict itself says so
+    k = StepCounts(gpu_ops=150, busy_us=9800.0, host_us=8000.0, inputs=1, captured_ops=350, captured_busy_us=10700.0)
+    v = verdict(k, M, predict_step(k, M)["graph_speedup"])
+    assert v["graphs_help"] is False and "slower" in v["headline"] and "more GPU work" in v["headline"]
+
+
+def test_a_launch_bound_step_that_gains_little_says_how_little_the_gpu_waits():
+    from runtime_core.diagnose.verdict import because
+    text = because(2800.0, 175, 2400.0, 2700.0, helps=False)
+    assert "The GPU waits for the host, but only about 100 µs a step" in text
+    assert "replays all of them with one launch" in because(2800.0, 175, 400.0, 700.0, helps=True)
+    assert "runs ahead of the GPU" in because(700.0, 175, 2400.0, 2700.0, helps=False)

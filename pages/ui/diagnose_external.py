@@ -63,7 +63,8 @@ def external_panel() -> None:
     if rechecks:
         r = acc if fresh else (rec.doc["rechecks"].get("accuracy") or {})
         c.metric("fresh-process re-checks within ±15%", f"{r.get('within', 0)} of {r.get('eligible', 0)}",
-                 width="content", delta=f"{len(rechecks)} processes (12 asked); verdicts {r.get('verdict_right', 0)}/"
+                 width="content", delta=f"{len(rechecks)} processes (12 asked), {r.get('eligible', 0)} of them "
+                 f"measured {SPEEDUP_THRESHOLD:.1f}x or more; verdicts {r.get('verdict_right', 0)}/"
                  f"{r.get('points', 0)}, band {r.get('band_holds', 0)}/{r.get('banded', 0)}",
                  delta_color="off", delta_arrow="off")
     g = graph_step_accuracy(rec.doc["points"])

@@ -12,9 +12,10 @@ from pages.ui import tables
 from pages.ui.common import metric_row
 from pages.ui.safe_text import esc
 from runtime_core.diagnose.accuracy import TOLERANCE
+from runtime_core.diagnose.predict import SPEEDUP_THRESHOLD
 from runtime_core.diagnose.measure_variants import LABELS, VARIANTS
 from runtime_core.diagnose.records import DiagnoseRecording
-from runtime_core.diagnose.verdict import because, regime
+from runtime_core.diagnose.verdict import because, headline, regime
 from runtime_core.engine.trace_export import spans_to_chrome_trace, spans_to_csv
 from runtime_core.lesson.page_text import text as prose
 
@@ -68,8 +69,10 @@ def verdict(p: dict, source_caption: str) -> None:
     if p.get("capturable") is False or v.get("capturable") is False:
         _cannot_capture(p, source_caption)
         return
-    why = because(v["host_dispatch_us"], p["gpu_ops"], p["busy_us"], v["gpu_us"])  # as the code words it now
-    (st.success if v["graphs_help"] else st.warning)(f"### {esc(v['headline'])}\n{why}")  # the recording's words
+    # the code's words from the point's own numbers, so an older recording reads as a new one does
+    why = because(v["host_dispatch_us"], p["gpu_ops"], p["busy_us"], v["gpu_us"], v["graphs_help"])
+    title = headline(v["launch_bound"], p["predicted_graph_speedup"], _work_added(p))
+    (st.success if v["graphs_help"] else st.warning)(f"### {esc(title)}\n{why}")
     st.caption(regime(v["launch_bound"], v["host_dispatch_us"], v["gpu_us"]))  # the code's words, old points too
     st.caption(source_caption)
     _counts_row(p)
@@ -85,9 +88,46 @@ def verdict(p: dict, source_caption: str) -> None:
              else "the prediction was on it", delta_color="off", delta_arrow="off")
     st.caption(prose("diagnose", "ops_caption", ops=p["gpu_ops"], kernels=p["kernels"],
                      copies=p["gpu_ops"] - p["kernels"]))
+    judged = judgement(p)
+    if judged:
+        (st.warning if judged[0] else st.caption)(judged[1])
     moved = host_moved(p)
     if moved:
         st.info(moved)
+
+
+def judgement(p: dict) -> tuple[bool, str] | None:
+    """(missed, text): how this point's prediction did against the targets, in words: the verdict,
+    the ±15% (judged only where the speedup measured 1.2x or more) and the band. None where
+    nothing was measured."""
+    from runtime_core.diagnose.accuracy import band_holds, verdict_right
+    meas = p.get("measured_graph_speedup")
+    if meas is None or not p.get("predicted_graph_speedup"):
+        return None
+    pred, band, held = p["predicted_graph_speedup"], p.get("predicted_speedup_band"), band_holds(p)
+    said = "graphs help" if p["verdict"]["graphs_help"] else "graphs won't help"
+    right = verdict_right(p)
+    parts = [prose("diagnose", "judge_verdict_" + ("right" if right else "wrong"), said=said, pred=f"{pred:.2f}x",
+                   meas=f"{meas:.2f}x", threshold=f"{SPEEDUP_THRESHOLD:.1f}x")]
+    err = pred / meas - 1
+    if meas >= SPEEDUP_THRESHOLD:
+        parts.append(prose("diagnose", "judge_within_" + ("yes" if abs(err) <= TOLERANCE else "no"),
+                           err=f"{err:+.0%}", tolerance=f"{TOLERANCE:.0%}"))
+    else:
+        parts.append(prose("diagnose", "judge_not_eligible", threshold=f"{SPEEDUP_THRESHOLD:.1f}x",
+                           tolerance=f"{TOLERANCE:.0%}"))
+    if held is not None:
+        parts.append(prose("diagnose", "judge_band_" + ("holds" if held else "misses"), meas=f"{meas:.2f}x",
+                           lo=f"{band[0]:.2f}", hi=f"{band[1]:.2f}x"))
+    missed = not right or held is False or (meas >= SPEEDUP_THRESHOLD and abs(err) > TOLERANCE)
+    return missed, " ".join(parts)
+
+
+def _work_added(p: dict) -> float:
+    """µs of GPU work the step runs as captured beyond what it runs eagerly (0 where not profiled)."""
+    if not p.get("captured_profiled") or p.get("captured_busy_us") is None:
+        return 0.0
+    return float(p["captured_busy_us"]) - float(p["busy_us"])
 
 
 HOST_MOVED = 1.25  # H rounds whose highest is this far above their lowest: the host changed speed
@@ -99,8 +139,11 @@ def host_moved(p: dict) -> str | None:
     rounds = p.get("host_rounds_us") or []
     if len(rounds) < 2 or min(rounds) <= 0 or max(rounds) / min(rounds) < HOST_MOVED:
         return None
+    from runtime_core.diagnose.accuracy import band_holds
+    held = band_holds(p)
+    tail = "" if held is None else " " + prose("diagnose", "host_moved_" + ("held" if held else "missed"))
     return prose("diagnose", "host_moved", lo=_us(min(rounds)), hi=_us(max(rounds)),
-                 ratio=f"{max(rounds) / min(rounds):.1f}", rounds=len(rounds))
+                 ratio=f"{max(rounds) / min(rounds):.1f}", rounds=len(rounds)) + tail
 
 
 def _band_help(p: dict) -> str:
@@ -168,18 +211,41 @@ def explanation(p: dict) -> None:
         st.markdown(prose("diagnose", "explain_branch", captured_ops=ex["graph_nodes"],
                           captured_busy=_us(ex["graph_busy_us"]), ops=p["gpu_ops"], busy=_us(p["busy_us"])))
     c1, c2 = st.columns(2)
-    if ex.get("top_host"):
+    if not ex.get("top_host"):  # nothing to rank: the saving takes the first column
+        c1, c2 = None, c1
+    if c1 is not None:
         c1.caption(prose("diagnose", "explain_host"))
         with c1:
             tables.show([{"host operation": r["name"][:60], "calls": r["count"],
                           "µs as profiled": tables.num(r["total_us"])} for r in ex["top_host"]])
     sv = ex["saving"]
-    c2.caption(prose("diagnose", "explain_saving", saving=_us(sv["saving_us"])))
     with c2:
+        _saving_table(sv, p)
+
+
+def _saving_table(sv: dict, p: dict) -> None:
+    """The predicted saving's parts (predict.saving_split): what a graph removes, what it adds.
+    A recording split before the launch and the captured work were parts of their own shows its
+    own three parts."""
+    if "launch_added_us" not in sv:
+        st.caption(prose("diagnose", "explain_saving_old", saving=_us(sv["saving_us"])))
         tables.show([{"part": "host dispatch removed", "µs": tables.num(sv["host_dispatch_removed_us"])},
                      {"part": "GPU gaps removed", "µs": tables.num(sv["gpu_gaps_removed_us"])},
                      {"part": "copy into the static input added", "µs": tables.num(-sv["copy_added_us"])},
                      {"part": "predicted saving per step", "µs": tables.num(sv["saving_us"])}])
+        return
+    eager = p["predicted_eager_us"]
+    st.caption(prose("diagnose", "explain_saving", saving=_us(sv["saving_us"]), eager=_us(eager),
+                     gpu_own=_us(eager - sv["host_dispatch_removed_us"])))
+    rows = [("host time the GPU waited for, removed", sv["host_dispatch_removed_us"]),
+            ("GPU gaps between kernels removed", sv["gpu_gaps_removed_us"]),
+            ("the graph's launch, added", -sv["launch_added_us"]),
+            ("copy into the static input, added", -sv["copy_added_us"])]
+    if abs(sv.get("work_added_us", 0.0)) >= 0.5:
+        rows.append(("GPU work the captured step adds" if sv["work_added_us"] > 0 else
+                     "GPU work the captured step saves", -sv["work_added_us"]))
+    rows.append(("predicted saving per step", sv["saving_us"]))
+    tables.show([{"part": name, "µs": tables.num(us)} for name, us in rows])
 
 
 def variants_table(p: dict) -> None:

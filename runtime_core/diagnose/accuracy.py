@@ -76,6 +76,14 @@ def verdict_right(p: dict) -> bool:
     return helps == (p["measured_graph_speedup"] >= SPEEDUP_THRESHOLD)
 
 
+def band_holds(p: dict) -> bool | None:
+    """Whether `p`'s band holds its measured speedup (None: no band, or nothing measured)."""
+    band, meas = p.get("predicted_speedup_band"), p.get("measured_graph_speedup")
+    if not band or meas is None:
+        return None
+    return band[0] <= meas <= band[1]
+
+
 def band_half_width(p: dict) -> float | None:
     """Half the band's width relative to the point prediction: (hi − lo) / 2 / predicted."""
     band, pred = p.get("predicted_speedup_band"), p.get("predicted_graph_speedup")
@@ -91,9 +99,8 @@ def external_accuracy(points: list[dict]) -> dict:
     import statistics
     speed = accuracy(points)
     right = [verdict_right(p) for p in points]
-    banded = [p for p in points if p.get("predicted_speedup_band") and p.get("measured_graph_speedup")]
-    inside = [p["predicted_speedup_band"][0] <= p["measured_graph_speedup"] <= p["predicted_speedup_band"][1]
-              for p in banded]
+    banded = [p for p in points if band_holds(p) is not None]
+    inside = [band_holds(p) for p in banded]
     widths = [band_half_width(p) for p in banded]
     verdict_share = sum(right) / len(right) if right else None
     band_share = sum(inside) / len(inside) if inside else None

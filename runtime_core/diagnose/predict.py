@@ -183,18 +183,29 @@ def predict_band(k: StepCounts, m: Machine, host_lo_us: float, host_hi_us: float
 
 
 def saving_split(k: StepCounts, m: Machine) -> dict:
-    """Where the predicted saving (eager − graph, µs) comes from, in three parts that add up to it:
-    GPU gaps removed (K−1 stream gaps become Kc−1 node gaps and the memsets' μ), the copies added
-    (n static input copies, launched and run), and host dispatch removed (the rest: the host's
-    launches that no longer sit on the step's critical path, less one graph launch, plus any
-    change in the work)."""
+    """Where the predicted saving (eager − graph, µs) comes from, in parts that add up to it:
+    the host time the GPU waited for, removed (the eager step less the GPU's own work launched one
+    by one: B + (K−1)·γs + s; never negative), the GPU gaps removed (K−1 stream gaps become Kc−1
+    node gaps and the memsets' μ), and what the graph adds: its launch (the replay beyond its
+    nodes' work, floor included), the n static input copies, and the work the captured step runs
+    beyond the eager one (Bc − B, where capture takes another branch)."""
     c = m.consts
     eager, graph = eager_step_us(k, m), graph_step_us(k, m)
-    gaps = (k.gpu_ops - 1) * stream_gap_us(c) - (k.graph_ops - 1) * m.node_cost_us - memsets_us(k, m)
+    gaps_gpu = (k.gpu_ops - 1) * stream_gap_us(c)
+    nodes = (k.graph_ops - 1) * m.node_cost_us + memsets_us(k, m)
+    host = eager - (k.busy_us + gaps_gpu + c.sync_us)
     copies = k.inputs * m.tax_us
-    host = (eager - graph) - gaps + copies
+    launch = graph - copies - (k.graph_busy_us + nodes + c.sync_us)
     return {"saving_us": round(eager - graph, 3), "host_dispatch_removed_us": round(host, 3),
-            "gpu_gaps_removed_us": round(gaps, 3), "copy_added_us": round(copies, 3)}
+            "gpu_gaps_removed_us": round(gaps_gpu - nodes, 3), "launch_added_us": round(launch, 3),
+            "copy_added_us": round(copies, 3), "work_added_us": round(k.graph_busy_us - k.busy_us, 3)}
+
+
+def saving_parts(sv: dict) -> float:
+    """The split's parts added up (the saving): removed less added. A split recorded before the
+    launch and the captured work were parts of their own has neither (0)."""
+    return (sv["host_dispatch_removed_us"] + sv["gpu_gaps_removed_us"] - sv.get("launch_added_us", 0.0)
+            - sv["copy_added_us"] - sv.get("work_added_us", 0.0))
 
 
 def predict_step(k: StepCounts, m: Machine) -> dict:

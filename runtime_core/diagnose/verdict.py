@@ -16,20 +16,30 @@ def verdict(k: StepCounts, m: Machine, predicted_speedup: float) -> dict:
     gpu_us = k.busy_us + K * stream_gap_us(m.consts)
     launch_bound = k.host_us > gpu_us
     helps = predicted_speedup >= SPEEDUP_THRESHOLD
-    s = predicted_speedup
-    headline = {
+    return {"launch_bound": launch_bound, "graphs_help": helps,
+            "headline": headline(launch_bound, predicted_speedup, k.graph_busy_us - k.busy_us),
+            "because": because(k.host_us, K, k.busy_us, gpu_us, helps),
+            "regime": regime(launch_bound, k.host_us, gpu_us),
+            "host_dispatch_us": round(k.host_us, 3), "gpu_us": round(gpu_us, 3),
+            "host_to_gpu_ratio": round(k.host_us / gpu_us, 3) if gpu_us else None,
+            "threshold": SPEEDUP_THRESHOLD}
+
+
+def headline(launch_bound: bool, s: float, work_added_us: float = 0.0) -> str:
+    """The verdict in one line: the regime, and what a graph would do at predicted speedup `s`
+    (help from the 1.2x threshold, gain little below it, slow the step below 1x). `work_added_us`:
+    the GPU work the captured step runs beyond the eager one, named where it makes the graph slower."""
+    if s < 1.0:
+        why = ": as captured, the step runs more GPU work than eager does" if work_added_us > 0.5 else ""
+        return (f"{'Launch-bound, yet' if launch_bound else 'GPU-bound, and'} a CUDA graph would make this step "
+                f"slower (predicted {s:.2f}x){why}")
+    return {
         (True, True): f"Launch-bound: CUDA graphs should help (predicted {s:.1f}x)",
         (True, False): f"Only just launch-bound: graphs would gain little (predicted {s:.2f}x)",
         (False, True): f"GPU-bound, but graphs still help (predicted {s:.2f}x): the launch latency "
                        f"and per-kernel gaps they remove are a large share of a short step",
         (False, False): f"GPU-bound: CUDA graphs will barely help (predicted {s:.2f}x)",
-    }[(launch_bound, helps)]
-    return {"launch_bound": launch_bound, "graphs_help": helps, "headline": headline,
-            "because": because(k.host_us, K, k.busy_us, gpu_us),
-            "regime": regime(launch_bound, k.host_us, gpu_us),
-            "host_dispatch_us": round(k.host_us, 3), "gpu_us": round(gpu_us, 3),
-            "host_to_gpu_ratio": round(k.host_us / gpu_us, 3) if gpu_us else None,
-            "threshold": SPEEDUP_THRESHOLD}
+    }[(launch_bound, s >= SPEEDUP_THRESHOLD)]
 
 
 def regime(launch_bound: bool, host_us: float, gpu_us: float) -> str:
@@ -43,15 +53,19 @@ def regime(launch_bound: bool, host_us: float, gpu_us: float) -> str:
             "faster kernels help more than fewer launches.")
 
 
-def because(host_us: float, gpu_ops: int, busy_us: float, gpu_us: float) -> str:
+def because(host_us: float, gpu_ops: int, busy_us: float, gpu_us: float, helps: bool | None = None) -> str:
     """Why: the host's dispatch time against the GPU's time for the same K operations launched one
-    by one (B of kernels plus the gaps between them), each split per operation. Pages call it on
-    a recorded point's own numbers, so older recordings read the same way."""
+    by one (B of kernels plus the gaps between them), each split per operation. `helps`: whether
+    graphs are predicted to help (False: a launch-bound step says how little the GPU waits). Pages
+    call it on a recorded point's own numbers, so older recordings read the same way."""
     K = gpu_ops
     gaps = max(0.0, gpu_us - busy_us)
     text = (f"The host needs {host_us:,.0f} µs to dispatch {K} GPU operations ({host_us / K:.1f} µs each); "
             f"the GPU needs {gpu_us:,.0f} µs to run them one by one ({gpu_us / K:.1f} µs each): "
             f"{busy_us:,.0f} µs of kernels and {gaps:,.0f} µs of gaps between separately launched ones. ")
-    return text + ("The GPU waits for the host, and a graph replays all of them with one launch."
-                   if host_us > gpu_us else
-                   "The host runs ahead of the GPU, so removing launches removes little of the step.")
+    if host_us <= gpu_us:
+        return text + "The host runs ahead of the GPU, so removing launches removes little of the step."
+    if helps is False:
+        return text + (f"The GPU waits for the host, but only about {host_us - gpu_us:,.0f} µs a step: a graph "
+                       f"removes that wait and the gaps, and the GPU's own work remains.")
+    return text + "The GPU waits for the host, and a graph replays all of them with one launch."
