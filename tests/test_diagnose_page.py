@@ -311,3 +311,17 @@ def test_the_saving_split_removes_only_waiting_and_names_what_the_graph_adds():
     names = [plain(str(x)) for x in parts["part"]]
     assert names[0] == "host time the GPU waited for, removed" and "the graph's launch, added" in names
     assert "less the GPU's own work launched one by one" in text
+
+
+def test_every_point_table_is_four_columns_and_judges_each_target():
+    """The "every point" table fits a phone (four columns) and names each target's outcome."""
+    import json
+    from pages.ui.diagnose_external import _row
+    from runtime_core.diagnose.accuracy import verdict_right
+    doc = json.loads((ROOT / "lessons" / "recordings" / "diagnose_external_h200.json").read_text())
+    rows = [_row(p) for p in doc["points"]]
+    assert all(len(r) == 4 for r in rows)
+    for p, r in zip(doc["points"], rows):
+        assert ("verdict WRONG" in r["targets"]) == (not verdict_right(p))
+        if p["measured_graph_speedup"] < 1.2:
+            assert "±15% not judged" in r["targets"]

@@ -101,12 +101,20 @@ def external_panel() -> None:
 
 
 def _row(p: dict) -> dict:
+    """One point of the "every point" table, in four columns (narrow enough for a phone): the
+    prediction with its band, the measurement with the error, and each target judged."""
+    from runtime_core.diagnose.accuracy import band_holds, verdict_right
     band, pred, meas = p.get("predicted_speedup_band"), p.get("predicted_graph_speedup"), p.get("measured_graph_speedup")
     err = pred / meas - 1 if pred and meas else None
-    inside = band is not None and meas is not None and band[0] <= meas <= band[1]
     half = band_half_width(p)
-    return {"network": _label(p), "predicted": tables.num(pred, unit="x"),
-            "band": tables.DASH if band is None else f"{band[0]:.2f}–{band[1]:.2f}x",
-            "measured": tables.num(meas, unit="x"), "error": tables.DASH if err is None else f"{err:+.0%}",
-            "within ±15%": tables.DASH if err is None or meas < 1.2 else ("yes" if abs(err) <= TOLERANCE else "no"),
-            "in band": "yes" if inside else "no", "half-width": tables.DASH if half is None else f"{half:.0%}"}
+    held = band_holds(p)
+    within = ("±15% not judged" if err is None or meas < SPEEDUP_THRESHOLD else
+              "within ±15%" if abs(err) <= TOLERANCE else "±15% missed")
+    judged = ["verdict right" if verdict_right(p) else "verdict WRONG", within,
+              *([] if held is None else ["in band" if held else "outside band"])]
+    predicted = tables.num(pred, unit="x")
+    if band is not None:
+        predicted += f" ({band[0]:.2f}–{band[1]:.2f}, ±{half:.0%})"
+    return {"network": _label(p), "predicted (band, half-width)": predicted,
+            "measured (error)": tables.num(meas, unit="x") + ("" if err is None else f" ({err:+.0%})"),
+            "targets": "; ".join(judged)}

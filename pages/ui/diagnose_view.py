@@ -241,7 +241,7 @@ def _saving_table(sv: dict, p: dict) -> None:
             ("GPU gaps between kernels removed", sv["gpu_gaps_removed_us"]),
             ("the graph's launch, added", -sv["launch_added_us"]),
             ("copy into the static input, added", -sv["copy_added_us"])]
-    if abs(sv.get("work_added_us", 0.0)) >= 0.5:
+    if abs(sv.get("work_added_us", 0.0)) >= max(1.0, 0.01 * p["busy_us"]):  # not a rounding of the same work
         rows.append(("GPU work the captured step adds" if sv["work_added_us"] > 0 else
                      "GPU work the captured step saves", -sv["work_added_us"]))
     rows.append(("predicted saving per step", sv["saving_us"]))
