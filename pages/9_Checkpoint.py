@@ -9,7 +9,9 @@ Once the evidence is recorded the prediction is judged (runtime_core/lesson/pred
 the textbook within the step's tolerance, with the measurement beside it, and the step is complete;
 the summary counts the predictions that were close. Progress lives in the URL (pages/ui/progress.py).
 """
-from pages.ui.common import lesson_data, render_text, setup_page, source_badge
+import json
+
+from pages.ui.common import citation_caption, lesson_data, render_text, setup_page, source_badge
 
 import streamlit as st
 
@@ -69,8 +71,19 @@ def on_record(step: str) -> None:
                                                    needs=" or ".join(n.label() for n in needs))
 
 
+PREDICTION_MAX = 1e9  # a prediction above this is a typo, not a guess
+
+
 def on_predict(step: str) -> None:
-    progress.predict(step, st.session_state[f"ck_pred_{step}"])
+    """A typed prediction goes into the notebook; one out of range is refused with a message the
+    student can read on a phone (no hover), and the box goes back to the prediction it held."""
+    value = st.session_state[f"ck_pred_{step}"]
+    if value is not None and not 0 <= value <= PREDICTION_MAX:
+        st.session_state[f"ck_msg_{step}"] = prose("checkpoint", "out_of_range", value=f"{value:g}",
+                                                   most=f"{PREDICTION_MAX:,.0f}")
+        st.session_state[f"ck_pred_{step}"] = progress.predictions().get(step)
+        return
+    progress.predict(step, value)
 
 
 pred = progress.predictions()
@@ -99,16 +112,24 @@ def inputs_line(step: str) -> str:
     return line + (f"; and for comparison: {', '.join(others)}" if others else "")
 
 
-def evidence_table(res) -> list[dict]:
-    rows = []
+def evidence_tables(res) -> None:
+    """One narrow table per result the step used (it fits a phone): a row per quantity, the
+    textbook model's column beside the measured one."""
     for need, run, x in res.evidence:
-        for source, m in (("textbook model", x["model"]), (x["label"] + (f" ({x['note']})" if x["note"] else ""),
-                                                            x["measured"])):
-            rows.append({"result": need.label(), "from": source, "wall (µs)": f"{m['wall_us']:,.1f}",
-                         "overhead (µs)": f"{max(m['launch_overhead_us'], 0):,.1f}",
-                         "driver calls": count_cell(m["driver_calls"]),
-                         "graph valid?": "TRUE" if m["graph_valid"] else "FALSE"})
-    return rows
+        measured = x["label"] + (f" ({x['note']})" if x["note"] else "")
+        cols = [x["model"], x["measured"]]
+        ui_tables.compare(need.label(), ["textbook model", measured], [
+            ("wall (µs)", [f"{m['wall_us']:,.1f}" for m in cols]),
+            ("overhead (µs)", [f"{max(m['launch_overhead_us'], 0):,.1f}" for m in cols]),
+            ("driver calls", [count_cell(m["driver_calls"]) for m in cols]),
+            ("graph valid?", [graph_valid_cell(need.mode, m) for m in cols])])
+
+
+def graph_valid_cell(mode: str, m: dict) -> str:
+    """"yes"/"no" for a graph-mode result; a dash where no graph was captured (eager, streams)."""
+    if mode != "graph":
+        return ui_tables.DASH + " (no graph)"
+    return "yes" if m["graph_valid"] else "no"
 
 
 def judged(step: str):
@@ -121,7 +142,25 @@ def judged(step: str):
                  hint=render_text(ask.get("hint", "")))
 
 
-def steps_panel() -> None:
+DIFFERS = 1.5  # a measurement this many times the textbook's (or less than its inverse) is explained
+
+
+def measured_differs(step: str, note: bool = True) -> str | None:
+    """Where the step's measurement is far from the textbook number the prediction was judged
+    against: why, in words, beside the verdict (a "Close" beside a number 3x larger needs it).
+    `note`: with step 2's worked arithmetic (else a pointer to it), for the step's own box."""
+    metric, (_, _, x) = asks[step]["metric"], checks[step].evidence[0]
+    book, got = x["model"][metric], (x["measured"] or {}).get(metric)
+    if got is None or not book or not got or 1 / DIFFERS < got / book < DIFFERS:
+        return None
+    label = esc(f"{x['label']} run" + (f" ({x['note']})" if x["note"] else ""))
+    text = prose("checkpoint", "measured_differs", label=label, ratio=f"{got / book:.1f}x")
+    if step != "eager":
+        return text
+    return text + " " + (render_text(data["note"]) if note else prose("checkpoint", "differs_see_step", step=title_of[step]))
+
+
+def steps_panel() -> dict:
     """The six steps, in order, beside the knobs: the open one expanded with its prompt and its
     record button, the one before it showing its verdict; then the summary."""
     judgements = {}
@@ -138,6 +177,9 @@ def steps_panel() -> None:
             if step == now_open and before in judgements:  # the verdict just given, where the eyes are
                 j = judgements[before]
                 (st.success if j.close else st.warning)(f"Step {title_of[before]}: {j.message}")
+                differs = measured_differs(before, note=False)
+                if differs:
+                    st.info(differs)
             st.markdown(f"{badge} **Do:** {render_text(info['instruction'])}")
             st.caption(f"Inputs: {inputs_line(step)}")
             guess = pred.get(step)
@@ -147,7 +189,7 @@ def steps_panel() -> None:
                     key = f"ck_pred_{step}"
                     if key not in st.session_state:
                         st.session_state[key] = guess
-                    st.number_input(ask["question"], min_value=0.0, max_value=1e9, value=None, step=1.0, key=key,
+                    st.number_input(ask["question"], value=None, step=1.0, key=key,
                                     on_change=on_predict, args=(step,), placeholder="your prediction",
                                     disabled=is_done[step])
                 else:
@@ -167,7 +209,10 @@ def steps_panel() -> None:
             if ask:
                 judgements[step] = j = judged(step)
                 (st.success if j.close else st.warning)(j.message)
-            ui_tables.show(evidence_table(res))
+                differs = measured_differs(step)
+                if differs:
+                    st.info(differs)
+            evidence_tables(res)
             st.markdown("**What this step checks**")
             for r in res.relations:
                 verdict = ":green-badge[holds]" if r.holds else ":red-badge[does not hold]"
@@ -183,7 +228,8 @@ def steps_panel() -> None:
                 st.markdown(f"**Why:** {render_text(info['why'])}")
 
     bad = [title_of[s] for s in done if checks[s].failed]
-    line = summary(judgements, asked=sum(1 for s in ORDER if asks[s]))
+    line = summary(judgements, asked=sum(1 for s in ORDER if asks[s]),
+                   entered=[title_of[s] for s in ORDER if s in pred and s not in judgements])
     if bad:
         line += " " + prose("checkpoint", "relations_failed", failed=sum(len(checks[s].failed) for s in done),
                             steps=", ".join(bad))
@@ -191,9 +237,10 @@ def steps_panel() -> None:
         st.success(prose("checkpoint", "all_close"))
     else:
         st.markdown(f"**{len(done)} of {len(ORDER)} steps done.** {line}")
+    return judgements
 
 
-knob_col, now_col = st.columns([1, 1.6], gap="medium")
+now_col, knob_col = st.columns([1.6, 1], gap="medium")  # the steps first: a phone stacks them above the knobs
 with knob_col:
     k = knobs.render(None)
 knobs.write_url(k)  # the knobs and the notebook (a record or a prediction ran in its callback)
@@ -203,13 +250,15 @@ with now_col:
     label = ctx.recording_label() if rec else ("this machine's GPU" if ctx.live else "the simulator")
     source_badge("live" if ctx.live else (rec.meta.source if rec else "simulated"), label)
     if hold:
-        st.caption(":blue-badge[numbers hidden] " + prose("checkpoint", "numbers_hidden", step=title_of[hold]))
+        st.caption(":blue-badge[numbers hidden] " + (
+            prose("checkpoint", "numbers_hidden", step=title_of[hold]) if hold == now_open else
+            prose("checkpoint", "numbers_hidden_later", step=title_of[hold], open=title_of[now_open])))
     else:
         now = numbers(cur)
         headline_metrics(now["measured"], now["note"], now["model"] if not now["note"] else
                          src.textbook(knobs_of(cur).replace(n=now["measured"]["n"],
                                                             work_us=now["measured"]["work_us"])))
-    steps_panel()
+    judged_now = steps_panel()
 
 mine = progress.runs()
 shown_runs = [r for r in mine if not hides(r, waiting)]
@@ -217,22 +266,33 @@ st.caption(f"Your notebook: {len(mine)} result{'s' if len(mine) != 1 else ''} re
            + (f" (the latest {len(mine)} are kept)" if len(mine) >= MAX_RUNS else "") + ".")
 if shown_runs:
     with st.expander("Your recorded results", expanded=False):
-        rows = []
-        for i, run in enumerate(shown_runs, 1):
+        rows, sources = [], []
+        for run in shown_runs:
             x = numbers(run)
             m = x["measured"]
-            rows.append({"#": i, "setting": run.describe(), "wall (µs)": f"{m['wall_us']:,.1f}",
+            sources.append(x["label"] + (f" ({x['note']})" if x["note"] else ""))
+            rows.append({"setting": run.describe(), "wall (µs)": f"{m['wall_us']:,.1f}",
                          "overhead (µs)": f"{max(m['launch_overhead_us'], 0):,.1f}",
                          "driver calls": count_cell(m["driver_calls"]),
-                         "graph valid?": "TRUE" if m["graph_valid"] else "FALSE",
-                         "from": x["label"] + (f" ({x['note']})" if x["note"] else "")})
+                         "graph valid?": graph_valid_cell(run.mode, m)})
+        if len(set(sources)) == 1:  # one source for all: named once, so the table fits a phone
+            st.caption(f"Measured numbers, from {esc(sources[0])}.")
+        else:
+            rows = [dict(r, **{"from": f}) for r, f in zip(rows, sources)]
         ui_tables.show(rows)
 
-if "eager" not in waiting:  # its title gives step 2's textbook answer
+if "eager" not in waiting and not (judged_now.get("eager") and measured_differs("eager")):  # its title gives
+    # step 2's textbook answer; once step 2 is judged on a measurement far from it, the note sits beside the verdict
     with st.expander(f"Why is the measured eager overhead not {field_text('textbook.eager_overhead_us')}?"):
         st.markdown(render_text(data["note"]))
-if st.button("Reset my progress", key="ckpt_reset"):
-    progress.reset()
-    for step in ORDER:
-        st.session_state.pop(f"ck_pred_{step}", None)
-    st.rerun()
+citation_caption(json.dumps(data))  # what a ‹seed› marker in the steps means
+if mine or pred:
+    with st.popover("Reset my progress"):
+        n_runs, n_pred = len(mine), len(pred)
+        st.markdown(prose("checkpoint", "reset_confirm", runs=f"{n_runs} recorded result{'s' if n_runs != 1 else ''}",
+                          preds=f"{n_pred} prediction{'s' if n_pred != 1 else ''}"))
+        if st.button("Yes, erase my progress", key="ckpt_reset", type="primary"):
+            progress.reset()
+            for step in ORDER:
+                st.session_state.pop(f"ck_pred_{step}", None)
+            st.rerun()

@@ -214,6 +214,11 @@ def render_lesson(name: str, title: bool = True) -> None:
     if not title and lesson_title(name):
         text = text.split("\n", 1)[1] if "\n" in text else ""
     st.markdown(render_text(text))
+    citation_caption(text)
+
+
+def citation_caption(text: str) -> None:
+    """A line naming the source of each citation marker `text` uses (none: nothing drawn)."""
     used = [k for k in figures.CITATIONS if f"[{k}]" in text]
     if used:
         st.caption("Sources: " + " · ".join(f"‹{k}› {figures.CITATIONS[k]}" for k in used))

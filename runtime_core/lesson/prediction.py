@@ -40,13 +40,22 @@ def judge(guess: float, textbook: float, measured: float | None, tolerance: floa
     return Judgement(close, msg, tolerance)
 
 
-def summary(judged: dict[str, Judgement], asked: int) -> str:
+def summary(judged: dict[str, Judgement], asked: int, entered: list[str] = ()) -> str:
     """The line under the steps: how many predictions were close, never 'every check holds' while
-    one was far off."""
-    close = sum(1 for j in judged.values() if j.close)
+    one was far off. `entered`: the steps whose prediction is typed but not judged yet (its result
+    is still to be recorded)."""
+    waiting = ""
+    if entered:
+        n = len(entered)
+        waiting = (f"{n} prediction{'s' if n != 1 else ''} typed (step{'s' if n != 1 else ''} {', '.join(entered)}), "
+                   f"judged once {'their results are' if n != 1 else 'its result is'} recorded")
     if not judged:
-        return f"No prediction entered yet ({asked} steps ask for one)."
+        return (f"{waiting}; {asked} steps ask for one." if waiting else
+                f"No prediction entered yet ({asked} steps ask for one).")
+    close = sum(1 for j in judged.values() if j.close)
     far = len(judged) - close
+    left = asked - len(judged) - len(entered)
     return (f"{close} of {len(judged)} predictions within their step's tolerance"
             + (f"; {far} far off (each step says by how much and why)" if far else "")
-            + (f"; {asked - len(judged)} still to make" if asked > len(judged) else "") + ".")
+            + (f"; {waiting}" if waiting else "")
+            + (f"; {left} still to make" if left > 0 else "") + ".")

@@ -1,0 +1,68 @@
+"""What a student walking through the Checkpoint alone tripped over, each checked on the page:
+a hidden setting names the step it belongs to, an out-of-range prediction is refused in words
+(no hover on a phone), a typed prediction is counted before it is judged, a "Close" beside a
+measurement far from the textbook says why, eager rows carry no graph, the ‹seed› marker is
+explained, and a reset asks first."""
+from conftest import open_page
+from test_checkpoint_student import predict, record, set_knob
+
+from pages.ui.safe_text import unescape
+
+PAGE = "pages/9_Checkpoint.py"
+
+
+def _all(at, *kinds) -> str:
+    return "\n".join(unescape(str(e.value)) for k in kinds for e in getattr(at, k))
+
+
+def test_a_later_steps_setting_is_hidden_with_that_steps_name_not_the_open_ones():
+    at = open_page(PAGE)
+    predict(at, "defaults_graph", 250)
+    set_knob(at, "w_mode", "streams")          # step 3's setting, while step 1 is open
+    hidden = [c for c in _all(at, "caption").split("\n") if "numbers hidden" in c]
+    assert hidden and "step 3's, which opens after step 1" in hidden[0], hidden
+
+
+def test_an_out_of_range_prediction_is_refused_in_words_and_the_earlier_one_kept():
+    at = open_page(PAGE)
+    predict(at, "defaults_graph", 250)
+    predict(at, "defaults_graph", -5)
+    warned = _all(at, "warning")
+    assert "Not kept: -5 is not a prediction" in warned and "from 0 to" in warned
+    assert at.number_input(key="ck_pred_defaults_graph").value == 250
+    record(at, "defaults_graph")
+    assert any("250.0 µs" in s.value for s in at.success)   # the kept prediction is the one judged
+
+
+def test_the_summary_counts_a_prediction_typed_but_not_yet_judged():
+    at = open_page(PAGE)
+    assert "No prediction entered yet" in _all(at, "markdown")
+    predict(at, "defaults_graph", 250)
+    text = _all(at, "markdown")
+    assert "No prediction entered yet" not in text and "1 prediction typed (step 1)" in text
+
+
+def test_a_close_prediction_beside_a_far_measurement_says_why_and_eager_rows_have_no_graph():
+    at = open_page(PAGE)
+    predict(at, "defaults_graph", 246)
+    record(at, "defaults_graph")
+    set_knob(at, "w_mode", "eager")
+    predict(at, "eager", 720)                  # exactly the textbook's
+    record(at, "eager")
+    assert any("Close" in s.value and "720.0 µs" in s.value for s in at.success)
+    info = _all(at, "info")
+    assert "the textbook's number" in info and "synchronize round trip" in info   # beside the verdict
+    from pages.ui.tables import plain
+    cells = [plain(str(v)) for t in at.table for v in t.value.to_numpy().ravel()]
+    assert "— (no graph)" in cells and "TRUE" not in cells and "FALSE" not in cells
+
+
+def test_the_seed_marker_is_explained_and_a_reset_asks_first():
+    at = open_page(PAGE)
+    assert any("‹seed›" in c.value and "Sources:" in c.value for c in at.caption)
+    assert "ckpt_reset" not in {b.key for b in at.button}     # nothing to erase yet: no reset
+    predict(at, "defaults_graph", 250)
+    record(at, "defaults_graph")
+    assert any("There is no undo" in m.value and "1 recorded result and 1 prediction" in m.value for m in at.markdown)
+    at.button(key="ckpt_reset").click().run()
+    assert "No prediction entered yet" in _all(at, "markdown")
