@@ -361,3 +361,15 @@ def test_the_offline_analyses_of_the_grids_run_on_what_is_shipped():
                            text=True, timeout=120)
     assert resid.returncode == 0, resid.stderr
     assert resid.stdout.startswith("48 captured points") and resid.stdout.count("correlation with") == 5
+
+
+def test_one_points_targets_add_up_to_the_grids_counts():
+    """accuracy.point_targets (what page 7 says of one point) counts as external_accuracy does."""
+    from runtime_core.diagnose.accuracy import external_accuracy, point_targets
+    doc = json.loads((ROOT / "lessons" / "recordings" / "diagnose_external_h200.json").read_text())
+    acc, ts = external_accuracy(doc["points"]), [point_targets(p) for p in doc["points"]]
+    assert sum(t["within"] is True for t in ts) == acc["within"]
+    assert sum(t["within"] is not None for t in ts) == acc["eligible"]
+    assert sum(t["verdict_right"] for t in ts) == acc["verdict_right"]
+    assert sum(t["band_holds"] is True for t in ts) == acc["band_holds"]
+    assert all(t["missed"] == (not t["verdict_right"] or t["within"] is False or t["band_holds"] is False) for t in ts)

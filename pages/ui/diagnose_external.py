@@ -103,18 +103,15 @@ def external_panel() -> None:
 def _row(p: dict) -> dict:
     """One point of the "every point" table, in four columns (narrow enough for a phone): the
     prediction with its band, the measurement with the error, and each target judged."""
-    from runtime_core.diagnose.accuracy import band_holds, verdict_right
+    from runtime_core.diagnose.accuracy import point_targets
     band, pred, meas = p.get("predicted_speedup_band"), p.get("predicted_graph_speedup"), p.get("measured_graph_speedup")
-    err = pred / meas - 1 if pred and meas else None
-    half = band_half_width(p)
-    held = band_holds(p)
-    within = ("±15% not judged" if err is None or meas < SPEEDUP_THRESHOLD else
-              "within ±15%" if abs(err) <= TOLERANCE else "±15% missed")
-    judged = ["verdict right" if verdict_right(p) else "verdict WRONG", within,
-              *([] if held is None else ["in band" if held else "outside band"])]
+    t, tol = point_targets(p), f"±{TOLERANCE:.0%}"
+    within = {None: f"{tol} not judged", True: f"within {tol}", False: f"{tol} missed"}[t["within"]]
+    judged = ["verdict right" if t["verdict_right"] else "verdict WRONG", within,
+              *([] if t["band_holds"] is None else ["in band" if t["band_holds"] else "outside band"])]
     predicted = tables.num(pred, unit="x")
     if band is not None:
-        predicted += f" ({band[0]:.2f}–{band[1]:.2f}, ±{half:.0%})"
+        predicted += f" ({band[0]:.2f}–{band[1]:.2f}, ±{band_half_width(p):.0%})"
     return {"network": _label(p), "predicted (band, half-width)": predicted,
-            "measured (error)": tables.num(meas, unit="x") + ("" if err is None else f" ({err:+.0%})"),
+            "measured (error)": tables.num(meas, unit="x") + ("" if t["error"] is None else f" ({t['error']:+.0%})"),
             "targets": "; ".join(judged)}

@@ -97,30 +97,27 @@ def verdict(p: dict, source_caption: str) -> None:
 
 
 def judgement(p: dict) -> tuple[bool, str] | None:
-    """(missed, text): how this point's prediction did against the targets, in words: the verdict,
-    the ±15% (judged only where the speedup measured 1.2x or more) and the band. None where
-    nothing was measured."""
-    from runtime_core.diagnose.accuracy import band_holds, verdict_right
+    """(missed, text): how this point's prediction did against the targets (accuracy.point_targets),
+    in words: the verdict, the ±15% (judged only where the speedup measured 1.2x or more) and the
+    band. None where nothing was measured."""
+    from runtime_core.diagnose.accuracy import point_targets
     meas = p.get("measured_graph_speedup")
     if meas is None or not p.get("predicted_graph_speedup"):
         return None
-    pred, band, held = p["predicted_graph_speedup"], p.get("predicted_speedup_band"), band_holds(p)
+    pred, band, t = p["predicted_graph_speedup"], p.get("predicted_speedup_band"), point_targets(p)
     said = "graphs help" if p["verdict"]["graphs_help"] else "graphs won't help"
-    right = verdict_right(p)
-    parts = [prose("diagnose", "judge_verdict_" + ("right" if right else "wrong"), said=said, pred=f"{pred:.2f}x",
-                   meas=f"{meas:.2f}x", threshold=f"{SPEEDUP_THRESHOLD:.1f}x")]
-    err = pred / meas - 1
-    if meas >= SPEEDUP_THRESHOLD:
-        parts.append(prose("diagnose", "judge_within_" + ("yes" if abs(err) <= TOLERANCE else "no"),
-                           err=f"{err:+.0%}", tolerance=f"{TOLERANCE:.0%}"))
-    else:
+    parts = [prose("diagnose", "judge_verdict_" + ("right" if t["verdict_right"] else "wrong"), said=said,
+                   pred=f"{pred:.2f}x", meas=f"{meas:.2f}x", threshold=f"{SPEEDUP_THRESHOLD:.1f}x")]
+    if t["within"] is None:
         parts.append(prose("diagnose", "judge_not_eligible", threshold=f"{SPEEDUP_THRESHOLD:.1f}x",
                            tolerance=f"{TOLERANCE:.0%}"))
-    if held is not None:
-        parts.append(prose("diagnose", "judge_band_" + ("holds" if held else "misses"), meas=f"{meas:.2f}x",
-                           lo=f"{band[0]:.2f}", hi=f"{band[1]:.2f}x"))
-    missed = not right or held is False or (meas >= SPEEDUP_THRESHOLD and abs(err) > TOLERANCE)
-    return missed, " ".join(parts)
+    else:
+        parts.append(prose("diagnose", "judge_within_" + ("yes" if t["within"] else "no"),
+                           err=f"{t['error']:+.0%}", tolerance=f"{TOLERANCE:.0%}"))
+    if t["band_holds"] is not None:
+        parts.append(prose("diagnose", "judge_band_" + ("holds" if t["band_holds"] else "misses"),
+                           meas=f"{meas:.2f}x", lo=f"{band[0]:.2f}", hi=f"{band[1]:.2f}x"))
+    return t["missed"], " ".join(parts)
 
 
 def _work_added(p: dict) -> float:

@@ -84,6 +84,18 @@ def band_holds(p: dict) -> bool | None:
     return band[0] <= meas <= band[1]
 
 
+def point_targets(p: dict) -> dict:
+    """How one point did against the targets: `verdict_right`; `error` (predicted / measured − 1,
+    None where either is missing); `within` (±TOLERANCE, None where the speedup measured under the
+    threshold, so it is not judged); `band_holds` (None: no band); `missed`: any of them missed."""
+    pred, meas = p.get("predicted_graph_speedup"), p.get("measured_graph_speedup")
+    err = speedup_error(p) if pred and meas else None
+    within = None if err is None or meas < SPEEDUP_THRESHOLD else abs(err) <= TOLERANCE
+    right, held = verdict_right(p), band_holds(p)
+    return {"verdict_right": right, "error": err, "within": within, "band_holds": held,
+            "missed": not right or within is False or held is False}
+
+
 def band_half_width(p: dict) -> float | None:
     """Half the band's width relative to the point prediction: (hi − lo) / 2 / predicted."""
     band, pred = p.get("predicted_speedup_band"), p.get("predicted_graph_speedup")
