@@ -75,7 +75,7 @@ record:
 
 # REC=PATH checks that recording instead of this GPU's latest one (e.g. the shipped sweep_h200.json).
 # It also gates both diagnose recordings: the zoo's (diagnose_h200.json) and the external grid's
-# (diagnose_external_h200.json: public networks, and its fresh-process re-checks).
+# (diagnose_external_h200.json: public networks, one fresh diagnose process a point).
 DIAGNOSE_RECS ?= lessons/recordings/diagnose_h200.json lessons/recordings/diagnose_external_h200.json
 check-gpu:
 	$(PYTHON) -m pytest -q -m gpu

@@ -231,12 +231,14 @@ def test_a_fresh_point_that_lost_its_profile_is_refused_before_it_is_stored(tmp_
 def test_every_point_of_a_fresh_process_grid_counts_as_a_fresh_re_check():
     """A grid recorded with --fresh-processes needs no re-checks beside it: `accuracy` judges its
     own points as the re-checks (the H200's partial recording, 33 points, says so)."""
-    from runtime_core.diagnose.record_external import FRESH_NO_PROFILE, fresh_checks
+    from runtime_core.diagnose.record_external import FRESH_NO_PROFILE, IN_PROCESS, fresh_checks, is_fresh
     path = ROOT / "tests" / "gpu_runs" / "results" / "diagnose_external_fresh_h200.json"
     doc = json.loads(path.read_text())
     assert doc["meta"]["protocol"] == FRESH_NO_PROFILE and fresh_checks(doc) is doc["points"]
-    grid = json.loads((ROOT / "lessons" / "recordings" / "diagnose_external_h200.json").read_text())
-    assert fresh_checks(grid) == grid["rechecks"]["points"]
+    grid = json.loads(REC.read_text())   # the shipped grid is one too: its points are its re-checks
+    assert is_fresh(grid) and fresh_checks(grid) is grid["points"] and "rechecks" not in grid
+    one = {"meta": {"protocol": IN_PROCESS}, "points": [{"batch": 1}], "rechecks": {"points": [{"batch": 4}]}}
+    assert fresh_checks(one) == [{"batch": 4}]   # a one-process grid's re-checks sit beside it
     p = subprocess.run([sys.executable, "-m", "runtime_core", "accuracy", "--recording", str(path)], cwd=ROOT,
                        capture_output=True, text=True, timeout=120)
     line = next(x for x in p.stdout.splitlines() if "fresh-process re-checks (≥ 12, same targets)" in x)
@@ -248,7 +250,20 @@ def test_every_point_of_a_fresh_process_grid_counts_as_a_fresh_re_check():
     assert "the measurement against itself" not in p.stdout  # a fresh grid has no second measurement of a point
 
 
-def test_accuracy_says_how_often_the_measurement_agrees_with_its_own_re_check():
+@pytest.fixture(scope="module")
+def one_process_grid(tmp_path_factory) -> Path:
+    """The H200's one-process grid (2026-12-01) with its 12 fresh re-checks merged beside it, as
+    tests/gpu_runs/merge_external.py does it: the shape the shipped grid had before the fresh one."""
+    import shutil
+    path = tmp_path_factory.mktemp("grid") / "one_process.json"
+    shutil.copy(ROOT / "tests" / "gpu_runs" / "results" / "diagnose_external_spread_h200.json", path)
+    checks = sorted((ROOT / "tests" / "gpu_runs" / "results" / "rechecks_s17").glob("*.json"))
+    subprocess.run([sys.executable, str(ROOT / "tests" / "gpu_runs" / "merge_external.py"), str(path), "--rechecks",
+                    *map(str, checks)], cwd=ROOT, check=True, capture_output=True, timeout=300)
+    return path
+
+
+def test_accuracy_says_how_often_the_measurement_agrees_with_its_own_re_check(one_process_grid):
     """The ceiling of any prediction judged against one measurement: the grid's measured speedup
     against its fresh re-check's, computed from the two measurements, never stored."""
     from runtime_core.diagnose.accuracy import repeatability
@@ -259,13 +274,18 @@ def test_accuracy_says_how_often_the_measurement_agrees_with_its_own_re_check():
     r = repeatability([a, low], [b, dict(low, measured_graph_speedup=1.3)])
     assert r["pairs"] == 1 and r["speedup_within"] == 0 and r["eager_within"] == 0 and r["graph_within"] == 1
     assert repeatability([a], [dict(a)])["speedup_within"] == 1
-    grid = json.loads(REC.read_text())
-    p = subprocess.run([sys.executable, "-m", "runtime_core", "accuracy", "--recording", str(REC)], cwd=ROOT,
-                       capture_output=True, text=True, timeout=120)
+    grid = json.loads(one_process_grid.read_text())
+    assert len(grid["rechecks"]["points"]) == 12
+    p = subprocess.run([sys.executable, "-m", "runtime_core", "accuracy", "--recording", str(one_process_grid)],
+                       cwd=ROOT, capture_output=True, text=True, timeout=120)
     again = repeatability(grid["points"], grid["rechecks"]["points"])
+    assert again["pairs"] >= 10
     assert (f"speedups within ±15% at {again['speedup_within']}/{again['pairs']}, eager steps "
             f"{again['eager_within']}/{again['pairs']}") in p.stdout, p.stdout
-    twice = repeatability(grid["points"], grid["repeat"]["points"])   # the whole grid measured again
+    shipped = json.loads(REC.read_text())
+    p = subprocess.run([sys.executable, "-m", "runtime_core", "accuracy", "--recording", str(REC)], cwd=ROOT,
+                       capture_output=True, text=True, timeout=120)
+    twice = repeatability(shipped["points"], shipped["repeat"]["points"])   # the whole grid measured again
     line = next(x for x in p.stdout.splitlines() if "the grid against itself" in x)
     assert line.endswith(f"speedups within ±15% at {twice['speedup_within']}/{twice['pairs']}, eager steps "
                          f"{twice['eager_within']}/{twice['pairs']}, graph steps {twice['graph_within']}/{twice['pairs']}")
@@ -286,13 +306,16 @@ def test_accuracy_judges_the_graph_step_alone_from_the_recomputed_points():
     assert f"info the graph step alone: predicted within ±10% at {now['within']}/{now['points']} " in p.stdout, p.stdout
 
 
-def test_the_shipped_grid_keeps_a_second_measurement_of_itself_made_the_same_way():
-    """The "repeat": what a later recording of the same grid measured (tests/gpu_runs/pin_ab_grid.py's
-    middle-core grid, merge_external.py --repeat), point by point, timed as the grid was."""
+def test_the_shipped_grid_keeps_a_second_measurement_of_itself_timed_the_same_way():
+    """The "repeat": what another recording of the same grid measured (tests/gpu_runs/pin_ab_grid.py's
+    middle-core grid, one process, merge_external.py --repeat), point by point, each point timed on
+    the core the shipped fresh-process grid timed on."""
+    from runtime_core.diagnose.record_external import IN_PROCESS, is_fresh
     grid = json.loads(REC.read_text())
     rep = grid["repeat"]
     keys = {(p["model"], p["dtype"], p["batch"]) for p in grid["points"]}
-    assert len(rep["points"]) >= 40 and rep["recorded_at"] > grid["meta"]["recorded_at"]
+    assert is_fresh(grid) and rep["protocol"].startswith(IN_PROCESS) and rep["recorded_at"] != grid["meta"]["recorded_at"]
+    assert len(rep["points"]) >= 40 and {p["timing_core"] for p in grid["points"]} == {"middle"}
     for q in rep["points"]:
         assert (q["model"], q["dtype"], q["batch"]) in keys and q["timing_core"] == "middle"
         assert len(q["host_rounds_us"]) == 19 and q["measured_graph_speedup"] == pytest.approx(

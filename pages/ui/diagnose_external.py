@@ -12,22 +12,34 @@ from pages.ui.safe_text import esc
 from runtime_core.diagnose.accuracy import (BAND_HALF_WIDTH, BAND_SHARE, TARGET_SHARE, TOLERANCE, VERDICT_SHARE,
                                             band_half_width, graph_step_accuracy, repeatability)
 from runtime_core.diagnose.predict import SPEEDUP_THRESHOLD
-from runtime_core.diagnose.record_external import fresh_checks, is_fresh
+from runtime_core.diagnose.record_external import FRESH_PROTOCOLS, fresh_checks, is_fresh
 from runtime_core.diagnose.records import best_recording
 from runtime_core.lesson.page_text import text as prose
 
 
 def _gap(first: str | None, second: str | None) -> str:
-    """How long after the first recording the second was made, in words ("about 3 hours")."""
+    """When the second recording was made, against the first, in words ("about 14 hours earlier")."""
     from datetime import datetime
     try:
-        s = abs((datetime.fromisoformat(second.replace("Z", "+00:00")) -
-                 datetime.fromisoformat(first.replace("Z", "+00:00"))).total_seconds())
+        s = (datetime.fromisoformat(second.replace("Z", "+00:00")) -
+             datetime.fromisoformat(first.replace("Z", "+00:00"))).total_seconds()
     except (AttributeError, TypeError, ValueError):
-        return "some time"
+        return "at another time"
+    when = "later" if s >= 0 else "earlier"
+    s = abs(s)
     if s >= 5400:
-        return f"about {round(s / 3600)} hours"
-    return f"about {max(1, round(s / 60))} minutes"
+        return f"about {round(s / 3600)} hours {when}"
+    return f"about {max(1, round(s / 60))} minutes {when}"
+
+
+def _how(repeat: dict) -> str:
+    """How the second recording of the grid was made, in words."""
+    protocol = repeat.get("protocol") or repeat.get("how") or ""
+    if protocol in FRESH_PROTOCOLS:
+        return "each point in a fresh process of its own"
+    if protocol.startswith("one process"):
+        return "all of them in one process, one after another"
+    return "in another process"
 
 
 def _label(p: dict) -> str:
@@ -80,6 +92,7 @@ def external_panel() -> None:
     if twice and twice["pairs"]:
         st.caption(prose("diagnose", "external_regrid", n=len(regrid), pairs=twice["pairs"],
                          gap=_gap(rec.doc["meta"].get("recorded_at"), rec.doc["repeat"].get("recorded_at")),
+                         how=_how(rec.doc["repeat"]),
                          threshold=f"{SPEEDUP_THRESHOLD:.1f}x", tolerance=f"{TOLERANCE:.0%}",
                          speedup=twice["speedup_within"], eager=twice["eager_within"], graph=twice["graph_within"]))
     st.caption(prose("diagnose", "external_targets", tolerance=f"{TOLERANCE:.0%}", share=f"{TARGET_SHARE:.0%}",

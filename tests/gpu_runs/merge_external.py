@@ -71,7 +71,7 @@ def repeat_of(path: str) -> dict:
     cores = sorted({p.get("timing_core") or "middle" for p in other["points"]})
     m = other["meta"]
     return {"how": f"{m.get('protocol')}; timed on the {'/'.join(cores)} core; recorded {m.get('recorded_at')}",
-            "recorded_at": m.get("recorded_at"), "file": Path(path).name, "points": pts}
+            "protocol": m.get("protocol"), "recorded_at": m.get("recorded_at"), "file": Path(path).name, "points": pts}
 
 
 if __name__ == "__main__":
