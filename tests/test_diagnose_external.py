@@ -252,15 +252,8 @@ def test_every_point_of_a_fresh_process_grid_counts_as_a_fresh_re_check():
 
 @pytest.fixture(scope="module")
 def one_process_grid(tmp_path_factory) -> Path:
-    """The H200's one-process grid (2026-12-01) with its 12 fresh re-checks merged beside it, as
-    tests/gpu_runs/merge_external.py does it: the shape the shipped grid had before the fresh one."""
-    import shutil
-    path = tmp_path_factory.mktemp("grid") / "one_process.json"
-    shutil.copy(ROOT / "tests" / "gpu_runs" / "results" / "diagnose_external_spread_h200.json", path)
-    checks = sorted((ROOT / "tests" / "gpu_runs" / "results" / "rechecks_s17").glob("*.json"))
-    subprocess.run([sys.executable, str(ROOT / "tests" / "gpu_runs" / "merge_external.py"), str(path), "--rechecks",
-                    *map(str, checks)], cwd=ROOT, check=True, capture_output=True, timeout=300)
-    return path
+    from external_grids import one_process_grid as build
+    return build(tmp_path_factory.mktemp("grid"))
 
 
 def test_accuracy_says_how_often_the_measurement_agrees_with_its_own_re_check(one_process_grid):
