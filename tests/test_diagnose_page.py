@@ -180,6 +180,11 @@ def test_the_external_grid_shows_its_targets_the_band_and_the_explanation():
                "earlier, all of them in one process, one after another" in c.value and
                f"agree within ±15% at {twice['speedup_within']}; the eager steps at {twice['eager_within']}, "
                f"the graph steps at {twice['graph_within']}" in c.value for c in at.caption)
+    title = f"Predicted against measured speedup: {len(doc['points'])} points of the grid on NVIDIA H200"
+    assert f"**{title}**" in [unescape(m.value) for m in at.markdown]   # the chart of every point, its title as text
+    spec = next(c.proto.spec for c in at.get("plotly_chart") if '"the same point, measured again"' in c.proto.spec)
+    assert all(f'"name":"{net}"' in spec.replace(" ", "") for net in {p["model"].split(":")[-1] for p in doc["points"]})
+    assert any(c.value.startswith("How to read it") and "other recording of the grid" in c.value for c in at.caption)
     first = doc["points"][0]
     lo, hi = first["predicted_speedup_band"]
     deltas = [m.delta for m in at.metric if m.label == "predicted speedup"]
@@ -210,6 +215,9 @@ def test_a_one_process_grid_shows_its_fresh_re_checks_beside_it(tmp_path, monkey
         f"12 processes (12 asked), {r['eligible']} of them measured 1.2x or more; "
         f"verdicts {r['verdict_right']}/{r['points']}, band {r['band_holds']}/{r['banded']}")
     assert any("ran in turn in one process" in c.value for c in at.caption)
+    # no second recording of the whole grid here: the chart draws no lines to one, and says none
+    assert not any('"the same point, measured again"' in c.proto.spec for c in at.get("plotly_chart"))
+    assert any(c.value.startswith("How to read it") and "other recording" not in c.value for c in at.caption)
     again = repeatability(doc["points"], doc["rechecks"]["points"])
     assert any(f"at {again['pairs']} points measured twice" in c.value and
                f"agree within ±15% at {again['speedup_within']} of them" in c.value for c in at.caption)

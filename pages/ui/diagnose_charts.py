@@ -2,6 +2,8 @@
 log axes, with the predicted and measured crossovers marked."""
 from __future__ import annotations
 
+import math
+
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
@@ -61,3 +63,81 @@ def planner_figure(sets: dict) -> go.Figure:
         marker_color=P.CYCLE[: len(names)]))  # each bar is named on its axis
     fig.update_layout(height=300, margin=dict(l=10, r=10, t=30, b=10), yaxis_title="expected µs per request")
     return fig
+
+
+# the six public networks of the external grid, each its own colour and marker (named in the legend)
+NETWORK_SYMBOLS = ["circle", "square", "diamond", "triangle-up", "x", "star"]
+
+
+def external_figure(points: list[dict], repeat: list[dict] | None, tolerance: float, title: str) -> go.Figure | None:
+    """Predicted speedup (y) against measured speedup (x), log axes, one marker per point, its
+    band as an error bar; the cone where the prediction is within ±`tolerance`; and, where the
+    grid was measured twice, a grey line from each point to what the other recording measured
+    (same prediction, other measurement): how far the measurement itself moves. None where no
+    point has both speedups."""
+    pts = [p for p in points if _speedup(p.get("measured_graph_speedup")) and _speedup(p.get("predicted_graph_speedup"))]
+    if not pts:
+        return None
+    fig = go.Figure()
+    xs = [p["measured_graph_speedup"] for p in pts] + [p["predicted_graph_speedup"] for p in pts]
+    lo, hi = min(xs + [0.9]) / 1.1, max(xs) * 1.1
+    fig.add_trace(go.Scatter(x=[lo, hi, hi, lo], y=[lo * (1 - tolerance), hi * (1 - tolerance), hi * (1 + tolerance),
+                                                  lo * (1 + tolerance)],
+                             mode="lines", fill="toself", fillcolor="rgba(153,153,153,0.18)", line=dict(width=0),
+                             hoverinfo="skip",
+                             name=f"within ±{tolerance:.0%}"))
+    fig.add_trace(go.Scatter(x=[lo, hi], y=[lo, hi], mode="lines", line=dict(color=P.GREY, width=1),
+                             hoverinfo="skip", name="predicted = measured"))
+    def key(p):  # as accuracy.repeatability pairs them (a re-check at the default shape names no seq)
+        return p["model"], p["dtype"], p["batch"]
+    again = {key(q): q for q in repeat or [] if _speedup(q.get("measured_graph_speedup"))}
+    seg_x, seg_y = [], []
+    for p in pts:
+        q = again.get(key(p))
+        if q:
+            seg_x += [p["measured_graph_speedup"], q["measured_graph_speedup"], None]
+            seg_y += [p["predicted_graph_speedup"]] * 2 + [None]
+    if seg_x:
+        fig.add_trace(go.Scatter(x=seg_x, y=seg_y, mode="lines", name="the same point, measured again",
+                                 legendgroup="again", line=dict(color=P.GREY, width=1, dash="dot"), hoverinfo="skip"))
+        fig.add_trace(go.Scatter(x=seg_x[1::3], y=seg_y[1::3], mode="markers", legendgroup="again", showlegend=False,
+                                 hoverinfo="skip", marker=dict(symbol="circle-open", size=6, color=P.GREY)))
+    nets = list(dict.fromkeys(p["model"].split(":")[-1] for p in pts))
+    for i, net in enumerate(nets):
+        mine = [p for p in pts if p["model"].split(":")[-1] == net]
+        band = [_band(p) for p in mine]
+        fig.add_trace(go.Scatter(
+            x=[p["measured_graph_speedup"] for p in mine], y=[p["predicted_graph_speedup"] for p in mine],
+            mode="markers", name=net,
+            marker=dict(symbol=NETWORK_SYMBOLS[i % len(NETWORK_SYMBOLS)], size=9, color=P.CYCLE[i % len(P.CYCLE)]),
+            error_y=dict(type="data", symmetric=False, thickness=1, width=3,
+                         array=[b[1] - p["predicted_graph_speedup"] for p, b in zip(mine, band)],
+                         arrayminus=[p["predicted_graph_speedup"] - b[0] for p, b in zip(mine, band)]),
+            customdata=[[p["dtype"], p["batch"], b[0], b[1],
+                         100 * (p["predicted_graph_speedup"] / p["measured_graph_speedup"] - 1)] for p, b in zip(mine, band)],
+            hovertemplate=(f"{net} " "%{customdata[0]}, batch %{customdata[1]}<br>predicted %{y:.2f}x "
+                           "(band %{customdata[2]:.2f}–%{customdata[3]:.2f}x)<br>measured %{x:.2f}x "
+                           "(%{customdata[4]:+.0f}%)<extra></extra>")))
+    fig.add_vline(x=SPEEDUP_THRESHOLD, line=dict(color=P.BLACK, dash="dot", width=1))
+    ticks = [t for t in (0.5, 1, 1.2, 2, 3, 5, 10, 20, 50, 100) if lo <= t <= hi]
+    axis = dict(type="log", range=[math.log10(lo), math.log10(hi)], tickvals=ticks, ticktext=[f"{t:g}x" for t in ticks])
+    fig.update_xaxes(title="measured speedup", **axis)
+    fig.update_yaxes(title="predicted speedup", **dict(axis, tickvals=[t for t in ticks if t != SPEEDUP_THRESHOLD],
+                                                        ticktext=[f"{t:g}x" for t in ticks if t != SPEEDUP_THRESHOLD]))
+    fig.update_layout(title=dict(text=title, y=0.98), height=520, margin=dict(l=10, r=10, t=70, b=10))
+    P.legend_below(fig)
+    return fig
+
+
+
+def _speedup(v) -> bool:
+    """Whether `v` can sit on a log axis (a positive, finite number)."""
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v > 0
+
+
+def _band(p: dict) -> list[float]:
+    """The point's band, or none (its prediction at both ends) where a recording has no usable one."""
+    b, s = p.get("predicted_speedup_band"), p["predicted_graph_speedup"]
+    if isinstance(b, (list, tuple)) and len(b) == 2 and all(_speedup(x) for x in b) and b[0] <= s <= b[1]:
+        return list(b)
+    return [s, s]

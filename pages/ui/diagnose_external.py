@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from pages.ui import tables
+from pages.ui import charts, tables
 from pages.ui.common import metric_row, source_badge
+from pages.ui.diagnose_charts import external_figure
 from pages.ui.diagnose_view import explanation, verdict
 from pages.ui.safe_text import esc
 from runtime_core.diagnose.accuracy import (BAND_HALF_WIDTH, BAND_SHARE, TARGET_SHARE, TOLERANCE, VERDICT_SHARE,
@@ -102,6 +103,13 @@ def external_panel() -> None:
                      threshold=f"{SPEEDUP_THRESHOLD:.1f}x", verdict=f"{VERDICT_SHARE:.0%}", band=f"{BAND_SHARE:.0%}",
                      width=f"{BAND_HALF_WIDTH:.0%}"))
     points = rec.doc["points"]
+    fig = external_figure(points, regrid, TOLERANCE, prose("diagnose", "external_chart_title", markdown=False,
+                                                           n=len(points), device=rec.meta.device_name))
+    if fig is not None:
+        charts.show(fig, key="dg_ext_chart")
+        st.caption(prose("diagnose", "external_chart", tolerance=f"{TOLERANCE:.0%}",
+                         threshold=f"{SPEEDUP_THRESHOLD:.1f}x",
+                         again=prose("diagnose", "external_chart_again") if regrid else ""))
     labels = [_label(p) for p in points]
     choice = st.selectbox("explain one point", labels, key="dg_ext_point")
     p = points[labels.index(choice)]
