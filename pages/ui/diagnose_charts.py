@@ -89,8 +89,8 @@ def external_figure(points: list[dict], repeat: list[dict] | None, tolerance: fl
     fig.add_trace(go.Scatter(x=[lo, hi], y=[lo, hi], mode="lines", line=dict(color=P.GREY, width=1),
                              hoverinfo="skip", name="predicted = measured"))
     def key(p):  # as accuracy.repeatability pairs them (a re-check at the default shape names no seq)
-        return p["model"], p["dtype"], p["batch"]
-    again = {key(q): q for q in repeat or [] if _speedup(q.get("measured_graph_speedup"))}
+        return p.get("model"), p.get("dtype"), p.get("batch")
+    again = {key(q): q for q in repeat or [] if isinstance(q, dict) and _speedup(q.get("measured_graph_speedup"))}
     seg_x, seg_y = [], []
     for p in pts:
         q = again.get(key(p))
@@ -126,7 +126,6 @@ def external_figure(points: list[dict], repeat: list[dict] | None, tolerance: fl
     fig.update_layout(title=dict(text=title, y=0.98), height=520, margin=dict(l=10, r=10, t=70, b=10))
     P.legend_below(fig)
     return fig
-
 
 
 def _speedup(v) -> bool:

@@ -35,7 +35,7 @@ def _gap(first: str | None, second: str | None) -> str:
 
 def _how(repeat: dict) -> str:
     """How the second recording of the grid was made, in words."""
-    protocol = repeat.get("protocol") or repeat.get("how") or ""
+    protocol = str(repeat.get("protocol") or repeat.get("how") or "")
     if protocol in FRESH_PROTOCOLS:
         return "each point in a fresh process of its own"
     if protocol.startswith("one process"):
