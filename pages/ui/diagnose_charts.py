@@ -8,6 +8,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from pages.ui import palette as P
+from runtime_core.diagnose.accuracy import pair_key
 from runtime_core.diagnose.predict import SPEEDUP_THRESHOLD
 
 # eager and graph differ by colour and by marker; measured and predicted by dash (legend names all four)
@@ -88,12 +89,11 @@ def external_figure(points: list[dict], repeat: list[dict] | None, tolerance: fl
                              name=f"within ±{tolerance:.0%}"))
     fig.add_trace(go.Scatter(x=[lo, hi], y=[lo, hi], mode="lines", line=dict(color=P.GREY, width=1),
                              hoverinfo="skip", name="predicted = measured"))
-    def key(p):  # as accuracy.repeatability pairs them (a re-check at the default shape names no seq)
-        return p.get("model"), p.get("dtype"), p.get("batch")
-    again = {key(q): q for q in repeat or [] if isinstance(q, dict) and _speedup(q.get("measured_graph_speedup"))}
+    again = {pair_key(q): q for q in repeat or [] if isinstance(q, dict) and {"model", "dtype", "batch"} <= q.keys()
+             and _speedup(q.get("measured_graph_speedup"))}
     seg_x, seg_y = [], []
     for p in pts:
-        q = again.get(key(p))
+        q = again.get(pair_key(p))
         if q:
             seg_x += [p["measured_graph_speedup"], q["measured_graph_speedup"], None]
             seg_y += [p["predicted_graph_speedup"]] * 2 + [None]

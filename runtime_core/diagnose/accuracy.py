@@ -152,14 +152,19 @@ def graph_step_accuracy(points: list[dict], tolerance: float = GRAPH_TOLERANCE) 
             "range": [round(min(errs), 4), round(max(errs), 4)] if errs else None}
 
 
+def pair_key(p: dict) -> tuple:
+    """What pairs a point with its second measurement: a re-check run at the factory's default shape
+    names no seq, and the grid's seq is that default, so the seq is left out."""
+    return (p["model"], p["dtype"], p["batch"])
+
+
 def repeatability(points: list[dict], again: list[dict]) -> dict:
     """How well the measurement repeats itself: for every point measured twice (a grid point and its
     fresh-process re-check), whether the two measured speedups agree within ±15% (where the first
     measured ≥ 1.2x, as the speedup target counts), and the same for the eager and graph steps. A
     prediction judged against one measurement cannot be right more often than the measurement
     agrees with itself."""
-    def k(p):  # a re-check run at the factory's default shape names no seq: the grid's is that default
-        return (p["model"], p["dtype"], p["batch"])
+    k = pair_key
     first = {k(p): p for p in points if p.get("measured_graph_speedup")}
     pairs = [(first[k(q)], q) for q in again if q.get("measured_graph_speedup") and k(q) in first
              and first[k(q)]["measured_graph_speedup"] >= SPEEDUP_THRESHOLD]
