@@ -109,9 +109,13 @@ def test_one_diagnosis_predicts_then_measures_every_fast_variant(runner):
 
 
 @pytest.mark.slow
-def test_a_quick_recording_on_the_gpu_validates(runner, tmp_path):
+def test_a_quick_recording_on_the_gpu_validates(runner, tmp_path, monkeypatch):
+    from runtime_core.diagnose import diagnosis, host_floor
     from runtime_core.diagnose.record import run_record
     from runtime_core.diagnose.records import DiagnoseRecording
+    # the recording's mechanics, not its accuracy: one second of H rounds and of steps, not ten each
+    monkeypatch.setattr(diagnosis, "HOST_SPREAD_S", 1.0)
+    monkeypatch.setattr(host_floor, "MEASURE_WINDOW_S", 1.0)
     out = tmp_path / "diagnose_quick.json"
     doc = run_record(runner, out, budget_s=300, quick=True, models=["mlp"], variants=False)
     rec = DiagnoseRecording.load(out)

@@ -284,6 +284,31 @@ def test_a_point_whose_h_rounds_moved_warns_that_one_timing_can_land_anywhere_in
     assert max(first["host_rounds_us"]) > 1.5 * min(first["host_rounds_us"]) and host_moved(first)
 
 
+def _floor_point():
+    """A point timed by the host's floor, as the H200 recorded it (host_floor.py)."""
+    import json
+    doc = json.loads((ROOT / "tests" / "gpu_runs" / "results" / "diagnose_external_floor_h200.json").read_text())
+    return doc["points"][0]
+
+
+def test_a_floor_point_says_its_h_is_the_fastest_round_and_its_band_how_far_the_floor_moved():
+    from pages.ui.diagnose_view import _band_help, _measured_help, h_how, host_moved
+    from runtime_core.diagnose import host_floor
+    p = _floor_point()
+    assert p["timing"]["statistic"] == "floor" and len(p["host_rounds_us"]) == 40
+    band = _band_help(p)
+    lo, hi = host_floor.floor_interval(p["host_rounds_us"])
+    assert "fastest of 40 rounds" in band and "ten seconds" in band and f"{lo:,.0f} µs" in band
+    measured = _measured_help(p)
+    assert "fastest round of 40" in measured and "median" in measured
+    how = h_how([p])
+    assert "40 rounds spread over the ten seconds" in how and "lowest" in how
+    assert "19 rounds" in h_how([{"host_rounds_us": [1.0] * 19}])  # a recording made before the floor
+    moved = host_moved(dict(p, host_rounds_us=[5000.0, 9500.0] * 20))
+    assert "1.9x" in moved and "its floor" in moved and "graph helps more" in moved
+    assert _measured_help({"host_rounds_us": [1.0]}) is None  # medians: nothing more to say
+
+
 def test_the_sweep_csv_keeps_its_columns_and_leaves_a_missing_field_empty():
     from pages.ui.diagnose_view import SWEEP_COLUMNS, sweep_csv
     rows = sweep_csv([{"model": "mlp", "batch": 1, "eager_us": 12.5}, {"model": "mlp", "batch": 4}]).splitlines()

@@ -8,7 +8,7 @@ import streamlit as st
 from pages.ui import charts, tables
 from pages.ui.common import metric_row, source_badge
 from pages.ui.diagnose_charts import external_figure
-from pages.ui.diagnose_view import explanation, verdict
+from pages.ui.diagnose_view import explanation, h_how, verdict
 from pages.ui.safe_text import esc
 from runtime_core.diagnose.accuracy import (BAND_HALF_WIDTH, BAND_SHARE, TARGET_SHARE, TOLERANCE, VERDICT_SHARE,
                                             band_half_width, graph_step_accuracy, repeatability)
@@ -60,7 +60,7 @@ def external_panel() -> None:
     st.markdown(prose("diagnose", "external_intro", device=esc(rec.meta.device_name),
                       batches=", ".join(map(str, batches))))
     fresh = is_fresh(rec.doc)
-    st.caption(prose("diagnose", "external_fresh" if fresh else "external_in_process"))
+    st.caption(prose("diagnose", "external_fresh" if fresh else "external_in_process", h_how=h_how(rec.doc["points"])))
     acc = rec.summary().get("accuracy") or {}
     c = metric_row()
     if acc:

@@ -7,23 +7,27 @@
 The order is the point:
 1. Profile one eager step (and one graph replay) in the worker process: K, B, driver calls,
    the kernels' spread, the two-lane timeline.
-2. Time the host's dispatch of one unprofiled step, in 19 rounds spread over two seconds: H is
-   the median of the last five (recent_h), the band's H interval the lowest and highest of all
-   (host_rounds, band_rounds).
+2. Time the host's dispatch of one unprofiled step, in 40 rounds spread over ten seconds: H is
+   the host's floor, the lowest round (host_floor.py); the band lets that floor move as far as
+   it moved between the two halves of the rounds (host_rounds, point_h, h_interval).
 3. Predict the eager and graph step times from K, B, H and the machine's constants alone.
-4. Only then measure every variant, interleaved in this process.
-The result is one flat dict: a diagnose recording stores it as a point.
+4. Only then measure every variant, interleaved in rounds spread over the next ten seconds, each
+   read as its floor too (measure_variants, timing.step_times_us).
+The result is one flat dict: a diagnose recording stores it as a point, with `timing` saying how
+it was timed. A point recorded before the floor (no `timing`) keeps its own rule when predicted
+again: H the median of its last five rounds, the band from its lowest and highest rounds.
 
 The host drifts between a fast and a slow state for seconds at a time, so one H and one timed
-eager step can land in different states. A recording therefore measures each point in several
-passes, minutes apart (`measure_pass`): each pass times H first and then the steps, so H still
-comes before whatever it predicts, and the point keeps the median of its passes (`fold_passes`).
+eager step can land in different states: the floor is what repeats (host_floor.py). The zoo's
+recording also measures each point in several passes, minutes apart (`measure_pass`): each pass
+times H first and then the steps, and the point keeps the median of its passes (`fold_passes`).
 """
 from __future__ import annotations
 
 import statistics
 import time
 
+from . import host_floor
 from .measure_variants import measure_variants
 from .predict import Machine, StepCounts, memsets_us, predict_band, predict_step, saving_split
 from .spec import Spec, check
@@ -62,7 +66,7 @@ def predicted_fields(point: dict, m: Machine) -> dict:
         return {"predicted_eager_us": pred["eager_us"], "predicted_graph_us": None, "predicted_graph_speedup": None,
                 "predicted_speedup_band": None,
                 "verdict": capture_verdict(k, m, point["capture_failure"])}
-    h_lo, h_hi = band_rounds(point.get("host_rounds_us") or [k.host_us])
+    h_lo, h_hi = h_interval(point)
     band = predict_band(k, m, h_lo, h_hi, m.node_spread_us)
     return {"predicted_eager_us": pred["eager_us"], "predicted_graph_us": pred["graph_us"],
             "predicted_graph_speedup": pred["graph_speedup"], "predicted_speedup_band": band,
@@ -98,11 +102,30 @@ def capture_verdict(k: StepCounts, m: Machine, failure: dict) -> dict:
     return v
 
 
-HOST_ROUNDS = 19      # H is timed in this many rounds before anything is predicted (the band's spread) ...
-HOST_SPREAD_S = 2.0   # ... spread evenly over at least this many seconds (on a device with a real clock)
+HOST_ROUNDS = host_floor.HOST_ROUNDS      # H is timed in this many rounds before anything is predicted ...
+HOST_SPREAD_S = host_floor.HOST_WINDOW_S  # ... spread evenly over at least this many seconds (a real clock)
 VIRTUAL_ROUNDS = 5    # the simulator's virtual clock gives every round the same H: a few rounds say so
-HOST_RECENT = 5       # the point prediction's H: the median of the rounds of the last half second
-BAND_COVERAGE = 0.90  # the band's H interval holds a new round with at least this probability
+HOST_RECENT = 5       # a point recorded before the floor: its H was the median of its last five rounds
+BAND_COVERAGE = 0.90  # ... and its band's H interval held a new round with at least this probability
+
+
+def point_h(point: dict) -> float:
+    """The H a point is predicted from, by the rule it was timed with: the floor of its rounds
+    (host_floor.FLOOR), or, recorded before the floor, the median of its last rounds (recent_h)."""
+    rounds = point.get("host_rounds_us")
+    if not rounds:
+        return point["host_dispatch_us"]
+    return host_floor.floor_us(rounds) if host_floor.statistic(point) == host_floor.FLOOR else recent_h(rounds)
+
+
+def h_interval(point: dict) -> tuple[float, float]:
+    """The band's H interval, by the rule the point was timed with: the floor moved as far as it
+    moved over its rounds (host_floor.floor_interval), or, recorded before the floor, the j-th
+    lowest and highest of its rounds (band_rounds)."""
+    rounds = point.get("host_rounds_us") or [point["host_dispatch_us"]]
+    if host_floor.statistic(point) == host_floor.FLOOR:
+        return host_floor.floor_interval(rounds)
+    return band_rounds(rounds)
 
 
 def band_rounds(rounds: list[float], coverage: float = BAND_COVERAGE) -> tuple[float, float]:
@@ -159,7 +182,8 @@ def diagnose(runner, spec: Spec, machine: Machine, variants=("eager", "our_graph
              "top_host": eager_prof.top_host,
              "captured_gpu_ops": captured.gpu_ops, "captured_busy_us": round(captured.busy_us, 3),
              "captured_profiled": prof.get("captured") is not None,
-             "host_rounds_us": rounds, "host_dispatch_us": recent_h(rounds), "timing_core": pin_mode(),
+             "host_rounds_us": rounds, "host_dispatch_us": host_floor.floor_us(rounds), "timing_core": pin_mode(),
+             "timing": host_floor.timing_fields(bool(getattr(runner.dev, "deterministic", False)), HOST_SPREAD_S),
              "inputs": len(step.inputs), "capturable": failure is None,
              "profile": {"eager_ops": eager_prof.ops, "captured_ops": captured.ops}}
     if graph_prof is not None:
@@ -186,9 +210,9 @@ def diagnose(runner, spec: Spec, machine: Machine, variants=("eager", "our_graph
 
 def host_rounds(runner, step, rounds: int | None = None, spread_s: float | None = None) -> list[float]:
     """H timed in `rounds` rounds, each its own median (timing.host_dispatch_us), spread evenly
-    over `spread_s` seconds: the host switches between a fast and a slow state for a second or
-    more at a time, so rounds back to back see one state, and rounds spread over seconds sample
-    the states that the step's timing will see. On a virtual clock: VIRTUAL_ROUNDS, back to back."""
+    over `spread_s` seconds: the host switches between a fast and a slow state for a fraction of
+    a second to tens of seconds at a time, so rounds back to back see one state, and rounds spread
+    over seconds reach its fast one (host_floor.py). On a virtual clock: VIRTUAL_ROUNDS, back to back."""
     virtual = bool(getattr(runner.dev, "deterministic", False))
     rounds = rounds or (VIRTUAL_ROUNDS if virtual else HOST_ROUNDS)
     spread_s = (0.0 if virtual else HOST_SPREAD_S) if spread_s is None else spread_s
@@ -213,7 +237,7 @@ def measure_pass(runner, spec: Spec, guess_us: float) -> dict:
     """One more pass over a point (K and B are the first pass's profile): H first, before
     anything is timed, then eager and our graph timed, interleaved. Returns pass_fields."""
     step = runner.build(spec)
-    host_us = recent_h(host_rounds(runner, step))
+    host_us = host_floor.floor_us(host_rounds(runner, step))
     measured = measure_variants(runner, step, ("eager", "our_graph"), guess_us=guess_us)
     step = None  # drop the model before cleanup() empties the allocator's cache
     runner.cleanup()

@@ -54,19 +54,21 @@ def build_variants(runner, step, names) -> tuple[dict, GraphedStep]:
 
 
 def measure_variants(runner, step, names=("eager", "our_graph"), guess_us: float = 1000.0) -> dict:
-    """Time every variant on one request, interleaved. Returns name -> {us, p10_us, p90_us,
-    speedup (over eager), setup_s, pool_bytes, label}."""
+    """Time every variant on one request, interleaved in rounds spread over seconds (the runner's
+    timing_plan). Returns name -> {us (the floor: host_floor.py), median_us, rounds_us, p10_us,
+    p90_us, speedup (over eager, floor over floor), setup_s, pool_bytes, label}."""
     built, _ = build_variants(runner, step, names)
     request = step.clone_inputs()
-    blocks, reps = runner.timing_plan(guess_us)
+    blocks, reps, spread_s = runner.timing_plan(guess_us)
     with one_core():
         times = step_times_us(runner.dev, {n: (lambda v=v: v.fn(*request)) for n, v in built.items()},
-                              blocks, reps)
+                              blocks, reps, spread_s)
     eager_us = times["eager"]["us"]
     out = {}
     for name, v in built.items():
         t = times[name]
-        out[name] = {"us": round(t["us"], 3), "p10_us": round(t["p10_us"], 3), "p90_us": round(t["p90_us"], 3),
+        out[name] = {"us": round(t["us"], 3), "median_us": t["median_us"], "rounds_us": t["rounds_us"],
+                     "p10_us": round(t["p10_us"], 3), "p90_us": round(t["p90_us"], 3),
                      "speedup": round(eager_us / t["us"], 4), "setup_s": round(v.setup_s, 4),
                      "pool_bytes": v.pool_bytes, "label": LABELS[name]}
     return out

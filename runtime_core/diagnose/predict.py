@@ -36,11 +36,12 @@ one of 16 KB or more nothing; a copy, or a kernel after a kernel of another func
 nothing more either (so neither is in the formula). A memset of unknown size (a profile recorded
 before op rows carried bytes) is priced as the smallest measured.
 
-The band (`predict_band`): H is timed in 19 rounds spread over two seconds before anything is
-predicted (diagnosis.host_rounds: the host changes state on that time scale, so rounds back to
-back see one state only); the eager step is evaluated at the lowest and highest round (a new
-round falls between them with probability 18/20), and the graph step with
-γg moved by ±δ per node, where δ is half the p10-p90 spread of what a node costs beyond its
+The band (`predict_band`): H is timed in 40 rounds spread over ten seconds before anything is
+predicted and read as the host's floor, its fastest round (diagnosis.host_rounds, host_floor.py:
+the host changes state on that time scale, so rounds back to back see one state only); the eager
+step is evaluated with that floor moved up and down by as far as it moved between the first and
+the second half of the rounds (host_floor.floor_interval; a point recorded before the floor: the
+lowest and highest round), and the graph step with γg moved by ±δ per node, where δ is half the p10-p90 spread of what a node costs beyond its
 profiled kernel, measured on kernels of our own making (model/node_costs.py: grids of 1 to 16k
 blocks, 1 to 120 µs, 1 to 96 tensor arguments, cuBLAS, layer norm, softmax, copies and fills).
     band = [eager(H_lo) / graph(γg + δ), eager(H_hi) / graph(γg − δ)]

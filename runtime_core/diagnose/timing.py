@@ -2,15 +2,18 @@
 
 Both use the device's own clock (virtual on the simulator, perf_counter on CUDA) and its
 synchronize, so the same code times both. The honest benchmark recipe: warm up, synchronize,
-then time steps that each end in a synchronize, and take medians. Variants are timed in
-interleaved blocks (eager, graph, compiled, eager, graph, ...): the host drifts between a fast
-and a slow state, and interleaving makes every variant see both alike.
+then time steps that each end in a synchronize. Variants are timed in interleaved rounds (eager,
+graph, compiled, eager, graph, ...) spread over seconds: the host drifts between a fast and a
+slow state, interleaving makes every variant see both alike, and spreading lets the rounds reach
+the host's fast state, whose floor is what a step's time is read as (host_floor.py).
 """
 from __future__ import annotations
 
 import statistics
+import time
 
 from ..engine.measure import quantile
+from .host_floor import round_reps, summarize
 
 
 def host_dispatch_us(dev, fn, reps: int = 15, warmups: int = 3) -> float:
@@ -33,30 +36,40 @@ def host_dispatch_us(dev, fn, reps: int = 15, warmups: int = 3) -> float:
     return statistics.median(samples)
 
 
-def plan_repeats(step_us_guess: float, budget_us: float = 200_000.0, blocks: int = 5) -> tuple[int, int]:
-    """(blocks, steps per block) so that one variant costs about `budget_us` of timing."""
-    reps = int(budget_us / blocks / max(step_us_guess, 1.0))
-    return blocks, max(3, min(25, reps))
+def plan_repeats(step_us_guess: float, rounds: int, window_s: float) -> tuple[int, int, float]:
+    """(rounds, steps per variant in a round, seconds to spread the rounds over) for a real clock."""
+    return rounds, round_reps(step_us_guess), window_s
 
 
-def step_times_us(dev, fns: dict, blocks: int, reps: int) -> dict:
-    """Per variant: the median (and p10, p90) of synced step times over interleaved blocks, µs.
+def step_times_us(dev, fns: dict, blocks: int, reps: int, spread_s: float = 0.0) -> dict:
+    """Per variant: its floor (`us`, host_floor.summarize: the lowest round median), the median of
+    every step, the round medians, and the p10 and p90 of every step, µs.
 
     Args:
         dev: the device (its clock and synchronize).
         fns: name -> a zero-argument callable that enqueues one step.
-        blocks: rounds; each round runs `reps` steps of every variant in turn.
+        blocks: rounds; each round runs one untimed step and then `reps` timed steps of every
+            variant in turn.
+        spread_s: the rounds start evenly over at least this many seconds of wall time (0: back to
+            back, as on a virtual clock).
     """
     samples = {name: [] for name in fns}
-    for fn in fns.values():  # one untimed step each: the first call after another variant is slow
-        fn()
-    for _ in range(blocks):
+    rounds = {name: [] for name in fns}
+    t0 = time.monotonic()
+    for i in range(blocks):
         for name, fn in fns.items():
+            fn()  # untimed: the first step after another variant (or a pause) is slow
+            mine = []
             for _ in range(reps):
                 dev.synchronize()
-                t0 = dev.host_now_us()
+                t = dev.host_now_us()
                 fn()
                 dev.synchronize()
-                samples[name].append(dev.host_now_us() - t0)
-    return {name: {"us": statistics.median(s), "p10_us": quantile(s, 0.1), "p90_us": quantile(s, 0.9),
+                mine.append(dev.host_now_us() - t)
+            rounds[name].append(statistics.median(mine))
+            samples[name].extend(mine)
+        wait = t0 + (i + 1) * spread_s / blocks - time.monotonic()
+        if wait > 0 and i + 1 < blocks:
+            time.sleep(wait)
+    return {name: {**summarize(rounds[name], s), "p10_us": quantile(s, 0.1), "p90_us": quantile(s, 0.9),
                    "samples": len(s)} for name, s in samples.items()}

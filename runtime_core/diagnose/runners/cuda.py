@@ -108,9 +108,11 @@ class CudaRunner:
     def relabel(self, spans):
         return spans
 
-    def timing_plan(self, guess_us: float) -> tuple[int, int]:
+    def timing_plan(self, guess_us: float) -> tuple[int, int, float]:
+        """Measuring rounds, steps per variant in each, and the seconds they spread over (host_floor)."""
+        from ..host_floor import MEASURE_ROUNDS, MEASURE_WINDOW_S
         from ..timing import plan_repeats
-        return plan_repeats(guess_us)
+        return plan_repeats(guess_us, MEASURE_ROUNDS, MEASURE_WINDOW_S)
 
     def machine(self, constants: str = "live"):
         """The calibrated constants: measured now ("live", ~3 s) or a sweep recording's ("recorded")."""

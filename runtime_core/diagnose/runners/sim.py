@@ -105,8 +105,8 @@ class SimRunner:
         return [Span(s.lane, "dispatch", "dispatch (simulated)", s.start_us, s.end_us)
                 if s.kind == "spin" else s for s in spans]
 
-    def timing_plan(self, guess_us: float) -> tuple[int, int]:
-        return 1, 2  # the virtual clock gives the same time every step
+    def timing_plan(self, guess_us: float) -> tuple[int, int, float]:
+        return 1, 2, 0.0  # the virtual clock gives the same time every step: one round, back to back
 
     def machine(self, constants: str = "live"):
         """The simulator's own constants: it runs with them, so the model knows them exactly."""

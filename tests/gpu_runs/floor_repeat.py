@@ -1,0 +1,99 @@
+"""Issue 25 (not product code, no GPU): does the host's floor repeat where medians do not?
+
+1. The probes (one process each, blocks back to back, each block an H round and synced eager
+   steps): for windows of W seconds, the H of one window predicts the eager step of the next;
+   the share of moments where they agree within ±15%, read as medians and as floors.
+   repeat_probe_h200_2026-12-01.json (4 networks, 60 s each) and steal_probe_h200.json
+   (2 networks, 40 s each, 2026-12-02).
+2. The external grid timed by the floor (diagnose_external_floor_h200.json and its second run,
+   diagnose_external_floor_b_h200.json, minutes apart): each run's targets, and the measured
+   speedups of the points both ran, against each other.
+
+    python3 tests/gpu_runs/floor_repeat.py
+"""
+import json
+import statistics
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+RESULTS = ROOT / "tests" / "gpu_runs" / "results"
+TOL = 0.15
+
+
+def probe_series(path: Path) -> list[tuple[str, list[tuple[float, float, float]]]]:
+    """Per network: (t_s, H µs, eager µs) per block, from either probe's recording."""
+    d = json.loads(path.read_text())
+    out = []
+    for p in d["points"]:
+        if "columns" in d:  # repeat_probe: rows [t, h, eager, graph], each a block's median
+            rows = [(r[0], r[1], r[2]) for r in p["rows"]]
+        else:               # steal_probe: per block, [wall, cpu] per rep
+            rows = [(r["t"], statistics.median(x[0] for x in r["h"]), statistics.median(x[0] for x in r["e"]))
+                    for r in p["rows"]]
+        out.append((f"{p['name']} b{p['batch']} {p['dtype']}", rows))
+    return out
+
+
+def next_window_agreement(rows, window_s: float, read) -> tuple[int, int]:
+    """(agreeing, moments): H read over [t, t+W) against the eager step read over [t+W, t+2W),
+    t stepping by one second."""
+    end = rows[-1][0]
+    ok = n = 0
+    t = 0.0
+    while t + 2 * window_s <= end + 1e-9:
+        h = [r[1] for r in rows if t <= r[0] < t + window_s]
+        e = [r[2] for r in rows if t + window_s <= r[0] < t + 2 * window_s]
+        if h and e:
+            n += 1
+            ok += abs(read(e) / read(h) - 1) <= TOL
+        t += 1.0
+    return ok, n
+
+
+def probes(windows=(2.0, 5.0, 10.0)) -> list[dict]:
+    out = []
+    for name in ("repeat_probe_h200_2026-12-01.json", "steal_probe_h200.json"):
+        for label, rows in probe_series(RESULTS / name):
+            row = {"recording": name, "network": label}
+            for w in windows:
+                row[f"median_{w:g}s"] = next_window_agreement(rows, w, statistics.median)
+                row[f"floor_{w:g}s"] = next_window_agreement(rows, w, min)
+            out.append(row)
+    return out
+
+
+def grid_runs() -> dict:
+    from runtime_core.diagnose.accuracy import external_accuracy, pair_key
+    runs = {}
+    for name in ("diagnose_external_floor_h200.json", "diagnose_external_floor_b_h200.json"):
+        doc = json.loads((RESULTS / name).read_text())
+        runs[name] = doc["points"]
+    a, b = runs.values()
+    again = {pair_key(p): p for p in b}
+    pairs = [(p, again[pair_key(p)]) for p in a if pair_key(p) in again]
+    agree = lambda key: sum(abs(p[key] / q[key] - 1) <= TOL for p, q in pairs)
+    return {"runs": {n: external_accuracy(pts) for n, pts in runs.items()},
+            "together": external_accuracy([p for pts in runs.values() for p in pts]),
+            "pairs": len(pairs), "speedup_agree": agree("measured_graph_speedup"),
+            "eager_agree": agree("eager_us"), "graph_agree": agree("graph_us"), "h_agree": agree("host_dispatch_us")}
+
+
+def main() -> None:
+    print("1. H of one window against the eager step of the next, within ±15% (agreeing / moments):")
+    for r in probes():
+        cells = "  ".join(f"{k.replace('_', ' ')} {v[0]}/{v[1]}" for k, v in r.items() if isinstance(v, tuple))
+        print(f"  {r['network']:28s} {cells}")
+    g = grid_runs()
+    print("2. The external grid timed by the floor, one process per run:")
+    for name, acc in list(g["runs"].items()) + [("both runs together", g["together"])]:
+        print(f"  {name}: speedups within ±15% {acc['within']}/{acc['eligible']}, verdicts {acc['verdict_right']}/"
+              f"{acc['points']}, band {acc['band_holds']}/{acc['banded']} at median half-width "
+              f"{acc['band_median_half_width']:.1%}")
+    print(f"  the {g['pairs']} points both runs measured agree within ±15%: speedup {g['speedup_agree']}, eager step "
+          f"{g['eager_agree']}, graph step {g['graph_agree']}, H {g['h_agree']}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,133 @@
+"""The host's floor (runtime_core/diagnose/host_floor.py): H and every measured step are read as
+the lowest of rounds spread over seconds; the band lets that floor move as far as it moved over
+the H rounds; points recorded before the floor keep their own rule."""
+import copy
+import json
+from pathlib import Path
+
+import pytest
+
+from runtime_core.diagnose import diagnosis, host_floor, timing
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_the_floor_is_the_lowest_round():
+    assert host_floor.floor_us([7.0, 5.0, 9.5, 5.5]) == 5.0
+
+
+def test_the_floor_interval_is_how_far_the_floor_moved_between_the_halves_of_the_rounds():
+    # first half's floor 100, second half's 110: the floor moved 10%, so the band allows ±10%
+    lo, hi = host_floor.floor_interval([130.0, 100.0, 150.0, 110.0, 140.0, 160.0])
+    assert (lo, hi) == pytest.approx((90.0, 110.0))
+    assert host_floor.floor_interval([100.0, 120.0, 104.0, 130.0]) == pytest.approx((96.0, 104.0))
+    assert host_floor.floor_interval([120.0, 100.0, 130.0, 100.0]) == (100.0, 100.0)  # both halves reach 100
+    assert host_floor.floor_interval([100.0] * 8) == (100.0, 100.0)  # a virtual clock: no spread
+    assert host_floor.floor_interval([42.0]) == (42.0, 42.0)
+
+
+def test_a_point_timed_before_the_floor_keeps_its_own_rule():
+    rounds = [float(x) for x in (9, 8, 7, 6, 5, 10, 11, 12, 13, 14)]
+    old = {"host_rounds_us": rounds, "host_dispatch_us": 0.0}
+    assert host_floor.statistic(old) == host_floor.RECENT
+    assert diagnosis.point_h(old) == 12.0  # the median of the last five rounds
+    assert diagnosis.h_interval(old) == diagnosis.band_rounds(rounds)
+    new = dict(old, timing=host_floor.timing_fields(virtual=False))
+    assert host_floor.statistic(new) == host_floor.FLOOR
+    assert diagnosis.point_h(new) == 5.0
+    assert diagnosis.h_interval(new) == host_floor.floor_interval(rounds)
+    assert diagnosis.point_h({"host_dispatch_us": 77.0}) == 77.0  # no rounds at all (the oldest recordings)
+
+
+def test_steps_per_round_stay_between_three_and_five():
+    assert host_floor.round_reps(1_000.0) == 5
+    assert host_floor.round_reps(12_500.0) == 4
+    assert host_floor.round_reps(80_000.0) == 3
+
+
+class _ScriptedDevice:
+    """A device whose every synced step takes the next time from a script, µs; its host clock
+    advances only by the steps."""
+
+    def __init__(self, script):
+        self.script, self.now, self.pending = list(script), 0.0, 0.0
+
+    def synchronize(self):
+        self.now += self.pending
+        self.pending = 0.0
+
+    def host_now_us(self):
+        return self.now
+
+    def step(self):
+        self.pending = self.script.pop(0)
+
+
+def test_a_variant_measures_its_floor_over_rounds_spread_in_time(monkeypatch):
+    clock, starts = [0.0], []
+    monkeypatch.setattr(timing.time, "monotonic", lambda: clock[0])
+    monkeypatch.setattr(timing.time, "sleep", lambda s: clock.__setitem__(0, clock[0] + s))
+    # 4 rounds of (1 untimed + 3 timed) steps; the host is slow (≈200) in rounds 1 and 3, fast (≈100) in 2 and 4
+    script = [0, 200, 210, 190, 0, 101, 99, 100, 0, 205, 195, 200, 0, 104, 100, 103]
+    dev = _ScriptedDevice(script)
+
+    def fn():
+        starts.append(clock[0])
+        dev.step()
+
+    out = timing.step_times_us(dev, {"eager": fn}, blocks=4, reps=3, spread_s=8.0)["eager"]
+    assert out["us"] == 100.0                       # the lowest round median, not the median 150
+    assert out["rounds_us"] == [200.0, 100.0, 200.0, 103.0]
+    assert out["median_us"] == pytest.approx(150.0, abs=51)
+    assert out["samples"] == 12
+    round_starts = starts[::4]
+    assert round_starts == pytest.approx([0.0, 2.0, 4.0, 6.0])  # spread evenly over the 8 s
+
+
+def test_on_a_virtual_clock_rounds_run_back_to_back(monkeypatch):
+    waited = []
+    monkeypatch.setattr(timing.time, "sleep", waited.append)
+    dev = _ScriptedDevice([0, 50, 50])
+    out = timing.step_times_us(dev, {"graph": dev.step}, blocks=1, reps=2)["graph"]
+    assert out["us"] == 50.0 and not waited
+
+
+def test_a_simulated_diagnosis_says_it_was_timed_by_the_floor():
+    from runtime_core.diagnose.diagnosis import diagnose, prepare
+    from runtime_core.diagnose.runners import get_runner
+    from runtime_core.diagnose.spec import Spec
+    runner = get_runner("sim")
+    p = diagnose(runner, prepare(runner, Spec("fake-mlp", batch=1)), runner.machine())
+    assert p["timing"]["statistic"] == host_floor.FLOOR and p["timing"]["host_window_s"] == 0.0
+    assert p["host_dispatch_us"] == min(p["host_rounds_us"])
+    eager = p["variants"]["eager"]
+    assert eager["us"] == min(eager["rounds_us"]) and "median_us" in eager
+    assert p["measured_graph_speedup"] == pytest.approx(eager["us"] / p["variants"]["our_graph"]["us"], rel=1e-3)
+
+
+def test_the_shipped_external_grid_predicts_as_it_was_recorded():
+    """A recording made before the floor: predicted again by the code now, its points' H and
+    predictions are the ones it ships (each point keeps the rule it was timed with)."""
+    from runtime_core.diagnose import record_external
+    from runtime_core.recordings import store
+    doc = store.load(ROOT / "lessons" / "recordings" / "diagnose_external_h200.json", kind="diagnose").data
+    again = record_external.snapshot(copy.deepcopy(doc))
+    for a, b in zip(doc["points"], again["points"]):
+        assert host_floor.statistic(a) == host_floor.RECENT
+        assert b["host_dispatch_us"] == a["host_dispatch_us"]
+        assert b["predicted_graph_speedup"] == a["predicted_graph_speedup"]
+        assert b["predicted_speedup_band"] == a["predicted_speedup_band"]
+
+
+def test_the_floor_analysis_runs_on_the_shipped_probes_and_floor_grids():
+    """tests/gpu_runs/floor_repeat.py, which host_floor's docstring and the README quote, runs on the
+    probe recordings and the two floor-timed runs of the grid: six probe rows, both runs judged."""
+    import subprocess
+    import sys
+    out = subprocess.run([sys.executable, "tests/gpu_runs/floor_repeat.py"], cwd=ROOT, capture_output=True,
+                         text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert sum("floor 10s" in line for line in lines) == 6
+    assert any(line.strip().startswith("both runs together") for line in lines)
+    assert any("points both runs measured" in line for line in lines)
