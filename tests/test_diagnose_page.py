@@ -262,7 +262,7 @@ def test_the_measured_delta_says_which_way_the_prediction_missed_and_one_baselin
 
 
 def test_the_band_help_says_how_its_rounds_were_timed_and_how_likely_it_holds():
-    from pages.ui.diagnose_view import _band_help
+    from pages.ui.diagnose_timing import _band_help
     spread = _band_help({"host_rounds_us": [float(i) for i in range(1, 20)]})
     assert "19 H rounds" in spread and "spread over two seconds" in spread and "90%" in spread
     old = _band_help({"host_rounds_us": [5.0, 6.0, 5.5, 7.0, 6.5]})
@@ -273,7 +273,7 @@ def test_the_band_help_says_how_its_rounds_were_timed_and_how_likely_it_holds():
 
 
 def test_a_point_whose_h_rounds_moved_warns_that_one_timing_can_land_anywhere_in_the_band():
-    from pages.ui.diagnose_view import host_moved
+    from pages.ui.diagnose_timing import host_moved
     assert host_moved({"host_rounds_us": [5000.0, 5100.0, 5300.0]}) is None
     assert host_moved({"host_rounds_us": [864.0] * 5}) is None and host_moved({}) is None
     text = host_moved({"host_rounds_us": [5000.0, 9500.0, 6000.0]})
@@ -292,7 +292,7 @@ def _floor_point():
 
 
 def test_a_floor_point_says_its_h_is_the_fastest_round_and_its_band_how_far_the_floor_moved():
-    from pages.ui.diagnose_view import _band_help, _measured_help, h_how, host_moved
+    from pages.ui.diagnose_timing import _band_help, _measured_help, h_how, host_moved
     from runtime_core.diagnose import host_floor
     p = _floor_point()
     assert p["timing"]["statistic"] == "floor" and len(p["host_rounds_us"]) == 40

@@ -8,7 +8,8 @@ import streamlit as st
 from pages.ui import charts, tables
 from pages.ui.common import metric_row, source_badge
 from pages.ui.diagnose_charts import external_figure
-from pages.ui.diagnose_view import explanation, h_how, verdict
+from pages.ui.diagnose_timing import h_how
+from pages.ui.diagnose_view import explanation, verdict
 from pages.ui.safe_text import esc
 from runtime_core.diagnose.accuracy import (BAND_HALF_WIDTH, BAND_SHARE, TARGET_SHARE, TOLERANCE, VERDICT_SHARE,
                                             band_half_width, graph_step_accuracy, repeatability)

@@ -183,7 +183,7 @@ def diagnose(runner, spec: Spec, machine: Machine, variants=("eager", "our_graph
              "captured_gpu_ops": captured.gpu_ops, "captured_busy_us": round(captured.busy_us, 3),
              "captured_profiled": prof.get("captured") is not None,
              "host_rounds_us": rounds, "host_dispatch_us": host_floor.floor_us(rounds), "timing_core": pin_mode(),
-             "timing": host_floor.timing_fields(bool(getattr(runner.dev, "deterministic", False)), HOST_SPREAD_S),
+             "timing": host_floor.timing_fields(_virtual(runner), HOST_SPREAD_S),
              "inputs": len(step.inputs), "capturable": failure is None,
              "profile": {"eager_ops": eager_prof.ops, "captured_ops": captured.ops}}
     if graph_prof is not None:
@@ -213,7 +213,7 @@ def host_rounds(runner, step, rounds: int | None = None, spread_s: float | None 
     over `spread_s` seconds: the host switches between a fast and a slow state for a fraction of
     a second to tens of seconds at a time, so rounds back to back see one state, and rounds spread
     over seconds reach its fast one (host_floor.py). On a virtual clock: VIRTUAL_ROUNDS, back to back."""
-    virtual = bool(getattr(runner.dev, "deterministic", False))
+    virtual = _virtual(runner)
     rounds = rounds or (VIRTUAL_ROUNDS if virtual else HOST_ROUNDS)
     spread_s = (0.0 if virtual else HOST_SPREAD_S) if spread_s is None else spread_s
     out, t0 = [], time.monotonic()
@@ -223,6 +223,11 @@ def host_rounds(runner, step, rounds: int | None = None, spread_s: float | None 
         if wait > 0 and i + 1 < rounds:
             time.sleep(wait)
     return out
+
+
+def _virtual(runner) -> bool:
+    """Whether the runner's device keeps a virtual clock (every round the same; nothing to spread)."""
+    return bool(getattr(runner.dev, "deterministic", False))
 
 
 PASS_KEYS = ("host_dispatch_us", "eager_us", "graph_us")
