@@ -131,3 +131,12 @@ def test_the_floor_analysis_runs_on_the_shipped_probes_and_floor_grids():
     assert sum("floor 10s" in line for line in lines) == 6
     assert any(line.strip().startswith("both runs together") for line in lines)
     assert any("points both runs measured" in line for line in lines)
+
+
+def test_a_floor_points_miss_is_explained_by_its_two_windows():
+    from runtime_core.diagnose.accuracy import miss_reason
+    p = {"predicted_eager_us": 14_000.0, "eager_us": 10_000.0, "predicted_graph_us": 1_000.0, "graph_us": 1_000.0,
+         "host_dispatch_us": 13_000.0, "busy_us": 900.0, "gpu_ops": 300}
+    assert "dispatch time H measured just before" in miss_reason(p)
+    floor = miss_reason(dict(p, timing=host_floor.timing_fields(virtual=False)))
+    assert floor.startswith("eager step off by +40%") and "floor" in floor and "ten-second windows" in floor

@@ -8,6 +8,7 @@ first reason that fits, read off the point's own numbers.
 """
 from __future__ import annotations
 
+from . import host_floor
 from .predict import SPEEDUP_THRESHOLD
 
 TOLERANCE = 0.15
@@ -31,6 +32,10 @@ def miss_reason(p: dict) -> str:
         return (f"eager step off by {e_err:+.0%}: host and GPU times are close (H/B = {ratio:.2f}); the "
                 "formula's max() assumes perfect overlap, but short kernels leave the GPU idle while "
                 "the host is still launching them")
+    if ratio > 2.0 and host_floor.statistic(p) == host_floor.FLOOR:
+        return (f"eager step off by {e_err:+.0%}: host-bound, and the timed steps' floor differed from H's "
+                "floor timed just before them (the host's fast state was slower, or never reached, in one "
+                "of the two ten-second windows)")
     if ratio > 2.0:
         return (f"eager step off by {e_err:+.0%}: host-bound, and the timed steps' host time differed from "
                 "the dispatch time H measured just before them (the host drifts between a fast and a slow state)")
