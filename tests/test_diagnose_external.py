@@ -83,11 +83,11 @@ def test_the_band_takes_the_rounds_whose_interval_holds_a_new_round_nine_times_i
 
 
 def test_h_rounds_on_a_real_clock_are_spread_over_seconds_not_back_to_back(monkeypatch):
-    from runtime_core.diagnose import diagnosis
+    from runtime_core.diagnose import diagnosis, host_floor
     stamps = []
     clock = [0.0]
-    monkeypatch.setattr(diagnosis.time, "monotonic", lambda: clock[0])
-    monkeypatch.setattr(diagnosis.time, "sleep", lambda s: clock.__setitem__(0, clock[0] + s))
+    monkeypatch.setattr(host_floor.time, "monotonic", lambda: clock[0])
+    monkeypatch.setattr(host_floor.time, "sleep", lambda s: clock.__setitem__(0, clock[0] + s))
 
     def one_round(runner, step, **reps):
         stamps.append(clock[0])

@@ -65,8 +65,8 @@ class _ScriptedDevice:
 
 def test_a_variant_measures_its_floor_over_rounds_spread_in_time(monkeypatch):
     clock, starts = [0.0], []
-    monkeypatch.setattr(timing.time, "monotonic", lambda: clock[0])
-    monkeypatch.setattr(timing.time, "sleep", lambda s: clock.__setitem__(0, clock[0] + s))
+    monkeypatch.setattr(host_floor.time, "monotonic", lambda: clock[0])
+    monkeypatch.setattr(host_floor.time, "sleep", lambda s: clock.__setitem__(0, clock[0] + s))
     # 4 rounds of (1 untimed + 3 timed) steps; the host is slow (≈200) in rounds 1 and 3, fast (≈100) in 2 and 4
     script = [0, 200, 210, 190, 0, 101, 99, 100, 0, 205, 195, 200, 0, 104, 100, 103]
     dev = _ScriptedDevice(script)
@@ -86,7 +86,7 @@ def test_a_variant_measures_its_floor_over_rounds_spread_in_time(monkeypatch):
 
 def test_on_a_virtual_clock_rounds_run_back_to_back(monkeypatch):
     waited = []
-    monkeypatch.setattr(timing.time, "sleep", waited.append)
+    monkeypatch.setattr(host_floor.time, "sleep", waited.append)
     dev = _ScriptedDevice([0, 50, 50])
     out = timing.step_times_us(dev, {"graph": dev.step}, blocks=1, reps=2)["graph"]
     assert out["us"] == 50.0 and not waited

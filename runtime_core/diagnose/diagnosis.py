@@ -25,7 +25,6 @@ times H first and then the steps, and the point keeps the median of its passes (
 from __future__ import annotations
 
 import statistics
-import time
 
 from . import host_floor
 from .measure_variants import measure_variants
@@ -216,13 +215,7 @@ def host_rounds(runner, step, rounds: int | None = None, spread_s: float | None 
     virtual = _virtual(runner)
     rounds = rounds or (VIRTUAL_ROUNDS if virtual else HOST_ROUNDS)
     spread_s = (0.0 if virtual else HOST_SPREAD_S) if spread_s is None else spread_s
-    out, t0 = [], time.monotonic()
-    for i in range(rounds):
-        out.append(round(_host_dispatch_us(runner, step, reps=9, warmups=2), 3))
-        wait = t0 + (i + 1) * spread_s / rounds - time.monotonic()
-        if wait > 0 and i + 1 < rounds:
-            time.sleep(wait)
-    return out
+    return [round(_host_dispatch_us(runner, step, reps=9, warmups=2), 3) for _ in host_floor.spread(rounds, spread_s)]
 
 
 def _virtual(runner) -> bool:

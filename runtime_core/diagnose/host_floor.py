@@ -26,6 +26,7 @@ rounds, the band from the j-th lowest and highest rounds (diagnosis.band_rounds)
 from __future__ import annotations
 
 import statistics
+import time
 
 FLOOR = "floor"     # point["timing"]["statistic"] of a diagnosis made with the rules above
 RECENT = "recent"   # a point recorded before them (no "timing"): H the median of the last rounds
@@ -77,3 +78,14 @@ def summarize(round_medians: list[float], samples: list[float]) -> dict:
     round medians in the order they were timed (rounds_us)."""
     return {"us": floor_us(round_medians), "median_us": round(statistics.median(samples), 3),
             "rounds_us": [round(r, 1) for r in round_medians]}
+
+
+def spread(rounds: int, spread_s: float):
+    """Yield 0 .. rounds−1, sleeping between them so that round i starts no earlier than
+    i·spread_s/rounds seconds after the first (0: back to back)."""
+    t0 = time.monotonic()
+    for i in range(rounds):
+        yield i
+        wait = t0 + (i + 1) * spread_s / rounds - time.monotonic()
+        if wait > 0 and i + 1 < rounds:
+            time.sleep(wait)

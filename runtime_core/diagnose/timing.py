@@ -10,10 +10,9 @@ the host's fast state, whose floor is what a step's time is read as (host_floor.
 from __future__ import annotations
 
 import statistics
-import time
 
 from ..engine.measure import quantile
-from .host_floor import round_reps, summarize
+from .host_floor import round_reps, spread, summarize
 
 
 def host_dispatch_us(dev, fn, reps: int = 15, warmups: int = 3) -> float:
@@ -55,8 +54,7 @@ def step_times_us(dev, fns: dict, blocks: int, reps: int, spread_s: float = 0.0)
     """
     samples = {name: [] for name in fns}
     rounds = {name: [] for name in fns}
-    t0 = time.monotonic()
-    for i in range(blocks):
+    for _ in spread(blocks, spread_s):
         for name, fn in fns.items():
             fn()  # untimed: the first step after another variant (or a pause) is slow
             mine = []
@@ -68,8 +66,5 @@ def step_times_us(dev, fns: dict, blocks: int, reps: int, spread_s: float = 0.0)
                 mine.append(dev.host_now_us() - t)
             rounds[name].append(statistics.median(mine))
             samples[name].extend(mine)
-        wait = t0 + (i + 1) * spread_s / blocks - time.monotonic()
-        if wait > 0 and i + 1 < blocks:
-            time.sleep(wait)
     return {name: {**summarize(rounds[name], s), "p10_us": quantile(s, 0.1), "p90_us": quantile(s, 0.9),
                    "samples": len(s)} for name, s in samples.items()}
