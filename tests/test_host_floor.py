@@ -140,3 +140,21 @@ def test_a_floor_points_miss_is_explained_by_its_two_windows():
     assert "dispatch time H measured just before" in miss_reason(p)
     floor = miss_reason(dict(p, timing=host_floor.timing_fields(virtual=False)))
     assert floor.startswith("eager step off by +40%") and "floor" in floor and "ten-second windows" in floor
+
+
+def test_a_grid_timed_by_medians_is_not_resumed_with_the_floor(tmp_path):
+    """A resumed file would mix two timing rules in one accuracy: the recorder refuses, in one line."""
+    from runtime_core.diagnose.record_external import run_external
+    from runtime_core.diagnose.runners.sim import SimRunner
+    from runtime_core.errors import UsageError
+    from runtime_core.recordings import store
+    grid = [{"model": "fake-mlp", "batch": b, "seq": None, "dtype": "fp32"} for b in (1, 64)]
+    out = tmp_path / "ext.json"
+    run_external(SimRunner(), out, 300, only=grid[:1])
+    doc = store.load(out, kind="diagnose").data
+    assert doc["points"][0]["timing"]["statistic"] == "floor"
+    del doc["points"][0]["timing"]  # as a grid recorded before the floor
+    store.write(out, doc)
+    with pytest.raises(UsageError, match="timed before the host's floor"):
+        run_external(SimRunner(), out, 300, resume=True, only=grid)
+    assert len(store.load(out, kind="diagnose").data["points"]) == 1  # the file is kept as it was

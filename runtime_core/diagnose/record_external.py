@@ -32,6 +32,7 @@ from pathlib import Path
 
 from ..errors import UsageError
 from ..recordings import store
+from . import host_floor
 from .accuracy import external_accuracy
 from .diagnosis import diagnose, gpu_idle_share, point_h, predicted_fields, prepare
 from .machine import node_spread_us, recording_machine, sample_of
@@ -75,6 +76,9 @@ def open_target(runner, path: Path, resume: bool, force: bool, protocol: str = I
         if m.get("protocol") == FRESH_NO_PROFILE:
             raise UsageError(f"{path.name} was recorded before fresh points kept their profiles (their memset "
                              "nodes are lost); record the grid to a new file")
+        if any(host_floor.statistic(p) != host_floor.FLOOR for p in doc["points"]):
+            raise UsageError(f"{path.name} was timed before the host's floor (medians); a resumed file would mix "
+                             "two timing rules: record the grid to a new file")
         if m.get("protocol", IN_PROCESS) != protocol:
             raise UsageError(f"{path.name} was recorded as {m.get('protocol', IN_PROCESS)!r}: resume it the same way "
                              f"({'with' if m.get('protocol') == FRESH else 'without'} --fresh-processes)")
