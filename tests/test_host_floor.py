@@ -131,6 +131,7 @@ def test_the_floor_analysis_runs_on_the_shipped_probes_and_floor_grids():
     assert sum("floor 10s" in line for line in lines) == 6
     assert any(line.strip().startswith("both runs together") for line in lines)
     assert any("points both runs measured" in line for line in lines)
+    assert any("holds it at" in line and "of 200" in line for line in lines)
 
 
 def test_a_floor_points_miss_is_explained_by_its_two_windows():

@@ -64,6 +64,28 @@ def probes(windows=(2.0, 5.0, 10.0)) -> list[dict]:
     return out
 
 
+def floor_drift(window_s: float = 10.0) -> dict:
+    """Over every probe moment: the next window's eager floor over this window's H floor (its 5th,
+    10th, 90th and 95th percentiles), and how often host_floor.floor_interval's rule (the floor moved
+    as far as between the halves of the window) holds it."""
+    from runtime_core.diagnose.host_floor import floor_interval
+    ratios, held = [], 0
+    for name in ("repeat_probe_h200_2026-12-01.json", "steal_probe_h200.json"):
+        for _, rows in probe_series(RESULTS / name):
+            t, end = 0.0, rows[-1][0]
+            while t + 2 * window_s <= end + 1e-9:
+                h = [r[1] for r in rows if t <= r[0] < t + window_s]
+                e = [r[2] for r in rows if t + window_s <= r[0] < t + 2 * window_s]
+                if h and e:
+                    lo, hi = floor_interval(h)
+                    ratios.append(min(e) / min(h))
+                    held += lo <= min(e) <= hi
+                t += 1.0
+    xs = sorted(ratios)
+    q = lambda a: round(xs[int(a * (len(xs) - 1))], 3)
+    return {"moments": len(xs), "held": held, "p05": q(0.05), "p10": q(0.10), "p90": q(0.90), "p95": q(0.95)}
+
+
 def grid_runs() -> dict:
     from runtime_core.diagnose.accuracy import external_accuracy, pair_key
     runs = {}
@@ -85,6 +107,10 @@ def main() -> None:
     for r in probes():
         cells = "  ".join(f"{k.replace('_', ' ')} {v[0]}/{v[1]}" for k, v in r.items() if isinstance(v, tuple))
         print(f"  {r['network']:28s} {cells}")
+    d = floor_drift()
+    print(f"  the next 10 s window's eager floor over this window's H floor: p05 {d['p05']}, p10 {d['p10']}, "
+          f"p90 {d['p90']}, p95 {d['p95']}; the band's rule (the floor moved as far as between the halves) "
+          f"holds it at {d['held']} of {d['moments']}")
     g = grid_runs()
     print("2. The external grid timed by the floor, one process per run:")
     for name, acc in list(g["runs"].items()) + [("both runs together", g["together"])]:
