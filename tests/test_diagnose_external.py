@@ -97,9 +97,9 @@ def test_h_rounds_on_a_real_clock_are_spread_over_seconds_not_back_to_back(monke
     monkeypatch.setattr(diagnosis, "_host_dispatch_us", one_round)
     real = type("R", (), {"dev": type("D", (), {"deterministic": False})()})()
     out = diagnosis.host_rounds(real, step=None)
-    assert len(out) == diagnosis.HOST_ROUNDS == 40
-    assert diagnosis.HOST_SPREAD_S == 10.0
-    assert stamps[-1] - stamps[0] >= diagnosis.HOST_SPREAD_S * (39 / 40) - 1e-9  # spread, not 0.39 s
+    assert len(out) == diagnosis.HOST_ROUNDS == 60
+    assert diagnosis.HOST_SPREAD_S == 15.0
+    assert stamps[-1] - stamps[0] >= diagnosis.HOST_SPREAD_S * (59 / 60) - 1e-9  # spread, not 0.59 s
     gaps = [b - a for a, b in zip(stamps, stamps[1:])]
     assert max(gaps) - min(gaps) < 1e-6  # evenly
     stamps.clear()

@@ -295,7 +295,7 @@ def test_a_floor_point_says_its_h_is_the_fastest_round_and_its_band_how_far_the_
     from pages.ui.diagnose_timing import _band_help, _measured_help, h_how, host_moved
     from runtime_core.diagnose import host_floor
     p = _floor_point()
-    assert p["timing"]["statistic"] == "floor" and len(p["host_rounds_us"]) == 40
+    assert p["timing"]["statistic"] == "floor" and len(p["host_rounds_us"]) == 40  # timed with ten-second windows
     band = _band_help(p)
     lo, hi = host_floor.floor_interval(p["host_rounds_us"])
     assert "fastest of 40 rounds" in band and "ten seconds" in band and f"{lo:,.0f} µs" in band
@@ -303,6 +303,8 @@ def test_a_floor_point_says_its_h_is_the_fastest_round_and_its_band_how_far_the_
     assert "fastest round of 40" in measured and "median" in measured
     how = h_how([p])
     assert "40 rounds spread over the ten seconds" in how and "lowest" in how
+    now = dict(p, timing=host_floor.timing_fields(virtual=False))  # as a diagnosis times it now
+    assert "60 rounds spread over the 15 seconds" in h_how([now])
     assert "19 rounds" in h_how([{"host_rounds_us": [1.0] * 19}])  # a recording made before the floor
     moved = host_moved(dict(p, host_rounds_us=[5000.0, 9500.0] * 20))
     assert "1.9x" in moved and "its floor" in moved and "graph helps more" in moved

@@ -131,7 +131,8 @@ def test_the_floor_analysis_runs_on_the_shipped_probes_and_floor_grids():
     assert sum("floor 10s" in line for line in lines) == 6
     assert any(line.strip().startswith("both runs together") for line in lines)
     assert any("points both runs measured" in line for line in lines)
-    assert any("holds it at" in line and "of 200" in line for line in lines)
+    assert any("holds it at" in line and "of 200" in line for line in lines)  # 10 s windows
+    assert any("holds it at" in line and "of 140" in line for line in lines)  # 15 s windows
 
 
 def test_a_floor_points_miss_is_explained_by_its_two_windows():
@@ -140,11 +141,12 @@ def test_a_floor_points_miss_is_explained_by_its_two_windows():
          "host_dispatch_us": 13_000.0, "busy_us": 900.0, "gpu_ops": 300}
     assert "dispatch time H measured just before" in miss_reason(p)
     floor = miss_reason(dict(p, timing=host_floor.timing_fields(virtual=False)))
-    assert floor.startswith("eager step off by +40%") and "floor" in floor and "ten-second windows" in floor
+    assert floor.startswith("eager step off by +40%") and "floor" in floor and "timing windows" in floor
 
 
-def test_a_grid_timed_by_medians_is_not_resumed_with_the_floor(tmp_path):
-    """A resumed file would mix two timing rules in one accuracy: the recorder refuses, in one line."""
+def test_a_grid_timed_by_another_rule_is_not_resumed(tmp_path):
+    """A resumed file would mix two timing rules in one accuracy (medians, or the floor over other
+    windows): the recorder refuses, in one line, and keeps the file."""
     from runtime_core.diagnose.record_external import run_external
     from runtime_core.diagnose.runners.sim import SimRunner
     from runtime_core.errors import UsageError
@@ -154,8 +156,11 @@ def test_a_grid_timed_by_medians_is_not_resumed_with_the_floor(tmp_path):
     run_external(SimRunner(), out, 300, only=grid[:1])
     doc = store.load(out, kind="diagnose").data
     assert doc["points"][0]["timing"]["statistic"] == "floor"
-    del doc["points"][0]["timing"]  # as a grid recorded before the floor
-    store.write(out, doc)
-    with pytest.raises(UsageError, match="timed before the host's floor"):
-        run_external(SimRunner(), out, 300, resume=True, only=grid)
-    assert len(store.load(out, kind="diagnose").data["points"]) == 1  # the file is kept as it was
+    for older in (None, dict(doc["points"][0]["timing"], host_rounds=40)):  # medians; 40 rounds, not 60
+        doc["points"][0]["timing"] = older
+        if older is None:
+            del doc["points"][0]["timing"]
+        store.write(out, doc)
+        with pytest.raises(UsageError, match="timed by another rule than this code's"):
+            run_external(SimRunner(), out, 300, resume=True, only=grid)
+        assert len(store.load(out, kind="diagnose").data["points"]) == 1  # the file is kept as it was

@@ -20,11 +20,11 @@ def _floor(p: dict) -> bool:
 
 
 def _window(seconds) -> str:
-    """A timing window in words: "ten seconds", "0 s" (a virtual clock: back to back)."""
+    """A timing window in words: "15 seconds", or back to back on a virtual clock (0 s)."""
     s = float(seconds or 0.0)
     if s <= 0:
         return "back to back, on a virtual clock"
-    words = {1.0: "one second", 2.0: "two seconds", 5.0: "five seconds", 10.0: "ten seconds"}
+    words = {1.0: "one second", 2.0: "two seconds", 5.0: "five seconds", 10.0: "ten seconds", 15.0: "15 seconds"}
     return words.get(s, f"{s:g} seconds")
 
 

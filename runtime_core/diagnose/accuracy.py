@@ -35,7 +35,7 @@ def miss_reason(p: dict) -> str:
     if ratio > 2.0 and host_floor.statistic(p) == host_floor.FLOOR:
         return (f"eager step off by {e_err:+.0%}: host-bound, and the timed steps' floor differed from H's "
                 "floor timed just before them (the host's fast state was slower, or never reached, in one "
-                "of the two ten-second windows)")
+                "of the two timing windows)")
     if ratio > 2.0:
         return (f"eager step off by {e_err:+.0%}: host-bound, and the timed steps' host time differed from "
                 "the dispatch time H measured just before them (the host drifts between a fast and a slow state)")

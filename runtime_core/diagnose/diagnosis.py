@@ -7,11 +7,11 @@
 The order is the point:
 1. Profile one eager step (and one graph replay) in the worker process: K, B, driver calls,
    the kernels' spread, the two-lane timeline.
-2. Time the host's dispatch of one unprofiled step, in 40 rounds spread over ten seconds: H is
+2. Time the host's dispatch of one unprofiled step, in 60 rounds spread over 15 seconds: H is
    the host's floor, the lowest round (host_floor.py); the band lets that floor move as far as
    it moved between the two halves of the rounds (host_rounds, point_h, h_interval).
 3. Predict the eager and graph step times from K, B, H and the machine's constants alone.
-4. Only then measure every variant, interleaved in rounds spread over the next ten seconds, each
+4. Only then measure every variant, interleaved in rounds spread over the next 15 seconds, each
    read as its floor too (measure_variants, timing.step_times_us).
 The result is one flat dict: a diagnose recording stores it as a point, with `timing` saying how
 it was timed. A point recorded before the floor (no `timing`) keeps its own rule when predicted

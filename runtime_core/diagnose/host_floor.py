@@ -9,10 +9,12 @@ whole grids agreed on the eager step at 18 of 41 points.
 
 What does repeat is the floor: the fastest the host runs the step, read as the best of many rounds
 spread over seconds (Python's own `timeit` advises the same: the lowest of several repeats, since
-slower ones are other work getting in the way, not the code). In one process, the floor of ten
-seconds of H rounds was within ±15% of the floor of the next ten seconds of eager steps at 179 of
-200 moments over six probes of four networks (75-100% each), the medians at 142 of 200 (55-100%)
-(tests/gpu_runs/floor_repeat.py, on the repeat_probe and steal_probe recordings: no grid point).
+slower ones are other work getting in the way, not the code). In one process, the floor of
+fifteen seconds of H rounds was within ±15% of the floor of the next fifteen seconds of eager steps
+at 137 of 140 moments over six probes of four networks (90-100% each), the medians at 83 of 140;
+with ten-second windows 179 of 200 and 142 of 200 (tests/gpu_runs/floor_repeat.py, on the
+repeat_probe and steal_probe recordings: no grid point). Two partial runs of the external grid
+with ten-second windows (2026-12-02) were within ±15% at 15 of 19 and 19 of 19 points.
 
 So a diagnosis made with `FLOOR` (every new one):
 - H is the lowest of HOST_ROUNDS rounds spread over HOST_WINDOW_S seconds (each round the median
@@ -31,10 +33,10 @@ import time
 FLOOR = "floor"     # point["timing"]["statistic"] of a diagnosis made with the rules above
 RECENT = "recent"   # a point recorded before them (no "timing"): H the median of the last rounds
 
-HOST_ROUNDS = 40        # H rounds before anything is predicted ...
-HOST_WINDOW_S = 10.0    # ... spread evenly over this many seconds (0 on a virtual clock)
-MEASURE_ROUNDS = 40     # rounds of every variant's steps, interleaved ...
-MEASURE_WINDOW_S = 10.0  # ... spread evenly over this many seconds
+HOST_ROUNDS = 60        # H rounds before anything is predicted ...
+HOST_WINDOW_S = 15.0    # ... spread evenly over this many seconds (0 on a virtual clock)
+MEASURE_ROUNDS = 60     # rounds of every variant's steps, interleaved ...
+MEASURE_WINDOW_S = 15.0  # ... spread evenly over this many seconds
 ROUND_BUDGET_US = 50_000.0  # one variant's steps in one measuring round, about
 ROUND_REPS = (3, 5)     # ... at least 3 steps (a median), at most 5
 
@@ -43,6 +45,12 @@ def timing_fields(virtual: bool, host_window_s: float = HOST_WINDOW_S) -> dict:
     """What a point keeps of how it was timed (point["timing"]); a virtual clock times back to back."""
     return {"statistic": FLOOR, "host_rounds": HOST_ROUNDS, "host_window_s": 0.0 if virtual else host_window_s,
             "measure_rounds": MEASURE_ROUNDS, "measure_window_s": 0.0 if virtual else MEASURE_WINDOW_S}
+
+
+def describe(timing: dict) -> str:
+    """A point's timing rule in a few words, for messages."""
+    return (f"the floor of {timing['host_rounds']} H rounds over {timing['host_window_s']:g} s, then of "
+            f"{timing['measure_rounds']} rounds of steps over {timing['measure_window_s']:g} s")
 
 
 def statistic(point: dict) -> str:
@@ -58,7 +66,7 @@ def floor_us(rounds: list[float]) -> float:
 def floor_interval(rounds: list[float]) -> tuple[float, float]:
     """The band's H interval around floor_us(rounds) (rounds in the order they were timed): the
     floor moved by ±d, where d is how far the floors of the first and the second half of the
-    rounds differ (what five seconds did to the floor, allowed once more for the steps after)."""
+    rounds differ (what half the window did to the floor, allowed once more for the steps after)."""
     f = min(rounds)
     if len(rounds) < 2 or f <= 0:
         return f, f

@@ -36,7 +36,7 @@ one of 16 KB or more nothing; a copy, or a kernel after a kernel of another func
 nothing more either (so neither is in the formula). A memset of unknown size (a profile recorded
 before op rows carried bytes) is priced as the smallest measured.
 
-The band (`predict_band`): H is timed in 40 rounds spread over ten seconds before anything is
+The band (`predict_band`): H is timed in 60 rounds spread over 15 seconds before anything is
 predicted and read as the host's floor, its fastest round (diagnosis.host_rounds, host_floor.py:
 the host changes state on that time scale, so rounds back to back see one state only); the eager
 step is evaluated with that floor moved up and down by as far as it moved between the first and

@@ -25,7 +25,7 @@ TOKEN_SWEEP = {"encoder": (16, 32, 64, 128, 256, 512, 1024), "fake-encoder": (16
 PLANNER_PRESETS = ("zipf",)
 PLANNER_MAX_SIZE = 256
 QUICK = dict(models=2, batches=(1, 8, 64), presets=("zipf",), planner_max_size=64)
-ESTIMATE_S = {"base": 23.0, "pass": 22.0, "planner": 10.0, "variants": 45.0, "calibrate": 3.0}  # H200 s; base, pass and variants time 10 s of H rounds and 10 s of steps (host_floor.py)
+ESTIMATE_S = {"base": 33.0, "pass": 32.0, "planner": 10.0, "variants": 55.0, "calibrate": 3.0}  # H200 s; base, pass and variants time 15 s of H rounds and 15 s of steps (host_floor.py)
 PASSES = 3  # passes over the base points on a device whose host drifts; a deterministic one needs 1
 TORCH_VARIANTS = ("graphed_callables", "compile", "reduce_overhead")
 

@@ -1,8 +1,8 @@
 """Issue 25 (not product code): the external grid recorded with the host's floor (host_floor.py),
 in one process, resumable, in an order that reaches every network early: batch 1, then 16, 4 and
 64, each over every network and dtype. Each point is diagnosed exactly as record_external's
-one-process grid diagnoses it (diagnosis.diagnose: 40 H rounds over 10 s, predict, then the
-steps' rounds over the next 10 s).
+one-process grid diagnoses it (diagnosis.diagnose: 60 H rounds over 15 s, predict, then the
+steps' rounds over the next 15 s; the two runs of 2026-12-02 had 40 over 10 s).
 
     python3 tests/gpu_runs/floor_grid.py PATH BUDGET_S      (resumes PATH)
 """

@@ -52,7 +52,7 @@ def next_window_agreement(rows, window_s: float, read) -> tuple[int, int]:
     return ok, n
 
 
-def probes(windows=(2.0, 5.0, 10.0)) -> list[dict]:
+def probes(windows=(2.0, 5.0, 10.0, 15.0)) -> list[dict]:
     out = []
     for name in ("repeat_probe_h200_2026-12-01.json", "steal_probe_h200.json"):
         for label, rows in probe_series(RESULTS / name):
@@ -107,10 +107,11 @@ def main() -> None:
     for r in probes():
         cells = "  ".join(f"{k.replace('_', ' ')} {v[0]}/{v[1]}" for k, v in r.items() if isinstance(v, tuple))
         print(f"  {r['network']:28s} {cells}")
-    d = floor_drift()
-    print(f"  the next 10 s window's eager floor over this window's H floor: p05 {d['p05']}, p10 {d['p10']}, "
-          f"p90 {d['p90']}, p95 {d['p95']}; the band's rule (the floor moved as far as between the halves) "
-          f"holds it at {d['held']} of {d['moments']}")
+    for w in (10.0, 15.0):
+        d = floor_drift(w)
+        print(f"  the next {w:g} s window's eager floor over this window's H floor: p05 {d['p05']}, p10 {d['p10']}, "
+              f"p90 {d['p90']}, p95 {d['p95']}; the band's rule (the floor moved as far as between the halves) "
+              f"holds it at {d['held']} of {d['moments']}")
     g = grid_runs()
     print("2. The external grid timed by the floor, one process per run:")
     for name, acc in list(g["runs"].items()) + [("both runs together", g["together"])]:

@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
 # Issue 25, session of 2026-12-02 (evening): the external grid with the host's floor (host_floor.py).
-# STEP=grid (one whole call each, resumable; about 35 s a point in one process):
+# Run on 2026-12-02 with 40 rounds over 10 s (REC=...floor_h200.json, 21 points; ...floor_b_h200.json,
+# 20 points). The code now times 60 rounds over 15 s, so the grid starts again in a new file:
+# STEP=grid (one whole call each, resumable; about 36 s a point in one process: three calls):
 #   run(command="STEP=grid BUDGET_S=560 bash tests/gpu_runs/session20.sh", timeout_s=600)
-#   then: cp <files_at>/diagnose_external_floor_h200.json tests/gpu_runs/results/ ; commit
+#   then: cp <files_at>/diagnose_external_floor15_h200.json tests/gpu_runs/results/ ; commit
 # STEP=rechecks: the 12 fresh-process re-checks (every network and dtype at batch 4), resumable:
 #   run(command="STEP=rechecks BUDGET_S=560 bash tests/gpu_runs/session20.sh", timeout_s=600)
 #   then: tar -xf <files_at>/rechecks_floor.tar -C tests/gpu_runs/results ; commit
 # STEP=tests: pytest -m gpu on the files whose GPU paths the floor changed (carry .whl for jsonschema).
 export PYTHONUNBUFFERED=1
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
-REC=tests/gpu_runs/results/diagnose_external_floor_h200.json
+REC=${REC:-tests/gpu_runs/results/diagnose_external_floor15_h200.json}
 case "${STEP:-grid}" in
   grid)
     python3 tests/gpu_runs/floor_grid.py "$REC" "${BUDGET_S:-560}" 2>&1 | grep -v -i warn
@@ -18,12 +20,12 @@ case "${STEP:-grid}" in
     ;;
   rechecks)
     # the 12 re-checks, fixed before the grid was complete: every network and dtype at batch 4, one
-    # fresh `diagnose` process each (about 90 s), resumable: a point already in $DIR is skipped
+    # fresh `diagnose` process each (about 100 s), resumable: a point already in $DIR is skipped
     DIR=tests/gpu_runs/results/rechecks_floor; mkdir -p "$DIR"; t0=$(date +%s)
     for net in resnet18 mobilenet_v3_small efficientnet_b0 bert_base gpt2_prompt gpt2_decode; do
       for dt in fp32 bf16; do
         f="$DIR/${net}_4_${dt}.json"; [ -s "$f" ] && continue
-        [ $(( $(date +%s) - t0 + 110 )) -gt "${BUDGET_S:-560}" ] && { echo "budget reached"; break 2; }
+        [ $(( $(date +%s) - t0 + 120 )) -gt "${BUDGET_S:-560}" ] && { echo "budget reached"; break 2; }
         python3 -m runtime_core diagnose --model "validation.external:$net" --batch 4 --dtype "$dt" \
           --no-compile --json --timeline > "$f.part" 2>/dev/null && mv "$f.part" "$f" && echo "re-checked $net 4 $dt"
         rm -f "$f.part"
