@@ -49,9 +49,12 @@ def timed(fn, reps, sync_after):
 
 
 def warm_steps(runner, name, batch, dtype):
-    """One external network built, captured and warmed: (step, graphed, eager(), graph()), the
-    last two each enqueueing one step on the same request."""
-    step = runner.build(prepare(runner, Spec(f"validation.external:{name}", batch, None, dtype)))
+    """One network built, captured and warmed: (step, graphed, eager(), graph()), the last two each
+    enqueueing one step on the same request. `name` is one of the zoo's models (our own: mlp, cnn,
+    encoder, decoder) or else an external network of validation/external.py."""
+    from runtime_core.diagnose.zoo import ZOO
+    model = name if name in ZOO else f"validation.external:{name}"
+    step = runner.build(prepare(runner, Spec(model, batch, None, dtype)))
     graphed = GraphedStep(runner, step)
     x = step.clone_inputs()
     eager, graph = (lambda: step(*x)), (lambda: graphed(*x))
