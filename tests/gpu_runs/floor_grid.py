@@ -5,7 +5,15 @@ one-process grid diagnoses it (diagnosis.diagnose: 60 H rounds over 15 s, predic
 steps' rounds over the next 15 s; the two runs of 2026-12-02 had 40 over 10 s).
 
     python3 tests/gpu_runs/floor_grid.py PATH BUDGET_S      (resumes PATH)
+    python3 tests/gpu_runs/floor_grid.py --rechecks DIR BUDGET_S
+
+--rechecks: the 12 fresh-process re-checks, fixed before the grid was complete: every network and
+dtype at batch 4, each one child `diagnose --model NAME --no-compile --json --timeline` process as a
+user runs it (record_external.fresh_point, which also checks that the point's prediction can be
+recomputed from what it keeps), one file a point in DIR; a point already there is skipped.
 """
+import json
+import time
 import sys
 from pathlib import Path
 
@@ -30,5 +38,29 @@ def main(path: str, budget_s: float) -> None:
     runner.close()
 
 
+RECHECK_BATCH = 4
+
+
+def rechecks(out_dir: str, budget_s: float) -> None:
+    t0, out = time.monotonic(), Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    runner = get_runner("cuda")
+    for g in [g for g in rx.grid_points() if g["batch"] == RECHECK_BATCH]:
+        path = out / f"{g['model'].split(':')[-1]}_{g['batch']}_{g['dtype']}.json"
+        if path.exists():
+            continue
+        if time.monotonic() - t0 + rx.FRESH_POINT_S > budget_s:
+            print(f"re-checks: budget of {budget_s:.0f} s reached; run again", flush=True)
+            break
+        p = rx.fresh_point(runner, g)
+        path.write_text(json.dumps(p))
+        print(f"re-checked {path.name}: predicted {p['predicted_graph_speedup']}, measured "
+              f"{p['measured_graph_speedup']} in {p['process_wall_s']} s", flush=True)
+    runner.close()
+
+
 if __name__ == "__main__":
-    main(sys.argv[1], float(sys.argv[2]))
+    if sys.argv[1] == "--rechecks":
+        rechecks(sys.argv[2], float(sys.argv[3]))
+    else:
+        main(sys.argv[1], float(sys.argv[2]))

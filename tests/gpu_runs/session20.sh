@@ -20,17 +20,8 @@ case "${STEP:-grid}" in
     ;;
   rechecks)
     # the 12 re-checks, fixed before the grid was complete: every network and dtype at batch 4, one
-    # fresh `diagnose` process each (about 100 s), resumable: a point already in $DIR is skipped
-    DIR=tests/gpu_runs/results/rechecks_floor; mkdir -p "$DIR"; t0=$(date +%s)
-    for net in resnet18 mobilenet_v3_small efficientnet_b0 bert_base gpt2_prompt gpt2_decode; do
-      for dt in fp32 bf16; do
-        f="$DIR/${net}_4_${dt}.json"; [ -s "$f" ] && continue
-        [ $(( $(date +%s) - t0 + 120 )) -gt "${BUDGET_S:-560}" ] && { echo "budget reached"; break 2; }
-        python3 -m runtime_core diagnose --model "validation.external:$net" --batch 4 --dtype "$dt" \
-          --no-compile --json --timeline > "$f.part" 2>/dev/null && mv "$f.part" "$f" && echo "re-checked $net 4 $dt"
-        rm -f "$f.part"
-      done
-    done
+    # fresh `diagnose` process each (about 100 s), resumable: a point already in the folder is skipped
+    python3 tests/gpu_runs/floor_grid.py --rechecks tests/gpu_runs/results/rechecks_floor "${BUDGET_S:-560}" 2>&1 | grep -v -i warn
     tar -cf "$OUT/rechecks_floor.tar" -C tests/gpu_runs/results rechecks_floor
     ;;
   tests)
