@@ -39,17 +39,19 @@ def probe_series(path: Path) -> list[tuple[str, list[tuple[float, float, float]]
 def next_window_agreement(rows, window_s: float, read) -> tuple[int, int]:
     """(agreeing, moments): H read over [t, t+W) against the eager step read over [t+W, t+2W),
     t stepping by one second."""
-    end = rows[-1][0]
-    ok = n = 0
-    t = 0.0
+    pairs = list(window_pairs(rows, window_s))
+    return sum(abs(read(e) / read(h) - 1) <= TOL for h, e in pairs), len(pairs)
+
+
+def window_pairs(rows, window_s: float):
+    """Yield (H of [t, t+W), eager of [t+W, t+2W)) for t stepping by one second, both non-empty."""
+    t, end = 0.0, rows[-1][0]
     while t + 2 * window_s <= end + 1e-9:
         h = [r[1] for r in rows if t <= r[0] < t + window_s]
         e = [r[2] for r in rows if t + window_s <= r[0] < t + 2 * window_s]
         if h and e:
-            n += 1
-            ok += abs(read(e) / read(h) - 1) <= TOL
+            yield h, e
         t += 1.0
-    return ok, n
 
 
 def probes(windows=(2.0, 5.0, 10.0, 15.0)) -> list[dict]:
@@ -72,15 +74,10 @@ def floor_drift(window_s: float = 10.0) -> dict:
     ratios, held = [], 0
     for name in ("repeat_probe_h200_2026-12-01.json", "steal_probe_h200.json"):
         for _, rows in probe_series(RESULTS / name):
-            t, end = 0.0, rows[-1][0]
-            while t + 2 * window_s <= end + 1e-9:
-                h = [r[1] for r in rows if t <= r[0] < t + window_s]
-                e = [r[2] for r in rows if t + window_s <= r[0] < t + 2 * window_s]
-                if h and e:
-                    lo, hi = floor_interval(h)
-                    ratios.append(min(e) / min(h))
-                    held += lo <= min(e) <= hi
-                t += 1.0
+            for h, e in window_pairs(rows, window_s):
+                lo, hi = floor_interval(h)
+                ratios.append(min(e) / min(h))
+                held += lo <= min(e) <= hi
     xs = sorted(ratios)
     q = lambda a: round(xs[int(a * (len(xs) - 1))], 3)
     return {"moments": len(xs), "held": held, "p05": q(0.05), "p10": q(0.10), "p90": q(0.90), "p95": q(0.95)}
