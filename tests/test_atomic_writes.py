@@ -23,27 +23,42 @@ def start(code: str, *args, env=None) -> subprocess.Popen:
                             stderr=subprocess.PIPE, text=True, env=env, start_new_session=True)
 
 
-def kill_at_random(proc: subprocess.Popen, rng: random.Random, after_line: bool = True, max_s: float = 1.5) -> list[str]:
+MID_WRITE = "fsync"  # what a SLOW_DISK child prints as it starts flushing a temporary file
+
+
+def kill_at_random(proc: subprocess.Popen, rng: random.Random, after_line: bool = True, max_s: float = 1.5,
+                   mid_write: bool = False) -> list[str]:
     """Wait for the child's first line (a complete write) when asked, sleep a random moment, then
-    SIGKILL its process group. Returns the lines it printed (the writes it finished)."""
+    SIGKILL its process group. With `mid_write`, the moment is instead a random one inside the
+    next write's flush (a SLOW_DISK child announces it), so the kill lands mid-write by
+    construction. Returns the numbered lines it printed (the writes it finished)."""
     lines = []
     if after_line:
-        first = proc.stdout.readline()
+        while (first := proc.stdout.readline().strip()) == MID_WRITE:
+            pass
         assert first, proc.stderr.read()
-        lines.append(first.strip())
-    time.sleep(rng.uniform(0.0, max_s))
+        lines.append(first)
+    if mid_write:
+        while (line := proc.stdout.readline().strip()) != MID_WRITE:
+            assert line, proc.stderr.read()
+            lines.append(line)
+        time.sleep(rng.uniform(0.0, 0.2))  # the flush takes SLOW_FSYNC_S: the kill is inside it
+    else:
+        time.sleep(rng.uniform(0.0, max_s))
     os.killpg(proc.pid, signal.SIGKILL)
     out, _ = proc.communicate(timeout=30)
-    return lines + out.split()
+    return [line for line in lines + out.split() if line != MID_WRITE]
 
 
 # ---- recordings (store.write) ----------------------------------------------------------------
-SLOW_DISK = """
+SLOW_FSYNC_S = 0.8
+SLOW_DISK = f"""
 import os, stat, time
 _fsync = os.fsync
 def slow_fsync(fd):  # a slow disk: widens the window between the temporary file and the rename
     if stat.S_ISREG(os.fstat(fd).st_mode):
-        time.sleep(0.3)
+        print("{MID_WRITE}", flush=True)
+        time.sleep({SLOW_FSYNC_S})
     _fsync(fd)
 os.fsync = slow_fsync
 """
@@ -65,11 +80,13 @@ while True:
 
 def kill_all_at_random(procs: list, rng: random.Random, **kw) -> list[list[str]]:
     """kill_at_random for every child at once (each its own random moment): the kills are as
-    many and as random as one after another, in the time of one."""
+    many and as random as one after another, in the time of one. Every odd-numbered child is
+    killed inside a write's flush (mid_write), so the test never depends on luck to test that."""
     from concurrent.futures import ThreadPoolExecutor
     seeds = [rng.random() for _ in procs]
     with ThreadPoolExecutor(len(procs)) as pool:
-        return list(pool.map(lambda ps: kill_at_random(ps[0], random.Random(ps[1]), **kw), zip(procs, seeds)))
+        return list(pool.map(lambda i: kill_at_random(procs[i], random.Random(seeds[i]), mid_write=i % 2 == 1, **kw),
+                             range(len(procs))))
 
 
 def test_a_recording_killed_mid_write_is_the_old_file_or_the_new_one(tmp_path):
@@ -78,15 +95,14 @@ def test_a_recording_killed_mid_write_is_the_old_file_or_the_new_one(tmp_path):
     for d in dirs:
         d.mkdir()
     done = kill_all_at_random([start(RECORDING_WRITER, d / "alloc_mine.json") for d in dirs], random.Random())
-    caught_mid_write = 0
-    for d, lines in zip(dirs, done):
+    for i, (d, lines) in enumerate(zip(dirs, done)):
         last = int(lines[-1])
         name = store.load(d / "alloc_mine.json").meta.device_name  # validates: whole, parseable, a recording
         assert name in (f"writer {last}", f"writer {last + 1}"), (name, last)
-        caught_mid_write += bool(temps(d))
+        if i % 2 == 1:  # killed inside a flush: its temporary file is left behind (else this tested nothing)
+            assert temps(d), "a mid-write kill left no temporary file"
         found, skipped = store.scan("alloc", d)  # a leftover temporary file is never read
         assert [r.path.name for r in found] == ["alloc_mine.json"] and skipped == []
-    assert caught_mid_write >= 1  # the kills did land inside writes (else this tested nothing)
 
 
 # ---- the AOT results file (coldwarm.finish) -----------------------------------------------------
@@ -104,14 +120,13 @@ while True:
 def test_aot_results_killed_mid_write_are_the_old_ones_or_the_new_ones(tmp_path):
     caches = [tmp_path / f"aot{i}" for i in range(KILLS)]
     procs = [start(RESULTS_WRITER, env={**os.environ, "RUNTIME_CORE_AOT_CACHE": str(c)}) for c in caches]
-    caught = 0
-    for cache, lines in zip(caches, kill_all_at_random(procs, random.Random(), max_s=1.0)):
+    for i, (cache, lines) in enumerate(zip(caches, kill_all_at_random(procs, random.Random(), max_s=1.0))):
         last = int(lines[-1])
         path = next(cache.glob("results-cpu-*.json"))
         res = json.loads(path.read_text())
         assert res["i"] in (last, last + 1) and len(res["padding"]) == 100_000
-        caught += bool(temps(cache))
-    assert caught >= 1
+        if i % 2 == 1:  # killed inside a flush
+            assert temps(cache), "a mid-write kill left no temporary file"
 
 
 # ---- cache builds: the runner and a package ------------------------------------------------------
