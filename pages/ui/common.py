@@ -142,7 +142,7 @@ def setup_page(title: str, icon: str = ":material/bolt:") -> PageContext:
                          help=prose("app", "recording_pick_help"))
             ctx.recording = next(r for r in found if r.meta.file == st.session_state["rec_pick"])
         elif ctx.recording and not ctx.live:
-            st.caption(md("Recording: {label}", label=ctx.recording_label()))
+            st.caption(md("Sweep recording (the machine's constants): {label}", label=ctx.recording_label()))
         from runtime_core.env_check import notices
         for line in notices():  # a junk environment value: what the app uses instead
             st.warning(md("{line}", line=line), icon=":material/warning:")
