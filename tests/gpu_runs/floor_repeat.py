@@ -97,13 +97,17 @@ def quantiles(xs: list[float], qs=(0.05, 0.10, 0.50, 0.90, 0.95)) -> dict:
     return {f"p{round(q * 100):02d}": round(xs[int(q * (len(xs) - 1))], 3) for q in qs}
 
 
-def h_drift(windows=(5.0, 10.0, 15.0, 20.0)) -> list[dict]:
+PROBES = ("repeat_probe_h200_2026-12-01.json", "steal_probe_h200.json")  # four of the grid's networks
+ZOO_PROBE = "drift_zoo_h200.json"  # owed: repeat_probe.py on the zoo's own models (README, GPU runs owed)
+
+
+def h_drift(windows=(5.0, 10.0, 15.0, 20.0), names=PROBES) -> list[dict]:
     """The host's own drift, with no model in it: the H floor of the next W seconds over the H floor
-    of these W seconds, over every probe moment (its percentiles). A band whose H interval holds
-    the next window's floor nine times in ten must be at least p05..p95 wide."""
+    of these W seconds, over every moment of the probes `names` (its percentiles). A band whose H
+    interval holds the next window's floor nine times in ten must be at least p05..p95 wide."""
     out = []
     for w in windows:
-        ratios = [min(h2) / min(h) for name in ("repeat_probe_h200_2026-12-01.json", "steal_probe_h200.json")
+        ratios = [min(h2) / min(h) for name in names
                   for _, rows in probe_series(RESULTS / name) for h, h2 in window_pairs(rows, w, later=1)]
         out.append({"window_s": w, "moments": len(ratios), **quantiles(ratios)})
     return out
@@ -156,7 +160,14 @@ def main() -> None:
               f"p90 {d['p90']}, p95 {d['p95']}; the band's rule (the floor moved as far as between the halves) "
               f"holds it at {d['held']} of {d['moments']}")
     print("   The host's own drift: the next window's H floor over this window's H floor (no model in it):")
-    drift = h_drift()
+    sources = [PROBES] + ([(ZOO_PROBE,)] if (RESULTS / ZOO_PROBE).exists() else [])
+    for names in sources:
+        drift = h_drift(names=names)
+        print(f"  on {', '.join(names)}:")
+        report_drift(drift)
+
+
+def report_drift(drift: list[dict]) -> None:
     for d in drift:
         print(f"  {d['window_s']:g} s windows, {d['moments']} moments: " + ", ".join(f"{k} {v}" for k, v in d.items()
                                                                           if k.startswith("p")))
@@ -165,6 +176,9 @@ def main() -> None:
     print(f"   What a band that lets H drift that far (15 s: x{d15['p05']}..x{d15['p95']}) does on the two partial grid "
           "runs:\n  " + "; ".join(f"{k}: holds {v['holds']}/{v['points']} at median half-width {v['median_half_width']:.1%}"
                                   for k, v in cost.items()))
+
+
+def main_grid() -> None:
     g = grid_runs()
     print("2. The external grid timed by the floor, one process per run:")
     for name, acc in list(g["runs"].items()) + [("both runs together", g["together"])]:
@@ -177,3 +191,4 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
+    main_grid()

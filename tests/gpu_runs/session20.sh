@@ -2,6 +2,10 @@
 # Issue 25, session of 2026-12-02 (evening): the external grid with the host's floor (host_floor.py).
 # Run on 2026-12-02 with 40 rounds over 10 s (REC=...floor_h200.json, 21 points; ...floor_b_h200.json,
 # 20 points). The code now times 60 rounds over 15 s, so the grid starts again in a new file:
+# STEP=probe (first, about 5 minutes): the host's floor drift on the zoo's own models, the source
+# of the band's drift constant (floor_repeat.py reads it as drift_zoo_h200.json):
+#   run(command="STEP=probe bash tests/gpu_runs/session20.sh", timeout_s=600)
+#   then: cp <files_at>/drift_zoo_h200.json tests/gpu_runs/results/ ; commit
 # STEP=grid (one whole call each, resumable; about 36 s a point in one process: three calls):
 #   run(command="STEP=grid BUDGET_S=560 bash tests/gpu_runs/session20.sh", timeout_s=600)
 #   then: cp <files_at>/diagnose_external_floor15_h200.json tests/gpu_runs/results/ ; commit
@@ -13,6 +17,10 @@ export PYTHONUNBUFFERED=1
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 REC=${REC:-tests/gpu_runs/results/diagnose_external_floor15_h200.json}
 case "${STEP:-grid}" in
+  probe)
+    python3 tests/gpu_runs/repeat_probe.py "$OUT/drift_zoo_h200.json" 60 mlp:1:fp32 cnn:1:fp32 encoder:1:fp32 \
+      decoder:1:fp32 2>&1 | grep -v -i warn
+    ;;
   grid)
     python3 tests/gpu_runs/floor_grid.py "$REC" "${BUDGET_S:-560}" 2>&1 | grep -v -i warn
     cp "$REC" "$OUT/" 2>/dev/null
@@ -28,6 +36,6 @@ case "${STEP:-grid}" in
     set -o pipefail
     python3 -m pytest -m gpu -q -x -p no:cacheprovider ${TESTS:-tests/test_diagnose_gpu.py} 2>&1 | tee "$OUT/gpu_tests_session20.log" | tail -5
     ;;
-  *) echo "STEP is grid, rechecks or tests" >&2; exit 2 ;;
+  *) echo "STEP is probe, grid, rechecks or tests" >&2; exit 2 ;;
 esac
 exit 0
