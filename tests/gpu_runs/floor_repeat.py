@@ -9,7 +9,8 @@
    diagnose_external_floor_b_h200.json, minutes apart): each run's targets, and the measured
    speedups of the points both ran, against each other.
 
-    python3 tests/gpu_runs/floor_repeat.py
+    python3 tests/gpu_runs/floor_repeat.py [GRID.json ...]   (grid runs in results/ for the band's
+                                                             second reading; default: the partial runs)
 
 What it found about the band (2026-12-02, no GPU): the host's own drift, the next 15 s window's H
 floor over this one's, runs from x0.915 (p05) to x1.137 (p95) on the probes, and x0.96-x1.11 at
@@ -113,8 +114,11 @@ def h_drift(windows=(5.0, 10.0, 15.0, 20.0), names=PROBES) -> list[dict]:
     return out
 
 
-def band_cost(lo: float, hi: float) -> dict:
-    """A what-if on the two partial grid runs (not a fit: lo and hi come from h_drift, made on the
+PARTIAL_RUNS = ("diagnose_external_floor_h200.json", "diagnose_external_floor_b_h200.json")  # 10 s windows
+
+
+def band_cost(lo: float, hi: float, grids=PARTIAL_RUNS) -> dict:
+    """A what-if on the grid runs `grids` (not a fit: lo and hi come from h_drift, made on the
     probes): every band re-made with H allowed from floor·lo to floor·hi; how often it holds the
     measurement, and its median half-width, over all the points and by batch."""
     from runtime_core.diagnose import host_floor
@@ -123,7 +127,7 @@ def band_cost(lo: float, hi: float) -> dict:
     rule = host_floor.floor_interval
     host_floor.floor_interval = lambda rounds: (min(rounds) * lo, min(rounds) * hi)
     try:
-        points = [p for name in ("diagnose_external_floor_h200.json", "diagnose_external_floor_b_h200.json")
+        points = [p for name in grids
                   for p in snapshot(json.loads((RESULTS / name).read_text()))["points"] if band_holds(p) is not None]
     finally:
         host_floor.floor_interval = rule
@@ -149,7 +153,7 @@ def grid_runs() -> dict:
             "eager_agree": agree("eager_us"), "graph_agree": agree("graph_us"), "h_agree": agree("host_dispatch_us")}
 
 
-def main() -> None:
+def main(grids=PARTIAL_RUNS) -> None:
     print("1. H of one window against the eager step of the next, within ±15% (agreeing / moments):")
     for r in probes():
         cells = "  ".join(f"{k.replace('_', ' ')} {v[0]}/{v[1]}" for k, v in r.items() if isinstance(v, tuple))
@@ -164,17 +168,16 @@ def main() -> None:
     for names in sources:
         drift = h_drift(names=names)
         print(f"  on {', '.join(names)}:")
-        report_drift(drift)
+        report_drift(drift, grids)
 
 
-def report_drift(drift: list[dict]) -> None:
+def report_drift(drift: list[dict], grids=PARTIAL_RUNS) -> None:
     for d in drift:
         print(f"  {d['window_s']:g} s windows, {d['moments']} moments: " + ", ".join(f"{k} {v}" for k, v in d.items()
                                                                           if k.startswith("p")))
     d15 = next(d for d in drift if d["window_s"] == 15.0)
-    cost = band_cost(d15["p05"], d15["p95"])
-    print(f"   What a band that lets H drift that far (15 s: x{d15['p05']}..x{d15['p95']}) does on the two partial grid "
-          "runs:\n  " + "; ".join(f"{k}: holds {v['holds']}/{v['points']} at median half-width {v['median_half_width']:.1%}"
+    cost = band_cost(d15["p05"], d15["p95"], grids)
+    print(f"   What a band that lets H drift that far (15 s: x{d15['p05']}..x{d15['p95']}) does on {', '.join(grids)}:\n  " + "; ".join(f"{k}: holds {v['holds']}/{v['points']} at median half-width {v['median_half_width']:.1%}"
                                   for k, v in cost.items()))
 
 
@@ -190,5 +193,8 @@ def main_grid() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    missing = [n for n in sys.argv[1:] if not (RESULTS / n).is_file()]
+    if missing:
+        sys.exit(f"floor_repeat: no such grid run in {RESULTS}: {', '.join(missing)}")
+    main(tuple(sys.argv[1:]) or PARTIAL_RUNS)
     main_grid()
