@@ -64,9 +64,18 @@ def window_pairs(rows, window_s: float, later: int = 2):
         t += 1.0
 
 
+def quantiles(xs: list[float], qs=(0.05, 0.10, 0.50, 0.90, 0.95)) -> dict:
+    xs = sorted(xs)
+    return {f"p{round(q * 100):02d}": round(xs[int(q * (len(xs) - 1))], 3) for q in qs}
+
+
+PROBES = ("repeat_probe_h200_2026-12-01.json", "steal_probe_h200.json")  # four of the grid's networks
+ZOO_PROBE = "drift_zoo_h200.json"  # owed: repeat_probe.py on the zoo's own models (README, GPU runs owed)
+
+
 def probes(windows=(2.0, 5.0, 10.0, 15.0)) -> list[dict]:
     out = []
-    for name in ("repeat_probe_h200_2026-12-01.json", "steal_probe_h200.json"):
+    for name in PROBES:
         for label, rows in probe_series(RESULTS / name):
             row = {"recording": name, "network": label}
             for w in windows:
@@ -82,24 +91,13 @@ def floor_drift(window_s: float = 10.0) -> dict:
     as far as between the halves of the window) holds it."""
     from runtime_core.diagnose.host_floor import floor_interval
     ratios, held = [], 0
-    for name in ("repeat_probe_h200_2026-12-01.json", "steal_probe_h200.json"):
+    for name in PROBES:
         for _, rows in probe_series(RESULTS / name):
             for h, e in window_pairs(rows, window_s):
                 lo, hi = floor_interval(h)
                 ratios.append(min(e) / min(h))
                 held += lo <= min(e) <= hi
-    xs = sorted(ratios)
-    q = lambda a: round(xs[int(a * (len(xs) - 1))], 3)
-    return {"moments": len(xs), "held": held, "p05": q(0.05), "p10": q(0.10), "p90": q(0.90), "p95": q(0.95)}
-
-
-def quantiles(xs: list[float], qs=(0.05, 0.10, 0.50, 0.90, 0.95)) -> dict:
-    xs = sorted(xs)
-    return {f"p{round(q * 100):02d}": round(xs[int(q * (len(xs) - 1))], 3) for q in qs}
-
-
-PROBES = ("repeat_probe_h200_2026-12-01.json", "steal_probe_h200.json")  # four of the grid's networks
-ZOO_PROBE = "drift_zoo_h200.json"  # owed: repeat_probe.py on the zoo's own models (README, GPU runs owed)
+    return {"moments": len(ratios), "held": held, **quantiles(ratios, (0.05, 0.10, 0.90, 0.95))}
 
 
 def h_drift(windows=(5.0, 10.0, 15.0, 20.0), names=PROBES) -> list[dict]:
@@ -177,8 +175,10 @@ def report_drift(drift: list[dict], grids=PARTIAL_RUNS) -> None:
                                                                           if k.startswith("p")))
     d15 = next(d for d in drift if d["window_s"] == 15.0)
     cost = band_cost(d15["p05"], d15["p95"], grids)
-    print(f"   What a band that lets H drift that far (15 s: x{d15['p05']}..x{d15['p95']}) does on {', '.join(grids)}:\n  " + "; ".join(f"{k}: holds {v['holds']}/{v['points']} at median half-width {v['median_half_width']:.1%}"
-                                  for k, v in cost.items()))
+    cells = "; ".join(f"{k}: holds {v['holds']}/{v['points']} at median half-width {v['median_half_width']:.1%}"
+                      for k, v in cost.items())
+    print(f"   What a band that lets H drift that far (15 s: x{d15['p05']}..x{d15['p95']}) does on "
+          f"{', '.join(grids)}:\n  {cells}")
 
 
 def main_grid() -> None:
