@@ -22,8 +22,10 @@ case "${STEP:-grid}" in
       decoder:1:fp32 2>&1 | grep -v -i warn
     ;;
   grid)
+    # the grid grows in its copy under $OUT, written after every point: a call cut short still
+    # brings back every point it finished
+    cp "$REC" "$OUT/" 2>/dev/null; REC="$OUT/$(basename "$REC")"
     python3 tests/gpu_runs/floor_grid.py "$REC" "${BUDGET_S:-560}" 2>&1 | grep -v -i warn
-    cp "$REC" "$OUT/" 2>/dev/null
     python3 -m runtime_core accuracy --recording "$REC" | tail -12
     ;;
   rechecks)
