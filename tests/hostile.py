@@ -42,7 +42,7 @@ FILE_PAYLOAD = f"![i](https:{DOMAIN}) www.{DOMAIN} a@{DOMAIN} [x](http:{DOMAIN})
 STRUCTURAL = {
     "kind", "backend", "recorded_at", "measured_at", "lab", "source", "mode", "dtype", "lane",
     "preset", "variant", "graph_input", "dynamic_policy", "launcher", "miss_runs", "behaviour",
-    "device", "signal", "input_check", "error_type", "block_state_at_free", "set",
+    "device", "signal", "input_check", "error_type", "block_state_at_free", "set", "statistic",
 }
 BADGES = {"live", "recorded", "simulated", "model", "cpu"}  # "source" is a badge there, free text elsewhere
 # Keys under which a string names a model of a diagnose recording (renamed consistently).

@@ -105,15 +105,18 @@ def test_a_simulated_diagnosis_says_it_was_timed_by_the_floor():
     assert p["measured_graph_speedup"] == pytest.approx(eager["us"] / p["variants"]["our_graph"]["us"], rel=1e-3)
 
 
-def test_the_shipped_external_grid_predicts_as_it_was_recorded():
-    """A recording made before the floor: predicted again by the code now, its points' H and
-    predictions are the ones it ships (each point keeps the rule it was timed with)."""
+@pytest.mark.parametrize("path,rule", [("lessons/recordings/diagnose_external_h200.json", host_floor.FLOOR),
+                                       ("tests/gpu_runs/results/diagnose_external_fresh3_h200.json", host_floor.RECENT)])
+def test_the_shipped_external_grid_predicts_as_it_was_recorded(path, rule):
+    """The shipped grid (timed with the floor) and one recorded before the floor: predicted again by
+    the code now, their points' H and predictions are the ones they hold (each point keeps the rule
+    it was timed with)."""
     from runtime_core.diagnose import record_external
     from runtime_core.recordings import store
-    doc = store.load(ROOT / "lessons" / "recordings" / "diagnose_external_h200.json", kind="diagnose").data
+    doc = store.load(ROOT / path, kind="diagnose").data
     again = record_external.snapshot(copy.deepcopy(doc))
     for a, b in zip(doc["points"], again["points"]):
-        assert host_floor.statistic(a) == host_floor.RECENT
+        assert host_floor.statistic(a) == rule
         assert b["host_dispatch_us"] == a["host_dispatch_us"]
         assert b["predicted_graph_speedup"] == a["predicted_graph_speedup"]
         assert b["predicted_speedup_band"] == a["predicted_speedup_band"]

@@ -38,10 +38,15 @@ def _how(repeat: dict) -> str:
     """How the second recording of the grid was made, in words."""
     protocol = str(repeat.get("protocol") or repeat.get("how") or "")
     if protocol in FRESH_PROTOCOLS:
-        return "each point in a fresh process of its own"
-    if protocol.startswith("one process"):
-        return "all of them in one process, one after another"
-    return "in another process"
+        how = "each point in a fresh process of its own"
+    elif protocol.startswith("one process"):
+        how = "all of them in one process, one after another"
+    else:
+        how = "in another process"
+    timing = next((p.get("timing") for p in repeat.get("points") or [] if isinstance(p, dict)), None)
+    if isinstance(timing, dict) and timing.get("host_rounds") and timing.get("host_window_s"):
+        how += f" (H and the steps in {timing['host_rounds']} rounds over {timing['host_window_s']:g} s)"
+    return how
 
 
 def _label(p: dict) -> str:

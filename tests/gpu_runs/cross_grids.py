@@ -23,7 +23,7 @@ from runtime_core.diagnose.accuracy import TOLERANCE, external_accuracy  # noqa:
 from runtime_core.diagnose.predict import SPEEDUP_THRESHOLD  # noqa: E402
 
 RESULTS = ROOT / "tests/gpu_runs/results"
-GRIDS = {"shipped": ROOT / "lessons/recordings/diagnose_external_h200.json",
+GRIDS = {"fresh, 48 points": RESULTS / "diagnose_external_fresh3_h200.json",   # shipped until 2026-12-03
          "quickest core": RESULTS / "diagnose_external_pick_h200.json.gz",
          "A/B middle": RESULTS / "pin_ab/pin_middle.json.gz",
          "A/B fastest": RESULTS / "pin_ab/pin_fastest.json.gz",

@@ -59,7 +59,7 @@ def main() -> None:
 
 
 REPEAT_KEYS = ("model", "dtype", "batch", "seq", "eager_us", "graph_us", "measured_graph_speedup",
-               "host_rounds_us", "host_dispatch_us", "timing_core")
+               "host_rounds_us", "host_dispatch_us", "timing_core", "timing")
 
 
 def repeat_of(path: str) -> dict:
@@ -67,7 +67,7 @@ def repeat_of(path: str) -> dict:
     opener = gzip.open if path.endswith(".gz") else open
     with opener(path, "rt") as f:
         other = json.load(f)
-    pts = [{k: p.get(k) for k in REPEAT_KEYS} for p in other["points"] if p.get("measured_graph_speedup")]
+    pts = [{k: p[k] for k in REPEAT_KEYS if k in p} for p in other["points"] if p.get("measured_graph_speedup")]
     cores = sorted({p.get("timing_core") or "middle" for p in other["points"]})
     m = other["meta"]
     return {"how": f"{m.get('protocol')}; timed on the {'/'.join(cores)} core; recorded {m.get('recorded_at')}",
