@@ -85,9 +85,10 @@ def external_panel() -> None:
     elif rechecks:
         r = rec.doc["rechecks"].get("accuracy") or {}
         c.metric("fresh-process re-checks within ±15%", f"{r.get('within', 0)} of {r.get('eligible', 0)}",
-                 width="content", delta=f"{len(rechecks)} processes (12 asked), {r.get('eligible', 0)} of them "
-                 f"measured {SPEEDUP_THRESHOLD:.1f}x or more; verdicts {r.get('verdict_right', 0)}/"
-                 f"{r.get('points', 0)}, band {r.get('band_holds', 0)}/{r.get('banded', 0)}",
+                 width="content", delta=f"{len(rechecks)} of 12 processes · verdicts {r.get('verdict_right', 0)}/"
+                 f"{r.get('points', 0)} · band {r.get('band_holds', 0)}/{r.get('banded', 0)}",
+                 help=f"{len(rechecks)} fresh `diagnose` processes of the 12 the target asks; the speedup is "
+                 f"judged at the {r.get('eligible', 0)} of them that measured {SPEEDUP_THRESHOLD:.1f}x or more.",
                  delta_color="off", delta_arrow="off")
     g = graph_step_accuracy(rec.doc["points"])
     if g["points"]:
