@@ -396,3 +396,16 @@ def test_every_point_table_is_four_columns_and_judges_each_target():
         assert ("verdict WRONG" in r["targets"]) == (not verdict_right(p))
         if p["measured_graph_speedup"] < 1.2:
             assert "±15% not judged" in r["targets"]
+
+
+def test_the_repeat_caption_names_its_rounds_only_from_numbers():
+    """_how says how the grid's second recording was timed where its points carry a sane `timing`,
+    and leaves the rounds out (never fails) where that timing is junk."""
+    from pages.ui.diagnose_external import _how
+    one = "one process: the points in turn"
+    good = {"protocol": one, "points": [{"timing": {"host_rounds": 40, "host_window_s": 10.0}}]}
+    assert _how(good).endswith("one after another (H and the steps in 40 rounds over 10 s)")
+    for junk in ("x", float("nan"), -1, True, None):
+        bad = {"protocol": one, "points": [{"timing": {"host_rounds": junk, "host_window_s": 10.0}}]}
+        assert _how(bad) == "all of them in one process, one after another"
+    assert _how({"protocol": None, "points": "junk"}) == "in another process"
