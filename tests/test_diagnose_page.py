@@ -336,9 +336,9 @@ def test_a_point_view_says_where_the_prediction_missed_its_targets(tmp_path, mon
     (its graph step made slower), which its prediction of "graphs help" gets wrong."""
     import json
     from runtime_core.diagnose.accuracy import band_holds, speedup_error, verdict_right
+    from hostile import copy_shipped
     from runtime_core.recordings import store
-    for path in (ROOT / "lessons" / "recordings").glob("*.json"):
-        shutil.copy(path, tmp_path / path.name)
+    copy_shipped(tmp_path)
     doc = json.loads((tmp_path / "diagnose_external_h200.json").read_text())
     if all(verdict_right(p) for p in doc["points"]):
         q = next(p for p in doc["points"] if p["predicted_graph_speedup"] >= 2.0)

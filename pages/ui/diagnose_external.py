@@ -44,8 +44,8 @@ def _how(repeat: dict) -> str:
     else:
         how = "in another process"
     timing = next((p.get("timing") for p in repeat.get("points") or [] if isinstance(p, dict)), None)
-    if isinstance(timing, dict) and all(isinstance(timing.get(k), (int, float)) and not isinstance(timing.get(k), bool)
-                                        and timing.get(k) > 0 for k in ("host_rounds", "host_window_s")):
+    if isinstance(timing, dict) and all(tables.is_number(timing.get(k)) and timing[k] > 0
+                                        for k in ("host_rounds", "host_window_s")):
         how += f" (H and the steps in {timing['host_rounds']} rounds over {timing['host_window_s']:g} s)"
     return how
 
