@@ -91,3 +91,42 @@ def test_a_launch_bound_step_that_gains_little_says_how_little_the_gpu_waits():
     assert "The GPU waits for the host, but only about 100 µs a step" in text
     assert "replays all of them with one launch" in because(2800.0, 175, 400.0, 700.0, helps=True)
     assert "runs ahead of the GPU" in because(700.0, 175, 2400.0, 2700.0, helps=False)
+
+
+def test_op_by_op_eager_finds_the_gpu_waiting_behind_the_host_where_the_single_max_does_not():
+    """Long and short operations alternate: as a whole B ≈ H, so the closed form says they overlap
+    perfectly; op by op, the GPU idles behind the host through every short stretch."""
+    ops = (100.0,) + (1.0,) * 9 + (100.0,) + (1.0,) * 9          # K = 20, B = 218
+    bare = StepCounts(gpu_ops=20, busy_us=218.0, host_us=200.0, inputs=1)
+    k = StepCounts(gpu_ops=20, busy_us=218.0, host_us=200.0, inputs=1, op_us=ops)
+    m = Machine(Constants(sync_us=5.0), tax_us=9.0, source="test")
+    # op 0 ready at 10, runs to 110; ops 1-9 run as they are ready (up to 110 + 9, queued) ...
+    # op 10 is ready at 110 but starts at 119, runs to 219; ops 11-19 are ready by 200: 219 + 9
+    assert eager_step_us(k, m) == pytest.approx(219.0 + 9.0 + 5.0)
+    assert eager_step_us(bare, m) == pytest.approx(max(200.0 + 218 / 20, 10.0 + 218.0) + 5.0)
+    # rows that do not cover every operation: the closed form
+    assert eager_step_us(StepCounts(20, 218.0, 200.0, 1, op_us=ops[:5]), m) == eager_step_us(bare, m)
+
+
+def test_the_queue_and_the_closed_form_agree_where_every_operation_lasts_the_same():
+    m = Machine(Constants(sync_us=5.0, stream_gap_us=1.5, eager_floor_us=12.0), tax_us=9.0, source="test")
+    for host, busy in ((873.0, 131.0), (873.0, 5000.0)):
+        k = StepCounts(gpu_ops=54, busy_us=busy, host_us=host, inputs=1)
+        assert eager_step_us(StepCounts(54, busy, host, 1, op_us=(busy / 54,) * 54), m) == \
+            pytest.approx(eager_step_us(k, m))
+
+
+def test_the_measured_stream_gap_replaces_the_chains_and_its_spread_widens_the_band_eager_side():
+    from runtime_core.diagnose.predict import predict_band
+    c = Constants(sync_us=5.0, stream_gap_us=1.5)
+    chain = Machine(c, tax_us=9.0, source="test")
+    own = Machine(c, tax_us=9.0, source="test", stream_gap_extra_us=1.0, stream_spread_us=0.4)
+    k = StepCounts(gpu_ops=100, busy_us=2000.0, host_us=500.0, inputs=1)
+    assert eager_step_us(k, own) == pytest.approx(5.0 + 2000.0 + 99 * 1.0 + 5.0)
+    assert own.as_dict()["stream_gap_us"] == 1.0 and chain.as_dict()["stream_gap_us"] == 1.5
+    lo, hi = predict_band(k, own, 500.0, 500.0, 0.0)
+    g = graph_step_us(k, own)
+    assert lo == pytest.approx((5.0 + 2000.0 + 99 * 0.6 + 5.0) / g, rel=1e-4)
+    assert hi == pytest.approx((5.0 + 2000.0 + 99 * 1.4 + 5.0) / g, rel=1e-4)
+    assert predict_band(k, own.__class__(c, 9.0, "test", stream_gap_extra_us=1.0), 500.0, 500.0, 0.0)[0] == \
+        pytest.approx(eager_step_us(k, own) / g, rel=1e-4)   # no spread: the band collapses on the point

@@ -40,11 +40,20 @@ def test_prediction_is_the_formula_with_the_simulators_own_constants(runner):
     H = K * (tax + fake.host_us)                      # every launch: framework dispatch + the launch tax
     B = runner.build(spec).busy_us()
     assert (p["gpu_ops"], p["host_dispatch_us"], p["busy_us"]) == (K, pytest.approx(H), pytest.approx(B))
-    eager = max(H + B / K, H / K + B) + sync          # the demo machine has no floor and no stream gap
+    durations = [r[1] for r in p["profile"]["eager_ops"]]
+    assert len(durations) == K and sum(durations) == pytest.approx(B)
+    end = 0.0                                         # op by op: op i is ready at (i+1)·H/K, the GPU runs
+    for i, us in enumerate(durations):                # it after the one before (no stream gap on the demo machine)
+        end = max(end, (i + 1) * H / K) + us
+    eager = end + sync
     graph = 1 * tax + max(g, 1 * floor) + B + (K - 1) * gap + sync
     assert p["predicted_eager_us"] == pytest.approx(eager, abs=1e-3)
     assert p["predicted_graph_us"] == pytest.approx(graph, abs=1e-3)
     assert p["predicted_graph_speedup"] == pytest.approx(eager / graph, rel=1e-4)
+    # without op rows (a point recorded before them), the closed form: the demo machine has no floor
+    from runtime_core.diagnose.diagnosis import predicted_fields
+    bare = predicted_fields(dict(p, profile={}), runner.machine())
+    assert bare["predicted_eager_us"] == pytest.approx(max(H + B / K, H / K + B) + sync, abs=1e-3)
 
 
 @pytest.mark.parametrize("model,batch", [("fake-mlp", 512), ("fake-cnn", 1), ("fake-cnn", 64), ("fake-decoder", 8)])

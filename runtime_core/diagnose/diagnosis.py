@@ -43,7 +43,17 @@ def prepare(runner, spec: Spec) -> Spec:
 def counts_of(point: dict) -> StepCounts:
     """The prediction's inputs, as a point (or a diagnosis) stores them."""
     return StepCounts(point["gpu_ops"], point["busy_us"], point["host_dispatch_us"], point["inputs"],
-                      point.get("captured_gpu_ops"), point.get("captured_busy_us"), memset_bytes(point))
+                      point.get("captured_gpu_ops"), point.get("captured_busy_us"), memset_bytes(point),
+                      op_durations(point))
+
+
+def op_durations(point: dict) -> tuple:
+    """Each operation's duration (µs) of the profiled eager step, in order, where the profile
+    lists all K of them with sane numbers (else empty: the prediction uses the closed form)."""
+    rows = (point.get("profile") or {}).get("eager_ops") or []
+    us = tuple(r[1] for r in rows if r and len(r) > 1)
+    ok = len(us) == point["gpu_ops"] and all(isinstance(x, (int, float)) and x >= 0 for x in us)
+    return tuple(float(x) for x in us) if ok else ()
 
 
 def memset_bytes(point: dict) -> tuple:

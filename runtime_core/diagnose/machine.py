@@ -35,8 +35,9 @@ def node_spread_us(device_name: str | None = None, simulated: bool = False) -> f
 
 def with_node_costs(m: Machine, device_name: str | None, simulated: bool = False) -> Machine:
     """`m` with what kernels of our own making say a graph node costs (predict.py's γn, μ and the
-    band's δ), from the node-cost recording of `device_name`: its median extra per node, and the
-    mix section's memset extras by size where it has one. On the simulator, or where no node-cost
+    band's δ), from the node-cost recording of `device_name`: its median extra per node, the
+    mix section's memset extras by size where it has one, and the stream section's eager gap and
+    its spread (γs and δs) where it has one. On the simulator, or where no node-cost
     recording ships, `m` as it is (γn is then the chain's γg)."""
     from dataclasses import replace
     rec = None if simulated else _node_costs_recording(device_name)
@@ -44,8 +45,11 @@ def with_node_costs(m: Machine, device_name: str | None, simulated: bool = False
         return m
     mix = (rec.data.get("mix") or {}).get("derived") or {}
     table = tuple((int(b), float(us)) for b, us in mix.get("memset_extra_us", []))
+    stream = (rec.data.get("stream") or {}).get("derived") or {}
     return replace(m, node_spread_us=float(rec.data["derived"]["spread_us"]),
-                   node_extra_us=float(rec.data["derived"]["median_extra_us"]), memset_extra_us=table)
+                   node_extra_us=float(rec.data["derived"]["median_extra_us"]), memset_extra_us=table,
+                   stream_gap_extra_us=float(stream["median_gap_us"]) if stream else None,
+                   stream_spread_us=float(stream["spread_us"]) if stream else 0.0)
 
 
 def recorded_machine(rec=None) -> Machine:

@@ -19,10 +19,12 @@ chain, or read from a sweep recording's meta.calibration), plus the launch tax t
     g   graph_launch_us   host cost of one cudaGraphLaunch (None: one launch tax t)
     f   kernel_floor_us   GPU time of the smallest kernel (a tiny static copy)
     γg  node_gap_us       GPU gap between consecutive nodes of a replayed graph
-    γs  stream_gap_us     GPU gap between kernels launched one by one
+    γs  stream_gap_us     GPU gap between kernels launched one by one (where the device's
+                          node_costs recording has a "stream" section: the median over kernels of
+                          our own making, model/stream_gaps.py, as γn below)
     t   tax_us            host cost of one bare launch (each static copy is one)
 
-    eager   = max(H − t + max(e, t + B/K + s),  H/K + B + (K−1)·γs + s)
+    eager   = max(H − t + max(e, t + B/K + s),  H/K + B + (K−1)·γs + s)   (closed form)
     graph   = n·t + max(e, max(g + L, n·f) + Bc + (Kc−1)·γn + Σ μ(memset) + s)
     speedup = eager / graph
 
@@ -41,10 +43,19 @@ predicted and read as the host's floor, its fastest round (diagnosis.host_rounds
 the host changes state on that time scale, so rounds back to back see one state only); the eager
 step is evaluated with that floor moved up and down by as far as it moved between the first and
 the second half of the rounds (host_floor.floor_interval; a point recorded before the floor: the
-lowest and highest round), and the graph step with γg moved by ±δ per node, where δ is half the p10-p90 spread of what a node costs beyond its
-profiled kernel, measured on kernels of our own making (model/node_costs.py: grids of 1 to 16k
-blocks, 1 to 120 µs, 1 to 96 tensor arguments, cuBLAS, layer norm, softmax, copies and fills).
-    band = [eager(H_lo) / graph(γg + δ), eager(H_hi) / graph(γg − δ)]
+lowest and highest round), and the graph step with γn moved by ±δ per node, where δ is half the
+p10-p90 spread of what a node costs beyond its profiled kernel, measured on kernels of our own
+making (model/node_costs.py: grids of 1 to 16k blocks, 1 to 120 µs, 1 to 96 tensor arguments,
+cuBLAS, layer norm, softmax, copies and fills); the eager step with γs moved by ±δs per gap, δs the same half spread of the stream gap over
+those kernels (model/stream_gaps.py; 0 where the recording has no stream section).
+    band = [eager(H_lo, γs − δs) / graph(γn + δ), eager(H_hi, γs + δs) / graph(γn − δ)]
+
+Where the profile lists every operation with its duration (every diagnosis since 2026-11-30), the
+eager step is not the closed form's single max() but the same rules applied op by op
+(eager_queue_us): the host readies operation i at (i+1)·H/K, the GPU runs it after the previous one
+and γs. With long and short operations mixed, the GPU waits behind the host during the short ones
+even where B outlasts H (GPT-2's prompt in bf16 at batch 64: H 5.0 ms, B 3.4 ms, the closed form
+5.0 ms, op by op 6.7 ms). A point without op rows (the zoo's recording) keeps the closed form.
 
 Eager is PyTorch's own dispatch, which is asynchronous (the widget's *streams* mode): the host
 enqueues the K operations in H µs while the GPU runs them, and the step ends when both are done
@@ -76,6 +87,10 @@ class Machine:
         source: "calibrate() on <GPU> ...", "recording sweep_h200.json", "SimDevice parameters".
         node_spread_us: δ, how far a node's cost beyond its kernel varies over kernels of our own
             making (model/node_costs.py's recording; 0 where none is known): the band's graph side.
+        node_extra_us, memset_extra_us: γn and μ from that recording (None, (): the chain's γg, none).
+        stream_gap_extra_us: γs measured on kernels of our own making (model/stream_gaps.py, the
+            recording's "stream" section; None: the chain's), and stream_spread_us its δs (the
+            band's eager side; 0 where none is known).
     """
 
     consts: Constants
@@ -84,11 +99,19 @@ class Machine:
     node_spread_us: float = 0.0
     node_extra_us: float | None = None
     memset_extra_us: tuple = ()
+    stream_gap_extra_us: float | None = None
+    stream_spread_us: float = 0.0
 
     @property
     def node_cost_us(self) -> float:
         """γn: a node's cost beyond its kernel, from kernels of our own making, else the chain's γg."""
         return self.consts.node_gap_us if self.node_extra_us is None else self.node_extra_us
+
+    @property
+    def eager_gap_us(self) -> float:
+        """γs: the gap between separately launched operations, from kernels of our own making, else
+        the chain's."""
+        return stream_gap_us(self.consts) if self.stream_gap_extra_us is None else self.stream_gap_extra_us
 
     def memset_us(self, nbytes: int | None) -> float:
         """μ: what one memset of `nbytes` costs between kernels beyond its own duration and γn: the
@@ -104,10 +127,11 @@ class Machine:
 
     def as_dict(self) -> dict:
         return {"constants": self.consts.as_dict(), "tax_us": round(self.tax_us, 3),
-                "stream_gap_us": stream_gap_us(self.consts), "source": self.source,
+                "stream_gap_us": round(self.eager_gap_us, 4), "source": self.source,
                 "node_spread_us": round(self.node_spread_us, 4),
                 "node_extra_us": None if self.node_extra_us is None else round(self.node_extra_us, 4),
-                "memset_extra_us": [list(r) for r in self.memset_extra_us]}
+                "memset_extra_us": [list(r) for r in self.memset_extra_us],
+                "stream_spread_us": round(self.stream_spread_us, 4)}
 
 
 @dataclass(frozen=True)
@@ -121,6 +145,8 @@ class StepCounts:
         inputs: n, input tensors a graph step copies in.
         captured_ops, captured_busy_us: Kc and Bc, the step as it would be captured (None: as K, B).
         graph_memsets: the byte size of each memset node of the captured step (None: unknown).
+        op_us: the duration of each of the K operations of the profiled eager step, in the order
+            they ran (empty: unknown, the closed form is used).
     """
 
     gpu_ops: int
@@ -130,6 +156,7 @@ class StepCounts:
     captured_ops: int | None = None
     captured_busy_us: float | None = None
     graph_memsets: tuple = ()
+    op_us: tuple = ()
 
     @property
     def graph_ops(self) -> int:
@@ -150,12 +177,30 @@ def stream_gap_us(c: Constants) -> float:
     return float(getattr(c, "stream_gap_us", 0.0) or 0.0)
 
 
-def eager_step_us(k: StepCounts, m: Machine) -> float:
-    """Asynchronous eager step: max(H − t + max(e, t + B/K + s), H/K + B + (K−1)·γs + s), µs."""
+def eager_step_us(k: StepCounts, m: Machine, gap_shift_us: float = 0.0) -> float:
+    """Asynchronous eager step, µs: op by op where the profile lists every operation's duration
+    (eager_queue_us), else the closed form max(H − t + max(e, t + B/K + s), H/K + B + (K−1)·γs + s).
+    `gap_shift_us` moves γs (the band's ±δs)."""
     c, K, t = m.consts, k.gpu_ops, m.tax_us
+    gap = max(0.0, m.eager_gap_us + gap_shift_us)
+    if len(k.op_us) == K:
+        return eager_queue_us(k, m, gap)
     host_bound = k.host_us - t + max(c.eager_floor_us, t + k.busy_us / K + c.sync_us)
-    gpu_bound = k.host_us / K + k.busy_us + (K - 1) * stream_gap_us(c) + c.sync_us
+    gpu_bound = k.host_us / K + k.busy_us + (K - 1) * gap + c.sync_us
     return max(host_bound, gpu_bound)
+
+
+def eager_queue_us(k: StepCounts, m: Machine, gap: float) -> float:
+    """The closed form's rules applied to each operation in turn: the host makes operation i
+    ready at (i+1)·H/K; the GPU starts it when it is ready and the previous one has ended (plus
+    γs after the first), and runs it for its profiled duration; then the sync. Where long and short
+    operations alternate, the GPU idles behind the host during the short ones even when B as a
+    whole outlasts H: the sum of local maxima, which the closed form's single max() misses."""
+    c, K = m.consts, k.gpu_ops
+    pace, end = k.host_us / K, 0.0
+    for i, us in enumerate(k.op_us):
+        end = max(end + gap if i else 0.0, (i + 1) * pace) + us
+    return max(k.host_us - m.tax_us + c.eager_floor_us, end + c.sync_us)
 
 
 def memsets_us(k: StepCounts, m: Machine) -> float:
@@ -178,8 +223,9 @@ def predict_band(k: StepCounts, m: Machine, host_lo_us: float, host_hi_us: float
     """[lo, hi] of the speedup: eager at the lowest and highest H round, over the graph step with
     γg ± δ (δ = node_spread_us). Contains the point prediction when H lies between the two."""
     from dataclasses import replace
-    lo = eager_step_us(replace(k, host_us=host_lo_us), m) / graph_step_us(k, m, node_spread_us)
-    hi = eager_step_us(replace(k, host_us=host_hi_us), m) / graph_step_us(k, m, -node_spread_us)
+    ds = m.stream_spread_us
+    lo = eager_step_us(replace(k, host_us=host_lo_us), m, -ds) / graph_step_us(k, m, node_spread_us)
+    hi = eager_step_us(replace(k, host_us=host_hi_us), m, ds) / graph_step_us(k, m, -node_spread_us)
     return [round(lo, 4), round(hi, 4)]
 
 
@@ -192,7 +238,7 @@ def saving_split(k: StepCounts, m: Machine) -> dict:
     beyond the eager one (Bc − B, where capture takes another branch)."""
     c = m.consts
     eager, graph = eager_step_us(k, m), graph_step_us(k, m)
-    gaps_gpu = (k.gpu_ops - 1) * stream_gap_us(c)
+    gaps_gpu = (k.gpu_ops - 1) * m.eager_gap_us
     nodes = (k.graph_ops - 1) * m.node_cost_us + memsets_us(k, m)
     host = eager - (k.busy_us + gaps_gpu + c.sync_us)
     copies = k.inputs * m.tax_us

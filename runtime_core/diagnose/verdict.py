@@ -7,13 +7,13 @@ the predicted speedup against the 1.2x threshold. Both come with the numbers tha
 """
 from __future__ import annotations
 
-from .predict import SPEEDUP_THRESHOLD, Machine, StepCounts, stream_gap_us
+from .predict import SPEEDUP_THRESHOLD, Machine, StepCounts
 
 
 def verdict(k: StepCounts, m: Machine, predicted_speedup: float) -> dict:
     """The call (launch-bound or not, graphs help or not), a headline, and the deciding numbers."""
     K = k.gpu_ops
-    gpu_us = k.busy_us + K * stream_gap_us(m.consts)
+    gpu_us = k.busy_us + K * m.eager_gap_us
     launch_bound = k.host_us > gpu_us
     helps = predicted_speedup >= SPEEDUP_THRESHOLD
     return {"launch_bound": launch_bound, "graphs_help": helps,

@@ -46,18 +46,26 @@ def register(sub) -> None:
     p.add_argument("--mix", action="store_true",
                    help="instead: time memsets, copies and other kernels between kernel nodes (model/node_mix.py, "
                         "~30 s) and write them into the existing --out recording's mix section")
+    p.add_argument("--stream", action="store_true",
+                   help="instead: time each kernel's gap in an eager stream the GPU runs ahead of the host "
+                        "(model/stream_gaps.py, ~60 s) and write it into the existing --out recording's stream section")
     p.set_defaults(func=run_node_costs)
     measure_cli.register(sub)  # `measure` and `bench`: their JSON carries this model's prediction
 
 
 def run_node_costs(a) -> dict:
     import torch
+    if a.mix and a.stream:
+        raise UsageError("node-costs: give --mix or --stream, not both (each is its own process)")
     if not torch.cuda.is_available():
         raise UsageError("node-costs measures CUDA graphs: it needs a CUDA GPU (the shipped H200 recording "
                          "is lessons/recordings/node_costs_h200.json)")
     if a.mix:
         from .node_mix import record_mix
         return record_mix(a.out)
+    if a.stream:
+        from .stream_gaps import record_stream
+        return record_stream(a.out)
     from .node_costs import record
     return record(a.out, force=a.force)
 

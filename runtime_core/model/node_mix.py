@@ -193,6 +193,22 @@ def derive_mix(rows: list[dict]) -> dict:
             "kernel_switch_range_us": [round(min(kernels), 4), round(max(kernels), 4)]}
 
 
+def existing_node_costs(out_path: str, flag: str) -> dict:
+    """The node_costs recording at `out_path`, made on this GPU, that a `node-costs FLAG` section
+    goes into (UsageError, before anything is measured, where it is not one)."""
+    from ..errors import UsageError
+    from .. import safe_read
+    doc = safe_read.read_json(out_path, "node_costs recording")
+    device = torch.cuda.get_device_name(0)
+    if (doc.get("meta") or {}).get("kind") != "node_costs":
+        raise UsageError(f"{out_path} is not a node_costs recording: record it first with node-costs --out "
+                         f"(then {flag})")
+    if doc["meta"].get("device_name") != device:
+        raise UsageError(f"{out_path} was recorded on {doc['meta'].get('device_name')}, this GPU is {device}: "
+                         "record its node costs here first (node-costs --out NEW_FILE)")
+    return doc
+
+
 def record_mix(out_path: str) -> dict:
     """Run the mix on this GPU and write it into the node_costs recording at `out_path` (made by
     `node-costs --out`, same device) as its "mix" section, with its own date and torch version.
@@ -200,14 +216,7 @@ def record_mix(out_path: str) -> dict:
     from ..recordings import store
     from ..engine.measure import _torch_version
     from ..errors import UsageError
-    from .. import safe_read
-    doc = safe_read.read_json(out_path, "node_costs recording")
-    device = torch.cuda.get_device_name(0)
-    if (doc.get("meta") or {}).get("kind") != "node_costs":
-        raise UsageError(f"{out_path} is not a node_costs recording: record it first with node-costs --out")
-    if doc["meta"].get("device_name") != device:
-        raise UsageError(f"{out_path} was recorded on {doc['meta'].get('device_name')}, this GPU is {device}: "
-                         "record its node costs here first (node-costs --out NEW_FILE)")
+    doc = existing_node_costs(out_path, "--mix")
     rows = run_mix()
     try:
         derived = derive_mix(rows)
