@@ -249,6 +249,31 @@ def test_a_point_with_small_memsets_says_what_they_add_and_where_its_node_cost_c
     text = _text(at)
     assert f"Its {ex['memset_nodes']} memset nodes add" in text, text[-3000:]
     assert f"{ex['node_cost_us']:.2f} µs per node" in text and "kernels of our own making" in text
+    # the eager side: op by op, with the stream gap measured behind a sleep on the same kernels
+    assert ex["eager_op_by_op"] is True and ex["stream_gap_source"] == "node_costs"
+    assert "operation by operation" in text
+    assert f"{ex['stream_gap_us']:.2f} µs between separately launched kernels" in text.replace("**", "")
+    assert f"± {ex['stream_gap_spread_us']:.2f} µs for the band" in text and "behind a sleep" in text
+
+
+def test_an_explanation_with_a_junk_stream_gap_leaves_the_eager_line_out(tmp_path, monkeypatch):
+    """A recording whose explanation holds a string for the gap still opens; the eager line is left
+    out rather than printed as 0.00 µs."""
+    import json
+    from hostile import copy_shipped
+    from runtime_core.recordings import store
+    copy_shipped(tmp_path)
+    path = tmp_path / "diagnose_external_h200.json"
+    doc = json.loads(path.read_text())
+    for q in doc["points"]:
+        if "explanation" in q:
+            q["explanation"]["stream_gap_us"] = "fast"
+    path.write_text(json.dumps(doc))
+    monkeypatch.setenv(store.DIR_ENV, str(tmp_path))
+    at = open_page(PAGE, timeout_s=180)
+    assert not at.exception
+    text = _text(at)
+    assert "µs per node" in text and "operation by operation" not in text   # the external point's eager line
 
 
 def test_the_measured_delta_says_which_way_the_prediction_missed_and_one_baseline_per_column():

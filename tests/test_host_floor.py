@@ -109,8 +109,9 @@ def test_a_simulated_diagnosis_says_it_was_timed_by_the_floor():
                                        ("tests/gpu_runs/results/diagnose_external_fresh3_h200.json", host_floor.RECENT)])
 def test_the_shipped_external_grid_predicts_as_it_was_recorded(path, rule):
     """The shipped grid (timed with the floor) and one recorded before the floor: predicted again by
-    the code now, their points' H and predictions are the ones they hold (each point keeps the rule
-    it was timed with)."""
+    the code now, their points' H are the ones they hold (each point keeps the rule it was timed
+    with), and the shipped grid's predictions too (it is re-snapshotted whenever the model changes;
+    the older results file keeps the predictions of its day)."""
     from runtime_core.diagnose import record_external
     from runtime_core.recordings import store
     doc = store.load(ROOT / path, kind="diagnose").data
@@ -118,8 +119,9 @@ def test_the_shipped_external_grid_predicts_as_it_was_recorded(path, rule):
     for a, b in zip(doc["points"], again["points"]):
         assert host_floor.statistic(a) == rule
         assert b["host_dispatch_us"] == a["host_dispatch_us"]
-        assert b["predicted_graph_speedup"] == a["predicted_graph_speedup"]
-        assert b["predicted_speedup_band"] == a["predicted_speedup_band"]
+        if path.startswith("lessons/"):
+            assert b["predicted_graph_speedup"] == a["predicted_graph_speedup"]
+            assert b["predicted_speedup_band"] == a["predicted_speedup_band"]
 
 
 def test_the_floor_analysis_runs_on_the_shipped_probes_and_floor_grids():

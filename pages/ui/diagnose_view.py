@@ -176,6 +176,13 @@ def explanation(p: dict) -> None:
     memsets = prose("diagnose", "explain_memsets", n=n_sets, us=_us(sets_us)) if n_sets and sets_us >= 0.05 else ""
     st.markdown(prose("diagnose", "explain_intro", node_cost=f"{ex['node_cost_us']:.2f}", source=source,
                       spread=f"{ex['node_cost_spread_us']:.2f}", memsets=memsets))
+    gap = _number(ex.get("stream_gap_us"), -1.0)
+    if gap >= 0:  # a point predicted before the eager gap was explained has none
+        how = "explain_eager_" + ("ops" if ex.get("eager_op_by_op") is True else "closed")
+        gap_source = prose("diagnose", "explain_gap_" + ("node_costs" if ex.get("stream_gap_source") == "node_costs"
+                                                          else "chain"))
+        st.markdown(prose("diagnose", how, gap=f"{gap:.2f}", source=gap_source,
+                          spread=f"{max(0.0, _number(ex.get('stream_gap_spread_us'))):.2f}"))
     if p.get("captured_profiled") and (ex["graph_nodes"] != p["gpu_ops"]
                                        or abs(ex["graph_busy_us"] - p["busy_us"]) > 0.05 * p["busy_us"]):
         st.markdown(prose("diagnose", "explain_branch", captured_ops=ex["graph_nodes"],
