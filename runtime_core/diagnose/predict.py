@@ -46,8 +46,9 @@ the second half of the rounds (host_floor.floor_interval; a point recorded befor
 lowest and highest round), and the graph step with γn moved by ±δ per node, where δ is half the
 p10-p90 spread of what a node costs beyond its profiled kernel, measured on kernels of our own
 making (model/node_costs.py: grids of 1 to 16k blocks, 1 to 120 µs, 1 to 96 tensor arguments,
-cuBLAS, layer norm, softmax, copies and fills); the eager step with γs moved by ±δs per gap, δs the same half spread of the stream gap over
-those kernels (model/stream_gaps.py; 0 where the recording has no stream section).
+cuBLAS, layer norm, softmax, copies and fills); and the eager step with γs moved by ±δs per gap,
+δs the same half spread of the stream gap over those kernels (model/stream_gaps.py; 0 where the
+recording has no stream section).
     band = [eager(H_lo, γs − δs) / graph(γn + δ), eager(H_hi, γs + δs) / graph(γn − δ)]
 
 Where the profile lists every operation with its duration (every diagnosis since 2026-11-30), the
@@ -220,8 +221,9 @@ def graph_step_us(k: StepCounts, m: Machine, node_shift_us: float = 0.0) -> floa
 
 
 def predict_band(k: StepCounts, m: Machine, host_lo_us: float, host_hi_us: float, node_spread_us: float) -> list:
-    """[lo, hi] of the speedup: eager at the lowest and highest H round, over the graph step with
-    γg ± δ (δ = node_spread_us). Contains the point prediction when H lies between the two."""
+    """[lo, hi] of the speedup: eager at the low and high end of H's interval with γs ∓ δs
+    (δs = m.stream_spread_us), over the graph step with γn ± δ (δ = node_spread_us). Contains the
+    point prediction when H lies between the two."""
     from dataclasses import replace
     ds = m.stream_spread_us
     lo = eager_step_us(replace(k, host_us=host_lo_us), m, -ds) / graph_step_us(k, m, node_spread_us)

@@ -1,5 +1,5 @@
-"""What an eager kernel costs beyond its profiled duration when the GPU runs ahead of nothing: the
-stream gap γs, measured on kernels of our own making (node_costs.py's configs).
+"""What an eager kernel costs beyond its profiled duration when the GPU never waits for the host:
+the stream gap γs, measured on kernels of our own making (node_costs.py's configs).
 
 The diagnosis predicts a device-bound eager step as B + (K−1)·γs + s: the profiled durations and
 one gap between separately launched operations. γs came from the chain kernel alone (calibrate.py);
