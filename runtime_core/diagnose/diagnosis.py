@@ -85,7 +85,7 @@ def predicted_fields(point: dict, m: Machine) -> dict:
                             "stream_gap_us": round(m.eager_gap_us, 4),
                             "stream_gap_source": "chain" if m.stream_gap_extra_us is None else "node_costs",
                             "stream_gap_spread_us": round(m.stream_spread_us, 4),
-                            "eager_op_by_op": len(k.op_us) == k.gpu_ops,
+                            "eager_op_by_op": k.op_by_op,
                             "memset_nodes": len(k.graph_memsets), "memsets_us": round(memsets_us(k, m), 3),
                             "graph_nodes": k.graph_ops, "graph_busy_us": round(k.graph_busy_us, 3),
                             "top_host": point.get("top_host", []), "saving": saving_split(k, m)},

@@ -160,6 +160,11 @@ class StepCounts:
     op_us: tuple = ()
 
     @property
+    def op_by_op(self) -> bool:
+        """Whether the profile listed every operation's duration (the eager step is then eager_queue_us)."""
+        return len(self.op_us) == self.gpu_ops
+
+    @property
     def graph_ops(self) -> int:
         return self.gpu_ops if self.captured_ops is None else self.captured_ops
 
@@ -184,7 +189,7 @@ def eager_step_us(k: StepCounts, m: Machine, gap_shift_us: float = 0.0) -> float
     `gap_shift_us` moves γs (the band's ±δs)."""
     c, K, t = m.consts, k.gpu_ops, m.tax_us
     gap = max(0.0, m.eager_gap_us + gap_shift_us)
-    if len(k.op_us) == K:
+    if k.op_by_op:
         return eager_queue_us(k, m, gap)
     host_bound = k.host_us - t + max(c.eager_floor_us, t + k.busy_us / K + c.sync_us)
     gpu_bound = k.host_us / K + k.busy_us + (K - 1) * gap + c.sync_us

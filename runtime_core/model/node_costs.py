@@ -202,11 +202,18 @@ def run_experiment() -> list[dict]:
 
 def derive(rows: list[dict]) -> dict:
     """The median per-node extra (µs beyond the eager-profiled duration) and the band's δ."""
-    x = sorted(r["extra_us"] for r in rows if r.get("extra_us") is not None)
+    x = [r["extra_us"] for r in rows if r.get("extra_us") is not None]
     if len(x) < 5:
         raise ValueError(f"node costs need at least 5 measured configs, got {len(x)}")
+    return spread_summary(x, "median_extra_us")
+
+
+def spread_summary(values: list[float], median_key: str) -> dict:
+    """How a cost varies over configs: their count, the median (under `median_key`), the p10 and
+    p90, and the band's spread, half the p10-p90 range (µs, rounded to 4 places)."""
+    x = sorted(values)
     q = lambda f: x[round(f * (len(x) - 1))]  # noqa: E731
-    return {"configs": len(x), "median_extra_us": round(q(0.5), 4), "p10_us": round(q(0.1), 4),
+    return {"configs": len(x), median_key: round(q(0.5), 4), "p10_us": round(q(0.1), 4),
             "p90_us": round(q(0.9), 4), "spread_us": round((q(0.9) - q(0.1)) / 2, 4)}
 
 

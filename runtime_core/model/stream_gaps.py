@@ -33,7 +33,7 @@ import time
 
 import torch
 
-from .node_costs import K1, K2, ROUNDS, configs, gpu_events
+from .node_costs import K1, K2, ROUNDS, configs, gpu_events, spread_summary
 
 SLEEP_MARGIN = 2.0     # the sleep lasts at least this many times the host's time to queue K2 ops ...
 SLEEP_MIN_US = 2000.0  # ... and at least this long
@@ -113,12 +113,10 @@ def run_stream(cfgs=None) -> list[dict]:
 def derive_stream(rows: list[dict]) -> dict:
     """The median stream gap over the GPU-bound configs (µs beyond the eager-profiled duration) and
     the band's δs, half its p10-p90 spread."""
-    x = sorted(r["gap_us"] for r in rows if r.get("gap_us") is not None and r.get("gpu_bound"))
+    x = [r["gap_us"] for r in rows if r.get("gap_us") is not None and r.get("gpu_bound")]
     if len(x) < 5:
         raise ValueError(f"stream gaps need at least 5 GPU-bound configs, got {len(x)}")
-    q = lambda f: x[round(f * (len(x) - 1))]  # noqa: E731
-    return {"configs": len(x), "median_gap_us": round(q(0.5), 4), "p10_us": round(q(0.1), 4),
-            "p90_us": round(q(0.9), 4), "spread_us": round((q(0.9) - q(0.1)) / 2, 4)}
+    return spread_summary(x, "median_gap_us")
 
 
 def record_stream(out_path: str) -> dict:
