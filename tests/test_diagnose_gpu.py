@@ -45,6 +45,10 @@ def test_counted_kernels_per_step_are_the_profilers_kernel_events(runner, model)
     assert eager.busy_us > 0 and eager.gpu_ops >= eager.kernels
     assert (graph.graph_launches, graph.launch_calls) == (1, 0), "a replay is one cudaGraphLaunch"
     assert graph.kernels == eager.kernels, "the replayed graph runs the same kernels"
+    # every GPU operation is tied to the host call that queued it, in order, inside the dispatch
+    at, span = eager.launch_us, eager.span_us
+    assert len(at) == eager.gpu_ops and span and span > 0
+    assert all(0 <= a <= span for a in at) and at == sorted(at), "one stream: queued in the order they ran"
 
 
 def _new_request(x):

@@ -276,6 +276,27 @@ def test_an_explanation_with_a_junk_stream_gap_leaves_the_eager_line_out(tmp_pat
     assert "µs per node" in text and "operation by operation" not in text   # the external point's eager line
 
 
+def test_an_explanation_whose_ready_times_came_from_the_launch_calls_says_so(tmp_path, monkeypatch):
+    """A point predicted from the profiled launch times (a recording made after they were kept)
+    says the operations became ready when their launch calls returned, not at an even pace."""
+    import json
+    from hostile import copy_shipped
+    from runtime_core.recordings import store
+    copy_shipped(tmp_path)
+    path = tmp_path / "diagnose_external_h200.json"
+    doc = json.loads(path.read_text())
+    for q in doc["points"]:
+        if "explanation" in q:
+            q["explanation"]["eager_ready_profiled"] = True
+    path.write_text(json.dumps(doc))
+    monkeypatch.setenv(store.DIR_ENV, str(tmp_path))
+    at = open_page(PAGE, timeout_s=180)
+    assert not at.exception
+    text = _text(at)
+    assert "operation by operation" in text and "host call that queued it returned" in text
+    assert "at its average pace" not in text
+
+
 def test_the_measured_delta_says_which_way_the_prediction_missed_and_one_baseline_per_column():
     at = open_page(PAGE, timeout_s=180)
     deltas = [m.delta for m in at.metric if m.label == "measured speedup"]

@@ -130,3 +130,32 @@ def test_the_measured_stream_gap_replaces_the_chains_and_its_spread_widens_the_b
     assert hi == pytest.approx((5.0 + 2000.0 + 99 * 1.4 + 5.0) / g, rel=1e-4)
     assert predict_band(k, own.__class__(c, 9.0, "test", stream_gap_extra_us=1.0), 500.0, 500.0, 0.0)[0] == \
         pytest.approx(eager_step_us(k, own) / g, rel=1e-4)   # no spread: the band collapses on the point
+
+
+def test_launch_times_from_the_profile_expose_the_python_before_the_first_launch():
+    """A device-bound step whose host spends the first half of its dispatch before it queues
+    anything: with even shares the GPU starts at H/K and hides the host; with the profiled launch
+    times it cannot start before H/2, and that wait is the step's."""
+    m = Machine(Constants(sync_us=5.0), tax_us=9.0, source="test")
+    ops = (50.0,) * 10                                            # K = 10, B = 500, H = 200
+    even = StepCounts(10, 500.0, 200.0, 1, op_us=ops)
+    late = StepCounts(10, 500.0, 200.0, 1, op_us=ops, op_ready=tuple(0.5 + 0.05 * i for i in range(10)))
+    assert not even.ready_profiled and late.ready_profiled
+    assert eager_step_us(even, m) == pytest.approx(20.0 + 500.0 + 5.0)
+    assert eager_step_us(late, m) == pytest.approx(100.0 + 500.0 + 5.0)
+    # launch times that are spread evenly give the even-share answer
+    spread = StepCounts(10, 500.0, 200.0, 1, op_us=ops, op_ready=tuple((i + 1) / 10 for i in range(10)))
+    assert eager_step_us(spread, m) == pytest.approx(eager_step_us(even, m))
+    # a list that does not cover every operation is not used
+    short = StepCounts(10, 500.0, 200.0, 1, op_us=ops, op_ready=(0.5,) * 4)
+    assert not short.ready_profiled and eager_step_us(short, m) == pytest.approx(eager_step_us(even, m))
+
+
+def test_a_points_launch_times_become_shares_only_when_they_cover_every_operation_inside_the_span():
+    from runtime_core.diagnose.diagnosis import op_ready
+    point = {"gpu_ops": 3, "profile": {"eager_launch_us": [10.0, 50.0, 80.0], "eager_span_us": 100.0}}
+    assert op_ready(point) == pytest.approx((0.1, 0.5, 0.8))
+    for launch, span in (([10.0, 50.0], 100.0), ([10.0, 50.0, 120.0], 100.0), ([10.0, 50.0, 80.0], 0.0),
+                         ([10.0, "x", 80.0], 100.0), ([10.0, 50.0, 80.0], None), ([], 100.0)):
+        assert op_ready({"gpu_ops": 3, "profile": {"eager_launch_us": launch, "eager_span_us": span}}) == ()
+    assert op_ready({"gpu_ops": 3}) == ()  # a point recorded before launch times were kept

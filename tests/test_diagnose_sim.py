@@ -42,6 +42,10 @@ def test_prediction_is_the_formula_with_the_simulators_own_constants(runner):
     assert (p["gpu_ops"], p["host_dispatch_us"], p["busy_us"]) == (K, pytest.approx(H), pytest.approx(B))
     durations = [r[1] for r in p["profile"]["eager_ops"]]
     assert len(durations) == K and sum(durations) == pytest.approx(B)
+    # each launch call returns after another (tax + host): the profile's launch times are even shares
+    from runtime_core.diagnose.diagnosis import op_ready
+    assert op_ready(p) == pytest.approx(tuple((i + 1) / K for i in range(K)))
+    assert p["explanation"]["eager_ready_profiled"] is True and p["explanation"]["eager_op_by_op"] is True
     end = 0.0                                         # op by op: op i is ready at (i+1)·H/K, the GPU runs
     for i, us in enumerate(durations):                # it after the one before (no stream gap on the demo machine)
         end = max(end, (i + 1) * H / K) + us

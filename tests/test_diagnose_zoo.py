@@ -4,7 +4,7 @@ import pytest
 import torch
 
 from runtime_core.diagnose.runners.cuda import TorchStep
-from runtime_core.diagnose.profile_step import summarize
+from runtime_core.diagnose.profile_step import StepProfile, summarize
 from runtime_core.diagnose.zoo import ZOO, build, example_inputs
 from runtime_core.engine.device import Trace
 from runtime_core.engine.profiler_trace import REGION, fill_from_chrome
@@ -46,6 +46,26 @@ def _chrome() -> dict:
         x("Memset (Device)", "gpu_memset", 1072, 1.0),
         x("warm-up kernel", "kernel", 900, 50.0),  # before the region: not this step
     ]}
+
+
+def test_each_gpu_operation_gets_the_time_its_launch_call_returned_through_the_correlation_id():
+    from runtime_core.diagnose.profile_step import launch_offsets
+    chrome = _chrome()
+    corr = {"cudaLaunchKernelExC": 7, "gemm_kernel": 7, "cuLaunchKernelEx": 8, "gelu_kernel": 8,
+            "cudaMemsetAsync": 9, "Memset (Device)": 9}
+    for e in chrome["traceEvents"]:
+        if e["name"] in corr:
+            e["args"] = {"correlation": corr[e["name"]]}
+    assert launch_offsets(chrome) == ([25.0, 54.0, 72.0], 100.0)  # call end − region start; region span
+    tr = Trace()
+    fill_from_chrome(tr, chrome)
+    prof = summarize(tr)
+    assert (prof.launch_us, prof.span_us) == ([25.0, 54.0, 72.0], 100.0)
+    assert StepProfile.from_dict(prof.as_dict()).launch_us == prof.launch_us  # crosses the worker's pipe
+    # a GPU operation whose call the trace lacks: no launch times at all (the prediction uses even shares)
+    chrome["traceEvents"] = [e for e in chrome["traceEvents"] if e["name"] != "cudaMemsetAsync"]
+    assert launch_offsets(chrome) == ([], None)
+    assert launch_offsets(None) == ([], None) and launch_offsets(_chrome()) == ([], None)
 
 
 def test_a_profiler_trace_gives_kernels_launches_busy_time_and_the_cpu_lane():

@@ -178,7 +178,8 @@ def explanation(p: dict) -> None:
                       spread=f"{ex['node_cost_spread_us']:.2f}", memsets=memsets))
     gap = _number(ex.get("stream_gap_us"), -1.0)
     if gap >= 0:  # a point predicted before the eager gap was explained has none
-        how = "explain_eager_" + ("ops" if ex.get("eager_op_by_op") is True else "closed")
+        how = "explain_eager_" + ("closed" if ex.get("eager_op_by_op") is not True
+                                  else "ops_launches" if ex.get("eager_ready_profiled") is True else "ops")
         gap_source = prose("diagnose", "explain_gap_" + ("node_costs" if ex.get("stream_gap_source") == "node_costs"
                                                           else "chain"))
         st.markdown(prose("diagnose", how, gap=f"{gap:.2f}", source=gap_source,

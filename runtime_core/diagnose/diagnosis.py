@@ -44,7 +44,7 @@ def counts_of(point: dict) -> StepCounts:
     """The prediction's inputs, as a point (or a diagnosis) stores them."""
     return StepCounts(point["gpu_ops"], point["busy_us"], point["host_dispatch_us"], point["inputs"],
                       point.get("captured_gpu_ops"), point.get("captured_busy_us"), memset_bytes(point),
-                      op_durations(point))
+                      op_durations(point), op_ready(point))
 
 
 def op_durations(point: dict) -> tuple:
@@ -54,6 +54,17 @@ def op_durations(point: dict) -> tuple:
     us = tuple(r[1] for r in rows if r and len(r) > 1)
     ok = len(us) == point["gpu_ops"] and all(isinstance(x, (int, float)) and x >= 0 for x in us)
     return tuple(float(x) for x in us) if ok else ()
+
+
+def op_ready(point: dict) -> tuple:
+    """Each operation's share of the host's dispatch after which the profiled eager step had
+    queued it (its launch call's return over the dispatch's span), in order, where the profile
+    timed all K calls inside a positive span (else empty: even shares)."""
+    prof = point.get("profile") or {}
+    at, span = prof.get("eager_launch_us") or [], prof.get("eager_span_us")
+    ok = (len(at) == point["gpu_ops"] and isinstance(span, (int, float)) and span > 0
+          and all(isinstance(x, (int, float)) and 0 <= x <= span for x in at))
+    return tuple(float(x) / span for x in at) if ok else ()
 
 
 def memset_bytes(point: dict) -> tuple:
@@ -85,7 +96,7 @@ def predicted_fields(point: dict, m: Machine) -> dict:
                             "stream_gap_us": round(m.eager_gap_us, 4),
                             "stream_gap_source": "chain" if m.stream_gap_extra_us is None else "node_costs",
                             "stream_gap_spread_us": round(m.stream_spread_us, 4),
-                            "eager_op_by_op": k.op_by_op,
+                            "eager_op_by_op": k.op_by_op, "eager_ready_profiled": k.ready_profiled,
                             "memset_nodes": len(k.graph_memsets), "memsets_us": round(memsets_us(k, m), 3),
                             "graph_nodes": k.graph_ops, "graph_busy_us": round(k.graph_busy_us, 3),
                             "top_host": point.get("top_host", []), "saving": saving_split(k, m)},
@@ -198,9 +209,10 @@ def diagnose(runner, spec: Spec, machine: Machine, variants=("eager", "our_graph
              "host_rounds_us": rounds, "host_dispatch_us": host_floor.floor_us(rounds), "timing_core": pin_mode(),
              "timing": host_floor.timing_fields(_virtual(runner), HOST_SPREAD_S),
              "inputs": len(step.inputs), "capturable": failure is None,
-             "profile": {"eager_ops": eager_prof.ops, "captured_ops": captured.ops}}
+             "profile": {"eager_ops": eager_prof.ops, "captured_ops": captured.ops,
+                         "eager_launch_us": eager_prof.launch_us, "eager_span_us": eager_prof.span_us}}
     if graph_prof is not None:
-        point["graph_profile"] = {k: v for k, v in graph_prof.as_dict().items() if k not in ("top_kernels", "ops", "top_host")}
+        point["graph_profile"] = {k: v for k, v in graph_prof.as_dict().items() if k not in ("top_kernels", "ops", "top_host", "launch_us", "span_us")}
     if failure is not None:
         point["capture_failure"] = failure
     point.update(predicted_fields(point, machine))  # before anything is timed

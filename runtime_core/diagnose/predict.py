@@ -148,6 +148,9 @@ class StepCounts:
         graph_memsets: the byte size of each memset node of the captured step (None: unknown).
         op_us: the duration of each of the K operations of the profiled eager step, in the order
             they ran (empty: unknown, the closed form is used).
+        op_ready: for each of the K operations, the share of the host's dispatch after which it
+            was queued, from the profiled step's launch calls (empty: unknown, each operation is
+            taken as queued after an even share, (i+1)/K).
     """
 
     gpu_ops: int
@@ -158,11 +161,17 @@ class StepCounts:
     captured_busy_us: float | None = None
     graph_memsets: tuple = ()
     op_us: tuple = ()
+    op_ready: tuple = ()
 
     @property
     def op_by_op(self) -> bool:
         """Whether the profile listed every operation's duration (the eager step is then eager_queue_us)."""
         return len(self.op_us) == self.gpu_ops
+
+    @property
+    def ready_profiled(self) -> bool:
+        """Whether the queue takes each operation's ready time from the profile (else even shares)."""
+        return self.op_by_op and len(self.op_ready) == self.gpu_ops
 
     @property
     def graph_ops(self) -> int:
@@ -198,14 +207,19 @@ def eager_step_us(k: StepCounts, m: Machine, gap_shift_us: float = 0.0) -> float
 
 def eager_queue_us(k: StepCounts, m: Machine, gap: float) -> float:
     """The closed form's rules applied to each operation in turn: the host makes operation i
-    ready at (i+1)·H/K; the GPU starts it when it is ready and the previous one has ended (plus
-    γs after the first), and runs it for its profiled duration; then the sync. Where long and short
-    operations alternate, the GPU idles behind the host during the short ones even when B as a
-    whole outlasts H: the sum of local maxima, which the closed form's single max() misses."""
+    ready at (i+1)·H/K, or, where the profile timed every launch call, at H times the share of
+    the profiled dispatch after which that call returned (the Python before the first launch and
+    a slow stretch of host work then show); the GPU starts it when it is ready and the previous
+    one has ended (plus γs after the first), and runs it for its profiled duration; then the sync.
+    Where long and short operations alternate, the GPU idles behind the host during the short ones
+    even when B as a whole outlasts H: the sum of local maxima, which the closed form's single
+    max() misses."""
     c, K = m.consts, k.gpu_ops
-    pace, end = k.host_us / K, 0.0
+    ready = ([k.host_us * r for r in k.op_ready] if k.ready_profiled
+             else [(i + 1) * k.host_us / K for i in range(K)])
+    end = 0.0
     for i, us in enumerate(k.op_us):
-        end = max(end + gap if i else 0.0, (i + 1) * pace) + us
+        end = max(end + gap if i else 0.0, ready[i]) + us
     return max(k.host_us - m.tax_us + c.eager_floor_us, end + c.sync_us)
 
 

@@ -48,6 +48,10 @@ class StepProfile:
         ops: every GPU operation of the step in order, [kind, µs, grid blocks, shared memory
             bytes, name] (kind: kernel, memcpy, memset; a memcpy or memset adds its bytes): what
             a prediction may be recomputed from.
+        launch_us: for each of `ops`, in the same order, when the host's call that queued it
+            returned, µs from the step's start (empty where the trace cannot say for every one).
+        span_us: the host's dispatch of the profiled step, start to return, µs (None: unknown).
+            launch_us / span_us is how far into its dispatch the host had queued each operation.
         spans: the two-lane timeline, µs from the step's start.
     """
 
@@ -66,6 +70,8 @@ class StepProfile:
     top_kernels: list[dict] = field(default_factory=list)
     top_host: list[dict] = field(default_factory=list)
     ops: list[list] = field(default_factory=list)
+    launch_us: list[float] = field(default_factory=list)
+    span_us: float | None = None
     spans: list[Span] = field(default_factory=list)
 
     @property
@@ -94,6 +100,7 @@ def summarize(trace) -> StepProfile:
     gpu = [s for s in trace.spans if s.lane == "gpu"]
     kernels = [s.dur_us for s in gpu if s.kind == "kernel"]
     spans = list(trace.spans)
+    launch_us, span_us = launch_offsets(trace.chrome_trace, trace.spans)
     if trace.chrome_trace:
         spans = [s for s in spans if not (s.lane == "cpu" and s.name.startswith("aten::"))]
         spans += cpu_spans_from_chrome(trace.chrome_trace)
@@ -105,8 +112,8 @@ def summarize(trace) -> StepProfile:
         kernel_std_us=statistics.pstdev(kernels) if kernels else 0.0,
         kernel_p10_us=quantile(kernels, 0.1), kernel_p90_us=quantile(kernels, 0.9),
         kernel_max_us=max(kernels, default=0.0), top_kernels=_top_kernels(gpu),
-        top_host=top_host(spans), ops=op_rows(trace.chrome_trace, gpu),
-        spans=clip(sorted(spans, key=lambda s: (s.lane, s.start_us))))
+        top_host=top_host(spans), ops=op_rows(trace.chrome_trace, gpu), launch_us=launch_us,
+        span_us=span_us, spans=clip(sorted(spans, key=lambda s: (s.lane, s.start_us))))
 
 
 TOP_HOST = 3
@@ -132,10 +139,8 @@ def op_rows(chrome: dict | None, gpu: list[Span]) -> list[list]:
     if not chrome:
         return [["kernel" if s.kind == "kernel" else "memcpy", round(s.dur_us, 3), None, None, s.name[:60]]
                 for s in sorted(gpu, key=lambda s: s.start_us)]
-    from ..engine.profiler_trace import REGION
-    events = [e for e in chrome.get("traceEvents", []) if e.get("ph") == "X"]
-    region = [e for e in events if e.get("name") == REGION and e.get("cat") == "user_annotation"]
-    t0 = float(region[0]["ts"]) if region else float("-inf")
+    events, t0, _ = _region_events(chrome)
+    t0 = float("-inf") if t0 is None else t0
     rows = []
     for e in sorted((e for e in events if e.get("cat") in _OP_KIND and float(e["ts"]) >= t0),
                     key=lambda e: float(e["ts"])):
@@ -150,16 +155,57 @@ def op_rows(chrome: dict | None, gpu: list[Span]) -> list[list]:
     return rows
 
 
-def cpu_spans_from_chrome(chrome: dict) -> list[Span]:
-    """CPU-lane spans of the profiled region: launch calls ("launch") and the top-level framework
-    ops that issued them ("dispatch": Python, the dispatcher, aten), µs from the region's start."""
+def _region_events(chrome: dict) -> tuple[list[dict], float | None, float | None]:
+    """The trace's complete events and the step region's start and duration (None, None: no region)."""
     from ..engine.profiler_trace import REGION
     events = [e for e in chrome.get("traceEvents", []) if e.get("ph") == "X"]
     region = [e for e in events if e.get("name") == REGION and e.get("cat") == "user_annotation"]
     if not region:
+        return events, None, None
+    return events, float(region[0]["ts"]), float(region[0].get("dur", 0.0))
+
+
+def launch_offsets(chrome: dict | None, spans=()) -> tuple[list[float], float | None]:
+    """([when the host call that queued each GPU operation of the step returned, µs from the
+    step's start, in op_rows' order], the host's dispatch span, µs). From a Chrome trace, the
+    profiler ties a GPU event to its host call by their shared `correlation` (the later end where
+    a runtime and a driver call share one) and the span is the step region's; without one (the
+    simulator), the n-th launch or copy span queued the n-th GPU operation and the span ends with
+    the last CPU span. ([], None) where one operation's call is missing or lies outside the span."""
+    if not chrome:
+        cpu = [s for s in spans if s.lane == "cpu"]
+        calls = sorted((s for s in cpu if s.kind in ("launch", "copy")), key=lambda s: s.start_us)
+        n_gpu = sum(1 for s in spans if s.lane == "gpu")
+        span = max((s.end_us for s in cpu), default=0.0)
+        if not calls or len(calls) != n_gpu or span <= 0:
+            return [], None
+        return [round(s.end_us, 3) for s in calls], round(span, 3)
+    events, t0, dur = _region_events(chrome)
+    if t0 is None or dur <= 0:
+        return [], None
+    calls = {}
+    for e in events:
+        corr = (e.get("args") or {}).get("correlation")
+        if e.get("cat") in ("cuda_runtime", "cuda_driver") and corr is not None:
+            end = float(e["ts"]) + float(e.get("dur", 0.0)) - t0
+            calls[corr] = max(end, calls.get(corr, end))  # a runtime call and the driver call inside it
+    out = []
+    for e in sorted((e for e in events if e.get("cat") in _OP_KIND and float(e["ts"]) >= t0),
+                    key=lambda e: float(e["ts"])):
+        at = calls.get((e.get("args") or {}).get("correlation"))
+        if at is None or not 0.0 <= at <= dur:
+            return [], None
+        out.append(round(at, 3))
+    return out, round(dur, 3)
+
+
+def cpu_spans_from_chrome(chrome: dict) -> list[Span]:
+    """CPU-lane spans of the profiled region: launch calls ("launch") and the top-level framework
+    ops that issued them ("dispatch": Python, the dispatcher, aten), µs from the region's start."""
+    events, t0, dur = _region_events(chrome)
+    if t0 is None:
         return []
-    t0 = float(region[0]["ts"])
-    t1 = t0 + float(region[0].get("dur", 0.0))
+    t1 = t0 + dur
     out, top_end = [], -1.0
     for e in sorted(events, key=lambda e: float(e["ts"])):
         ts, dur, name, cat = float(e["ts"]), float(e.get("dur", 0.0)), e.get("name", ""), e.get("cat", "")
