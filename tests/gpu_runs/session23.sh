@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Issue 25, next session: the launch-time rule (commit 68ff7c5: each eager operation is ready when
+# its profiled launch call returned, diagnosis.op_ready) on the GPU.
+# STEP=first (one call, ~9 minutes): the last 3 points of the fresh grid of 2026-12-03
+# (diagnose_external_gap_h200.json), then every grid point's launch times profiled on their own
+# (launch_shares.py record), then the GPU test that checks the launch times of the zoo's profiles:
+#   run(command="STEP=first bash tests/gpu_runs/session23.sh", carry=[".whl"], timeout_s=600)
+#   then: cp <files_at>/diagnose_external_gap_h200.json <files_at>/launch_shares_h200.json tests/gpu_runs/results/ ; commit
+#   then (no GPU): python tests/gpu_runs/launch_shares.py apply tests/gpu_runs/results/diagnose_external_gap_h200.json \
+#                  tests/gpu_runs/results/launch_shares_h200.json /tmp/gap_with_launches.json
+# STEP=grid (resumable, ~33 s a point, three calls): a fresh grid that keeps its own launch times,
+# the rule's out-of-sample check:
+#   run(command="STEP=grid BUDGET_S=540 bash tests/gpu_runs/session23.sh", timeout_s=600)
+#   then: cp <files_at>/diagnose_external_launch_h200.json tests/gpu_runs/results/ ; commit
+# STEP=tests: pytest -m gpu on the diagnosis (carry .whl: jsonschema and its dependencies only).
+export PYTHONUNBUFFERED=1
+OUT=${OUT:-/tmp/out}; mkdir -p "$OUT" out
+wheels() {
+  if ls .whl/*.whl >/dev/null 2>&1; then
+    python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl \
+      && export PYTHONPATH=/tmp/site
+  fi
+}
+grid() {  # $1: the recording; its working copy in out/ survives between calls on a warm machine
+  local rec=$1 work=out/$(basename "$1")
+  [ -f "$work" ] || cp "$rec" "$work" 2>/dev/null
+  python3 tests/gpu_runs/floor_grid.py "$work" "${2:-540}" 2>&1 | grep -v -i warn
+  cp "$work" "$OUT/"
+  python3 -m runtime_core accuracy --recording "$work" | tail -12
+}
+case "${STEP:-first}" in
+  first)
+    wheels
+    grid tests/gpu_runs/results/diagnose_external_gap_h200.json 150
+    cp tests/gpu_runs/results/launch_shares_h200.json "$OUT/" 2>/dev/null
+    python3 tests/gpu_runs/launch_shares.py record "$OUT/launch_shares_h200.json" 300 2>&1 | grep -v -i warn
+    set -o pipefail
+    python3 -m pytest -m gpu -q -x -p no:cacheprovider tests/test_diagnose_gpu.py -k counted_kernels 2>&1 \
+      | tee "$OUT/gpu_tests_session23.log" | tail -3
+    ;;
+  grid) grid tests/gpu_runs/results/diagnose_external_launch_h200.json "${BUDGET_S:-540}" ;;
+  tests)
+    wheels; set -o pipefail
+    python3 -m pytest -m gpu -q -x -p no:cacheprovider ${TESTS:-tests/test_diagnose_gpu.py tests/test_stream_gaps.py} 2>&1 \
+      | tee "$OUT/gpu_tests_session23.log" | tail -5
+    ;;
+  *) echo "STEP is first, grid or tests" >&2; exit 2 ;;
+esac
+exit 0
