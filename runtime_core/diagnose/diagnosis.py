@@ -212,7 +212,8 @@ def diagnose(runner, spec: Spec, machine: Machine, variants=("eager", "our_graph
              "profile": {"eager_ops": eager_prof.ops, "captured_ops": captured.ops,
                          "eager_launch_us": eager_prof.launch_us, "eager_span_us": eager_prof.span_us}}
     if graph_prof is not None:
-        point["graph_profile"] = {k: v for k, v in graph_prof.as_dict().items() if k not in ("top_kernels", "ops", "top_host", "launch_us", "span_us")}
+        point["graph_profile"] = {k: v for k, v in graph_prof.as_dict().items()
+                                  if k not in ("top_kernels", "ops", "top_host", "launch_us", "span_us")}
     if failure is not None:
         point["capture_failure"] = failure
     point.update(predicted_fields(point, machine))  # before anything is timed

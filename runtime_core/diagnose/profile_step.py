@@ -140,10 +140,8 @@ def op_rows(chrome: dict | None, gpu: list[Span]) -> list[list]:
         return [["kernel" if s.kind == "kernel" else "memcpy", round(s.dur_us, 3), None, None, s.name[:60]]
                 for s in sorted(gpu, key=lambda s: s.start_us)]
     events, t0, _ = _region_events(chrome)
-    t0 = float("-inf") if t0 is None else t0
     rows = []
-    for e in sorted((e for e in events if e.get("cat") in _OP_KIND and float(e["ts"]) >= t0),
-                    key=lambda e: float(e["ts"])):
+    for e in _gpu_events(events, t0):
         a = e.get("args") or {}
         grid = a.get("grid")
         blocks = grid[0] * grid[1] * grid[2] if isinstance(grid, list) and len(grid) == 3 else None
@@ -163,6 +161,14 @@ def _region_events(chrome: dict) -> tuple[list[dict], float | None, float | None
     if not region:
         return events, None, None
     return events, float(region[0]["ts"]), float(region[0].get("dur", 0.0))
+
+
+def _gpu_events(events: list[dict], t0: float | None) -> list[dict]:
+    """The GPU operations (kernels, memcpys, memsets) at or after the region's start, in the
+    order they ran (all of them where there is no region)."""
+    start = float("-inf") if t0 is None else t0
+    return sorted((e for e in events if e.get("cat") in _OP_KIND and float(e["ts"]) >= start),
+                  key=lambda e: float(e["ts"]))
 
 
 def launch_offsets(chrome: dict | None, spans=()) -> tuple[list[float], float | None]:
@@ -190,8 +196,7 @@ def launch_offsets(chrome: dict | None, spans=()) -> tuple[list[float], float | 
             end = float(e["ts"]) + float(e.get("dur", 0.0)) - t0
             calls[corr] = max(end, calls.get(corr, end))  # a runtime call and the driver call inside it
     out = []
-    for e in sorted((e for e in events if e.get("cat") in _OP_KIND and float(e["ts"]) >= t0),
-                    key=lambda e: float(e["ts"])):
+    for e in _gpu_events(events, t0):
         at = calls.get((e.get("args") or {}).get("correlation"))
         if at is None or not 0.0 <= at <= dur:
             return [], None
