@@ -8,6 +8,9 @@
 #   then: cp <files_at>/diagnose_external_gap_h200.json <files_at>/launch_shares_h200.json tests/gpu_runs/results/ ; commit
 #   then (no GPU): python tests/gpu_runs/launch_shares.py apply tests/gpu_runs/results/diagnose_external_gap_h200.json \
 #                  tests/gpu_runs/results/launch_shares_h200.json /tmp/gap_with_launches.json
+# STEP=shares: the rest of launch_shares_h200.json where the first call's 240 s did not reach every
+# point (copy it back first; about 5 s a point):
+#   run(command="STEP=shares bash tests/gpu_runs/session23.sh", timeout_s=600)
 # STEP=grid (resumable, ~33 s a point, three calls): a fresh grid that keeps its own launch times,
 # the rule's out-of-sample check:
 #   run(command="STEP=grid BUDGET_S=540 bash tests/gpu_runs/session23.sh", timeout_s=600)
@@ -28,22 +31,26 @@ grid() {  # $1: the recording; its working copy in out/ survives between calls o
   cp "$work" "$OUT/"
   python3 -m runtime_core accuracy --recording "$work" | tail -12
 }
+shares() {  # resumable: what a call finished is copied back here and carried into the next one
+  cp tests/gpu_runs/results/launch_shares_h200.json "$OUT/" 2>/dev/null
+  python3 tests/gpu_runs/launch_shares.py record "$OUT/launch_shares_h200.json" "$1" 2>&1 | grep -v -i warn
+}
 case "${STEP:-first}" in
   first)
     wheels
     grid tests/gpu_runs/results/diagnose_external_gap_h200.json 150
-    cp tests/gpu_runs/results/launch_shares_h200.json "$OUT/" 2>/dev/null
-    python3 tests/gpu_runs/launch_shares.py record "$OUT/launch_shares_h200.json" 300 2>&1 | grep -v -i warn
+    shares 240
     set -o pipefail
     python3 -m pytest -m gpu -q -x -p no:cacheprovider tests/test_diagnose_gpu.py -k counted_kernels 2>&1 \
       | tee "$OUT/gpu_tests_session23.log" | tail -3
     ;;
+  shares) shares "${BUDGET_S:-480}" ;;
   grid) grid tests/gpu_runs/results/diagnose_external_launch_h200.json "${BUDGET_S:-540}" ;;
   tests)
     wheels; set -o pipefail
     python3 -m pytest -m gpu -q -x -p no:cacheprovider ${TESTS:-tests/test_diagnose_gpu.py tests/test_stream_gaps.py} 2>&1 \
       | tee "$OUT/gpu_tests_session23.log" | tail -5
     ;;
-  *) echo "STEP is first, grid or tests" >&2; exit 2 ;;
+  *) echo "STEP is first, shares, grid or tests" >&2; exit 2 ;;
 esac
 exit 0
