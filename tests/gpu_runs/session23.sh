@@ -1,21 +1,19 @@
 #!/usr/bin/env bash
-# Issue 25, next session: the launch-time rule (commit 68ff7c5: each eager operation is ready when
-# its profiled launch call returned, diagnosis.op_ready) on the GPU.
-# STEP=first (one call, ~9 minutes): the last 3 points of the fresh grid of 2026-12-03
-# (diagnose_external_gap_h200.json), then every grid point's launch times profiled on their own
-# (launch_shares.py record), then the GPU test that checks the launch times of the zoo's profiles:
-#   run(command="STEP=first bash tests/gpu_runs/session23.sh", carry=[".whl"], timeout_s=600)
-#   then: cp <files_at>/diagnose_external_gap_h200.json <files_at>/launch_shares_h200.json tests/gpu_runs/results/ ; commit
-#   then (no GPU): python tests/gpu_runs/launch_shares.py apply tests/gpu_runs/results/diagnose_external_gap_h200.json \
-#                  tests/gpu_runs/results/launch_shares_h200.json /tmp/gap_with_launches.json
-# STEP=shares: the rest of launch_shares_h200.json where the first call's 240 s did not reach every
-# point (copy it back first; about 5 s a point):
-#   run(command="STEP=shares bash tests/gpu_runs/session23.sh", timeout_s=600)
-# STEP=grid (resumable, ~33 s a point, three calls): a fresh grid that keeps its own launch times,
-# the rule's out-of-sample check:
+# Issue 25: the launch-time rule (commit 68ff7c5: each eager operation is ready when its profiled
+# launch call returned, diagnosis.op_ready) on the GPU.
+# Done on 2026-12-03 (fifth session): STEP=first (the fresh grid to 47 of 48, launch_shares_h200.json
+# 48 of 48, the launch times' GPU test), STEP=tests (21 passed), and 25 points of STEP=grid.
+# STEP=grid (resumable, ~33 s a point): the rest of the grid that keeps its own launch times, the
+# rule's out-of-sample check; two calls finish it:
 #   run(command="STEP=grid BUDGET_S=540 bash tests/gpu_runs/session23.sh", timeout_s=600)
 #   then: cp <files_at>/diagnose_external_launch_h200.json tests/gpu_runs/results/ ; commit
+#   then (no GPU): python -m runtime_core accuracy --recording tests/gpu_runs/results/diagnose_external_launch_h200.json
+# STEP=first: the fresh grid's last point (budget 150), then the launch shares (complete: nothing to
+# add), then the GPU test of the launch times (carry .whl).
+# STEP=shares: the rest of launch_shares_h200.json where a call did not reach every point.
 # STEP=tests: pytest -m gpu on the diagnosis (carry .whl: jsonschema and its dependencies only).
+# The in-sample preview (no GPU): python tests/gpu_runs/launch_shares.py apply \
+#   tests/gpu_runs/results/diagnose_external_gap_h200.json tests/gpu_runs/results/launch_shares_h200.json OUT.json
 export PYTHONUNBUFFERED=1
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT" out
 wheels() {
