@@ -165,9 +165,10 @@ def gpu_events(fn, name_chars: int = 60) -> list[dict]:
                    for e in ev), key=lambda r: r["ts"])
 
 
-def run_experiment() -> list[dict]:
-    """Every config timed (unprofiled), then profiled; one row each (see the module docstring)."""
-    cfgs = configs()
+def run_experiment(cfgs=None) -> list[dict]:
+    """Every config timed (unprofiled), then profiled; one row each (see the module docstring).
+    `cfgs`: (name, op, features) triples as configs() makes them (None: configs())."""
+    cfgs = cfgs if cfgs is not None else configs()
     rows = []
     for name, op, feat in cfgs:  # phase 1: time, nothing profiled yet in this process
         try:
