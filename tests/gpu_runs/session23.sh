@@ -12,6 +12,11 @@
 # add), then the GPU test of the launch times (carry .whl).
 # STEP=shares: the rest of launch_shares_h200.json where a call did not reach every point.
 # STEP=tests: pytest -m gpu on the diagnosis (carry .whl: jsonschema and its dependencies only).
+# STEP=rechecks (resumable, ~100 s a point, three calls): the 12 fresh-process re-checks under the
+# launch-time rule (every network and dtype at batch 4, one `diagnose` process each), kept in out/
+# between calls on a warm machine and seeded from the committed folder:
+#   run(command="STEP=rechecks BUDGET_S=540 bash tests/gpu_runs/session23.sh", timeout_s=600)
+#   then: tar -xf <files_at>/rechecks_launch.tar -C tests/gpu_runs/results ; commit
 # STEP=probe (~90 s, no carry): bias_gemm_probe.py, a node's and an eager gap's cost for GEMMs with a
 # bias epilogue and SDPA's kernels (two processes); then cp <files_at>/bias_gemm_*_h200.json tests/gpu_runs/results/
 # The in-sample preview (no GPU): python tests/gpu_runs/launch_shares.py apply \
@@ -51,11 +56,17 @@ case "${STEP:-first}" in
     python3 -m pytest -m gpu -q -x -p no:cacheprovider ${TESTS:-tests/test_diagnose_gpu.py tests/test_stream_gaps.py} 2>&1 \
       | tee "$OUT/gpu_tests_session23.log" | tail -5
     ;;
+  rechecks)
+    mkdir -p out/rechecks_launch
+    cp -n tests/gpu_runs/results/rechecks_launch/*.json out/rechecks_launch/ 2>/dev/null
+    python3 tests/gpu_runs/floor_grid.py --rechecks out/rechecks_launch "${BUDGET_S:-540}" 2>&1 | grep -v -i warn
+    tar -cf "$OUT/rechecks_launch.tar" -C out rechecks_launch
+    ;;
   probe)
     python3 tests/gpu_runs/bias_gemm_probe.py graph "$OUT/bias_gemm_graph_h200.json" 2>&1 | grep -v -i -E "warn|^timed|^profiled"
     python3 tests/gpu_runs/bias_gemm_probe.py stream "$OUT/bias_gemm_stream_h200.json" 2>&1 | grep -v -i -E "warn|^timed"
     python3 tests/gpu_runs/bias_gemm_probe.py show "$OUT/bias_gemm_graph_h200.json" "$OUT/bias_gemm_stream_h200.json"
     ;;
-  *) echo "STEP is first, shares, grid, tests or probe" >&2; exit 2 ;;
+  *) echo "STEP is first, shares, grid, rechecks, tests or probe" >&2; exit 2 ;;
 esac
 exit 0
