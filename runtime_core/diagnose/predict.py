@@ -55,8 +55,8 @@ Where the profile lists every operation with its duration (every diagnosis since
 eager step is not the closed form's single max() but the same rules applied op by op
 (eager_queue_us): the host readies operation i at (i+1)·H/K, or, where the profile kept when each
 launch call returned (diagnosis.op_ready), at H times that call's share of the profiled dispatch;
-the GPU runs it after the previous one and γs. With long and short operations mixed, the GPU waits behind the host during the short ones
-even where B outlasts H (GPT-2's prompt in bf16 at batch 64: H 5.0 ms, B 3.4 ms, the closed form
+the GPU runs it after the previous one and γs. With long and short operations mixed, the GPU
+waits behind the host during the short ones even where B outlasts H (GPT-2's prompt in bf16 at batch 64: H 5.0 ms, B 3.4 ms, the closed form
 5.0 ms, op by op 6.7 ms). A point without op rows (the zoo's recording) keeps the closed form.
 
 Eager is PyTorch's own dispatch, which is asynchronous (the widget's *streams* mode): the host

@@ -207,10 +207,10 @@ def launch_offsets(chrome: dict | None, spans=()) -> tuple[list[float], float | 
 def cpu_spans_from_chrome(chrome: dict) -> list[Span]:
     """CPU-lane spans of the profiled region: launch calls ("launch") and the top-level framework
     ops that issued them ("dispatch": Python, the dispatcher, aten), µs from the region's start."""
-    events, t0, dur = _region_events(chrome)
+    events, t0, region_us = _region_events(chrome)
     if t0 is None:
         return []
-    t1 = t0 + dur
+    t1 = t0 + region_us
     out, top_end = [], -1.0
     for e in sorted(events, key=lambda e: float(e["ts"])):
         ts, dur, name, cat = float(e["ts"]), float(e.get("dur", 0.0)), e.get("name", ""), e.get("cat", "")
