@@ -197,6 +197,8 @@ def test_the_external_grid_shows_its_targets_the_band_and_the_explanation():
     text = _text(at)
     node = first["explanation"]["node_cost_us"]
     assert f"{node:.2f} µs per node" in text and "three biggest host-time consumers" in text
+    rel = first["explanation"]["node_cost_rel_spread"]   # a long kernel's share, from our own kernels
+    assert rel > 0 and f"±{rel:.1%} of its duration as a graph node" in text
     assert "Where the predicted saving" in text
     assert "Cannot be captured whole" in text and "pinned" in text and "uncapturable_model.py" in text
     assert "What usually fixes it" in text

@@ -159,3 +159,40 @@ def test_a_points_launch_times_become_shares_only_when_they_cover_every_operatio
                          ([10.0, "x", 80.0], 100.0), ([10.0, 50.0, 80.0], None), ([], 100.0)):
         assert op_ready({"gpu_ops": 3, "profile": {"eager_launch_us": launch, "eager_span_us": span}}) == ()
     assert op_ready({"gpu_ops": 3}) == ()  # a point recorded before launch times were kept
+
+
+def test_a_long_kernels_share_of_its_duration_widens_the_band_and_a_short_ones_does_not():
+    """ρ (machine.relative_spread): past δ/ρ µs a node's and a gap's deviation is a share of the
+    kernel. Ten 1 ms kernels get a band of about ±ρ per side (√2·ρ together); 2 µs kernels, whose
+    share (ρ·2 µs) stays under δ, the same band as without ρ."""
+    from dataclasses import replace
+    from runtime_core.diagnose.predict import predict_band
+    c = Constants(sync_us=5.0, stream_gap_us=1.0)
+    base = Machine(c, tax_us=9.0, source="test", stream_gap_extra_us=0.8, stream_spread_us=0.2,
+                   node_extra_us=0.2, node_spread_us=0.2)
+    rel = replace(base, node_rel_spread=0.035, stream_rel_spread=0.035)
+    long = StepCounts(10, 10_000.0, 100.0, 1, op_us=(1000.0,) * 10, graph_op_us=(1000.0,) * 10)
+    lo0, hi0 = predict_band(long, base, 100.0, 100.0, 0.2)
+    lo, hi = predict_band(long, rel, 100.0, 100.0, 0.2)
+    point = predict_step(long, rel)["graph_speedup"]
+    assert (hi0 - lo0) / 2 / point < 0.002
+    assert 0.035 < (hi - lo) / 2 / point < 0.035 * 2 ** 0.5 + 0.002
+    short = StepCounts(100, 200.0, 5000.0, 1, op_us=(2.0,) * 100, graph_op_us=(2.0,) * 100)
+    assert predict_band(short, rel, 4500.0, 5500.0, 0.2) == predict_band(short, base, 4500.0, 5500.0, 0.2)
+
+
+def test_the_band_adds_the_hosts_and_the_graphs_widths_as_independent_errors():
+    """Eager's interval from H alone and the graph's from δ alone, each on its own, give the band
+    of that side; together they add as a root of squares: narrower than both extremes at once."""
+    import math
+    from runtime_core.diagnose.predict import predict_band
+    m = Machine(Constants(sync_us=5.0), tax_us=9.0, source="test", node_extra_us=0.2, node_spread_us=0.2)
+    k = StepCounts(200, 400.0, 3000.0, 1, op_us=(2.0,) * 200)
+    e, g = eager_step_us(k, m), graph_step_us(k, m)
+    e_lo = eager_step_us(StepCounts(200, 400.0, 2700.0, 1, op_us=(2.0,) * 200), m)
+    g_hi = graph_step_us(k, m, 0.2)
+    assert predict_band(k, m, 2700.0, 3000.0, 0.0)[0] == pytest.approx(e_lo / g, rel=1e-3)
+    assert predict_band(k, m, 3000.0, 3000.0, 0.2)[0] == pytest.approx(e / g_hi, rel=1e-3)
+    lo = predict_band(k, m, 2700.0, 3000.0, 0.2)[0]
+    assert lo == pytest.approx(e / g * math.exp(-math.hypot(math.log(e / e_lo), math.log(g_hi / g))), rel=1e-3)
+    assert e_lo / g_hi < lo < min(e_lo / g, e / g_hi)

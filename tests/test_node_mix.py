@@ -98,3 +98,18 @@ def test_the_shipped_node_costs_give_the_h200_its_gamma_n_and_the_simulator_none
     assert [list(r) for r in m.memset_extra_us] == (mix["memset_extra_us"] if mix else [])
     sim = with_node_costs(Machine(C, 9.0, "test"), "NVIDIA H200", simulated=True)
     assert sim.node_extra_us is None and sim.memset_extra_us == () and sim.node_cost_us == C.node_gap_us
+
+
+def test_a_long_kernels_relative_spread_comes_from_the_recordings_long_configs():
+    """ρ is half the p10-p90 spread of (cost − median) / duration over configs of LONG_US or more;
+    fewer than LONG_MIN of them: none. The shipped H200 recording has both sections' ρ."""
+    from runtime_core.diagnose.machine import LONG_MIN, LONG_US, _node_costs_recording, relative_spread, with_node_costs
+    rows = [{"extra_us": 0.2 + dev * us, "eager_mean_us": us}
+            for us, dev in ((10.0, -0.05), (20.0, -0.02), (40.0, 0.0), (80.0, 0.01), (160.0, 0.03))]
+    rows += [{"extra_us": 5.0, "eager_mean_us": LONG_US / 2}]          # short: its 5 µs counts nowhere
+    assert relative_spread(rows, "extra_us", 0.2) == pytest.approx((0.03 - -0.05) / 2)
+    assert relative_spread(rows[:LONG_MIN - 1], "extra_us", 0.2) == 0.0
+    rec = _node_costs_recording("NVIDIA H200")
+    m = with_node_costs(Machine(C, 9.0, "test"), "NVIDIA H200")
+    assert m.node_rel_spread == relative_spread(rec.data["rows"], "extra_us", rec.data["derived"]["median_extra_us"]) > 0
+    assert m.stream_rel_spread > 0 and with_node_costs(Machine(C, 9.0, "test"), "x", simulated=True).node_rel_spread == 0

@@ -184,6 +184,10 @@ def explanation(p: dict) -> None:
                                                           else "chain"))
         st.markdown(prose("diagnose", how, gap=f"{gap:.2f}", source=gap_source,
                           spread=f"{max(0.0, _number(ex.get('stream_gap_spread_us'))):.2f}"))
+    rel = _number(ex.get("node_cost_rel_spread"))
+    if rel > 0:  # a point predicted before long kernels had their share has none
+        st.markdown(prose("diagnose", "explain_long", from_us=f"{_number(ex.get('node_cost_spread_us')) / rel:.1f}",
+                          graph_rel=f"{rel:.1%}", stream_rel=f"{_number(ex.get('stream_gap_rel_spread')):.1%}"))
     if p.get("captured_profiled") and (ex["graph_nodes"] != p["gpu_ops"]
                                        or abs(ex["graph_busy_us"] - p["busy_us"]) > 0.05 * p["busy_us"]):
         st.markdown(prose("diagnose", "explain_branch", captured_ops=ex["graph_nodes"],

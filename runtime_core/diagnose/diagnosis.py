@@ -44,15 +44,18 @@ def counts_of(point: dict) -> StepCounts:
     """The prediction's inputs, as a point (or a diagnosis) stores them."""
     return StepCounts(point["gpu_ops"], point["busy_us"], point["host_dispatch_us"], point["inputs"],
                       point.get("captured_gpu_ops"), point.get("captured_busy_us"), memset_bytes(point),
-                      op_durations(point), op_ready(point))
+                      op_durations(point), op_ready(point), op_durations(point, captured=True))
 
 
-def op_durations(point: dict) -> tuple:
+def op_durations(point: dict, captured: bool = False) -> tuple:
     """Each operation's duration (µs) of the profiled eager step, in order, where the profile
-    lists all K of them with sane numbers (else empty: the prediction uses the closed form)."""
-    rows = (point.get("profile") or {}).get("eager_ops") or []
+    lists all K of them with sane numbers (else empty: the prediction uses the closed form);
+    `captured`: of the step profiled as it would be captured (all Kc of them; the band's nodes)."""
+    prof = point.get("profile") or {}
+    rows = (prof.get("captured_ops") if captured else prof.get("eager_ops")) or []
+    count = (point.get("captured_gpu_ops") or point["gpu_ops"]) if captured else point["gpu_ops"]
     us = tuple(r[1] for r in rows if r and len(r) > 1)
-    ok = len(us) == point["gpu_ops"] and all(isinstance(x, (int, float)) and x >= 0 for x in us)
+    ok = len(us) == count and all(isinstance(x, (int, float)) and x >= 0 for x in us)
     return tuple(float(x) for x in us) if ok else ()
 
 
@@ -96,6 +99,8 @@ def predicted_fields(point: dict, m: Machine) -> dict:
                             "stream_gap_us": round(m.eager_gap_us, 4),
                             "stream_gap_source": "chain" if m.stream_gap_extra_us is None else "node_costs",
                             "stream_gap_spread_us": round(m.stream_spread_us, 4),
+                            "node_cost_rel_spread": round(m.node_rel_spread, 4),
+                            "stream_gap_rel_spread": round(m.stream_rel_spread, 4),
                             "eager_op_by_op": k.op_by_op, "eager_ready_profiled": k.ready_profiled,
                             "memset_nodes": len(k.graph_memsets), "memsets_us": round(memsets_us(k, m), 3),
                             "graph_nodes": k.graph_ops, "graph_busy_us": round(k.graph_busy_us, 3),

@@ -43,13 +43,18 @@ predicted and read as the host's floor, its fastest round (diagnosis.host_rounds
 the host changes state on that time scale, so rounds back to back see one state only); the eager
 step is evaluated with that floor moved up and down by as far as it moved between the first and
 the second half of the rounds (host_floor.floor_interval; a point recorded before the floor: the
-lowest and highest round), and the graph step with γn moved by ±δ per node, where δ is half the
-p10-p90 spread of what a node costs beyond its profiled kernel, measured on kernels of our own
-making (model/node_costs.py: grids of 1 to 16k blocks, 1 to 120 µs, 1 to 96 tensor arguments,
-cuBLAS, layer norm, softmax, copies and fills); and the eager step with γs moved by ±δs per gap,
-δs the same half spread of the stream gap over those kernels (model/stream_gaps.py; 0 where the
-recording has no stream section).
-    band = [eager(H_lo, γs − δs) / graph(γn + δ), eager(H_hi, γs + δs) / graph(γn − δ)]
+lowest and highest round), with γs moved by ±δs per gap, and the graph step with γn moved by ±δ
+per node. δ and δs are half the p10-p90 spread of what a node, and a stream gap, cost beyond the
+profiled kernel over kernels of our own making (model/node_costs.py and model/stream_gaps.py:
+grids of 1 to 16k blocks, 1 to 120 µs, 1 to 96 tensor arguments, cuBLAS, layer norm, softmax,
+copies and fills; 0 where the recording lacks them). A kernel of more than a few µs strays by a
+share of its own duration instead (beside the median node, a 7 µs softmax ran 0.9 µs faster in a
+graph than profiled, an 8 µs layer norm 0.5 µs faster): each operation also moves by max(0, ρ·d − δ), ρ half the p10-p90
+spread of (cost − median) / d over those kernels of 5 µs or more (machine.relative_spread; ρg
+for nodes, ρs for gaps: 3.3% and 3.5% on the H200). The host's drift and the GPU's node costs
+are independent errors, so the two sides' relative widths add as a root of squares:
+    band = S·exp(∓√(ln(E/E_lo)² + ln(G_hi/G)²)), with E_lo = eager(H_lo, γs − δs, d − ρs·d ...)
+           and G_hi = graph(γn + δ, d + ρg·d ...), and the upper end likewise.
 
 Where the profile lists every operation with its duration (every diagnosis since 2026-11-30), the
 eager step is not the closed form's single max() but the same rules applied op by op
@@ -93,6 +98,8 @@ class Machine:
         stream_gap_extra_us: γs measured on kernels of our own making (model/stream_gaps.py, the
             recording's "stream" section; None: the chain's), and stream_spread_us its δs (the
             band's eager side; 0 where none is known).
+        node_rel_spread, stream_rel_spread: ρg and ρs, how far a long kernel's node cost and
+            stream gap move as a share of its duration (machine.relative_spread; 0: unknown).
     """
 
     consts: Constants
@@ -103,6 +110,8 @@ class Machine:
     memset_extra_us: tuple = ()
     stream_gap_extra_us: float | None = None
     stream_spread_us: float = 0.0
+    node_rel_spread: float = 0.0
+    stream_rel_spread: float = 0.0
 
     @property
     def node_cost_us(self) -> float:
@@ -133,7 +142,9 @@ class Machine:
                 "node_spread_us": round(self.node_spread_us, 4),
                 "node_extra_us": None if self.node_extra_us is None else round(self.node_extra_us, 4),
                 "memset_extra_us": [list(r) for r in self.memset_extra_us],
-                "stream_spread_us": round(self.stream_spread_us, 4)}
+                "stream_spread_us": round(self.stream_spread_us, 4),
+                "node_rel_spread": round(self.node_rel_spread, 4),
+                "stream_rel_spread": round(self.stream_rel_spread, 4)}
 
 
 @dataclass(frozen=True)
@@ -152,6 +163,8 @@ class StepCounts:
         op_ready: for each of the K operations, the share of the host's dispatch after which it
             was queued, from the profiled step's launch calls (empty: unknown, each operation is
             taken as queued after an even share, (i+1)/K).
+        graph_op_us: the duration of each of the Kc operations of the step profiled as it would
+            be captured (empty: unknown; the band then reads the eager step's where they match).
     """
 
     gpu_ops: int
@@ -163,6 +176,7 @@ class StepCounts:
     graph_memsets: tuple = ()
     op_us: tuple = ()
     op_ready: tuple = ()
+    graph_op_us: tuple = ()
 
     @property
     def op_by_op(self) -> bool:
@@ -181,6 +195,15 @@ class StepCounts:
     @property
     def graph_busy_us(self) -> float:
         return self.busy_us if self.captured_busy_us is None else self.captured_busy_us
+
+    @property
+    def graph_durations(self) -> tuple:
+        """Each graph node's profiled duration where known (the captured step's, else the eager
+        step's when it has as many operations), else empty."""
+        for us in (self.graph_op_us, self.op_us):
+            if len(us) == self.graph_ops:
+                return us
+        return ()
 
     def __post_init__(self):
         if self.gpu_ops < 1:
@@ -241,14 +264,31 @@ def graph_step_us(k: StepCounts, m: Machine, node_shift_us: float = 0.0) -> floa
 
 
 def predict_band(k: StepCounts, m: Machine, host_lo_us: float, host_hi_us: float, node_spread_us: float) -> list:
-    """[lo, hi] of the speedup: eager at the low and high end of H's interval with γs ∓ δs
-    (δs = m.stream_spread_us), over the graph step with γn ± δ (δ = node_spread_us). Contains the
-    point prediction when H lies between the two."""
+    """[lo, hi] of the speedup. Each side gets its own interval, from what moves it:
+    - eager at the low and high end of H's interval, with γs ∓ δs and each operation's duration
+      ∓ its long-kernel share beyond δs (max(0, ρs·d − δs); op by op only);
+    - the graph step with γn ± δ per node and each node's long-kernel share beyond δ
+      (Σ max(0, ρg·d − δ); without the nodes' durations, max(0, ρg·Bc − δ·Kc)).
+    The host's drift and the GPU's node costs are independent errors, so the two sides' relative
+    widths add as a root of squares: lo = S·exp(−√(ln(E/E_lo)² + ln(G_hi/G)²)), hi likewise with
+    E_hi and G_lo. Contains the point prediction S = E/G when H lies between the two."""
+    import math
     from dataclasses import replace
-    ds = m.stream_spread_us
-    lo = eager_step_us(replace(k, host_us=host_lo_us), m, -ds) / graph_step_us(k, m, node_spread_us)
-    hi = eager_step_us(replace(k, host_us=host_hi_us), m, ds) / graph_step_us(k, m, -node_spread_us)
-    return [round(lo, 4), round(hi, 4)]
+    ds, d = m.stream_spread_us, node_spread_us
+    eager, graph = eager_step_us(k, m), graph_step_us(k, m)
+    share = tuple(max(0.0, m.stream_rel_spread * us - ds) for us in k.op_us)
+    fast = replace(k, host_us=host_lo_us, op_us=tuple(us - x for us, x in zip(k.op_us, share)))
+    slow = replace(k, host_us=host_hi_us, op_us=tuple(us + x for us, x in zip(k.op_us, share)))
+    e_lo, e_hi = eager_step_us(fast, m, -ds), eager_step_us(slow, m, ds)
+    durations = k.graph_durations
+    long = (sum(max(0.0, m.node_rel_spread * us - d) for us in durations) if durations
+            else max(0.0, m.node_rel_spread * k.graph_busy_us - d * k.graph_ops))
+    g_lo, g_hi = graph_step_us(k, m, -d) - long, graph_step_us(k, m, d) + long
+    wide = lambda a, b: max(0.0, math.log(a / b))  # noqa: E731
+    down = math.hypot(wide(eager, e_lo), wide(g_hi, graph))
+    up = math.hypot(wide(e_hi, eager), wide(graph, g_lo))
+    speedup = eager / graph
+    return [round(speedup * math.exp(-down), 4), round(speedup * math.exp(up), 4)]
 
 
 def saving_split(k: StepCounts, m: Machine) -> dict:

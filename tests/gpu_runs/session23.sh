@@ -1,6 +1,15 @@
 #!/usr/bin/env bash
 # Issue 25: the launch-time rule (commit 68ff7c5: each eager operation is ready when its profiled
 # launch call returned, diagnosis.op_ready) on the GPU.
+# Done on 2026-12-03 (sixth session): STEP=grid twice (the launch-time grid complete, 48 of 48),
+# STEP=probe, and 8 of the 12 re-checks (STEP=rechecks). Owed next:
+#   run(command="STEP=rechecks BUDGET_S=540 bash tests/gpu_runs/session23.sh", timeout_s=600)
+#     (the last 4: GPT-2 prompt and decode, both dtypes, batch 4); then tar -xf as below
+#   run(command="STEP=bandgrid BUDGET_S=540 bash tests/gpu_runs/session23.sh", timeout_s=600), three
+#     or four calls: a new grid, diagnose_external_band_h200.json, recorded after the band's rule of
+#     2026-12-03 (a long kernel's share, the sides as independent errors): its out-of-sample check;
+#     then cp <files_at>/diagnose_external_band_h200.json tests/gpu_runs/results/ ; commit
+#   STEP=tests (carry .whl): pytest -m gpu after that rule
 # Done on 2026-12-03 (fifth session): STEP=first (the fresh grid to 47 of 48, launch_shares_h200.json
 # 48 of 48, the launch times' GPU test), STEP=tests (21 passed), and 25 points of STEP=grid.
 # STEP=grid (resumable, ~33 s a point): the rest of the grid that keeps its own launch times, the
@@ -51,6 +60,7 @@ case "${STEP:-first}" in
     ;;
   shares) shares "${BUDGET_S:-480}" ;;
   grid) grid tests/gpu_runs/results/diagnose_external_launch_h200.json "${BUDGET_S:-540}" ;;
+  bandgrid) grid tests/gpu_runs/results/diagnose_external_band_h200.json "${BUDGET_S:-540}" ;;
   tests)
     wheels; set -o pipefail
     python3 -m pytest -m gpu -q -x -p no:cacheprovider ${TESTS:-tests/test_diagnose_gpu.py tests/test_stream_gaps.py} 2>&1 \
@@ -67,6 +77,6 @@ case "${STEP:-first}" in
     python3 tests/gpu_runs/bias_gemm_probe.py stream "$OUT/bias_gemm_stream_h200.json" 2>&1 | grep -v -i -E "warn|^timed"
     python3 tests/gpu_runs/bias_gemm_probe.py show "$OUT/bias_gemm_graph_h200.json" "$OUT/bias_gemm_stream_h200.json"
     ;;
-  *) echo "STEP is first, shares, grid, rechecks, tests or probe" >&2; exit 2 ;;
+  *) echo "STEP is first, shares, grid, bandgrid, rechecks, tests or probe" >&2; exit 2 ;;
 esac
 exit 0
