@@ -53,8 +53,8 @@ def with_node_costs(m: Machine, device_name: str | None, simulated: bool = False
                    stream_gap_extra_us=float(stream["median_gap_us"]) if stream else None,
                    stream_spread_us=float(stream["spread_us"]) if stream else 0.0,
                    node_rel_spread=relative_spread(rec.data["rows"], "extra_us", derived["median_extra_us"]),
-                   stream_rel_spread=(relative_spread(stream_doc.get("rows") or [], "gap_us", stream["median_gap_us"])
-                                      if stream else 0.0))
+                   stream_rel_spread=(relative_spread([r for r in stream_doc.get("rows") or [] if r.get("gpu_bound")],
+                                                      "gap_us", stream["median_gap_us"]) if stream else 0.0))
 
 
 LONG_US = 5.0   # a kernel this long or longer varies by a share of its duration (relative_spread)
@@ -73,8 +73,7 @@ def relative_spread(rows: list[dict], key: str, median: float) -> float:
     configs are that long."""
     from ..model.node_costs import spread_summary
     rel = [(r[key] - median) / r["eager_mean_us"] for r in rows
-           if r.get(key) is not None and (r.get("eager_mean_us") or 0.0) >= LONG_US
-           and (key != "gap_us" or r.get("gpu_bound", True))]
+           if r.get(key) is not None and (r.get("eager_mean_us") or 0.0) >= LONG_US]
     return float(spread_summary(rel, "median")["spread_us"]) if len(rel) >= LONG_MIN else 0.0
 
 

@@ -49,9 +49,9 @@ profiled kernel over kernels of our own making (model/node_costs.py and model/st
 grids of 1 to 16k blocks, 1 to 120 µs, 1 to 96 tensor arguments, cuBLAS, layer norm, softmax,
 copies and fills; 0 where the recording lacks them). A kernel of more than a few µs strays by a
 share of its own duration instead (beside the median node, a 7 µs softmax ran 0.9 µs faster in a
-graph than profiled, an 8 µs layer norm 0.5 µs faster): each operation also moves by max(0, ρ·d − δ), ρ half the p10-p90
-spread of (cost − median) / d over those kernels of 5 µs or more (machine.relative_spread; ρg
-for nodes, ρs for gaps: 3.3% and 3.5% on the H200). The host's drift and the GPU's node costs
+graph than profiled, an 8 µs layer norm 0.5 µs faster): each operation also moves by
+max(0, ρ·d − δ), ρ half the p10-p90 spread of (cost − median) / d over those kernels of 5 µs or
+more (machine.relative_spread; ρg for nodes, ρs for gaps: 3.3% and 3.5% on the H200). The host's drift and the GPU's node costs
 are independent errors, so the two sides' relative widths add as a root of squares:
     band = S·exp(∓√(ln(E/E_lo)² + ln(G_hi/G)²)), with E_lo = eager(H_lo, γs − δs, d − ρs·d ...)
            and G_hi = graph(γn + δ, d + ρg·d ...), and the upper end likewise.
