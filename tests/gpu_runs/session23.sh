@@ -77,6 +77,9 @@ case "${STEP:-first}" in
     python3 tests/gpu_runs/bias_gemm_probe.py stream "$OUT/bias_gemm_stream_h200.json" 2>&1 | grep -v -i -E "warn|^timed"
     python3 tests/gpu_runs/bias_gemm_probe.py show "$OUT/bias_gemm_graph_h200.json" "$OUT/bias_gemm_stream_h200.json"
     ;;
-  *) echo "STEP is first, shares, grid, bandgrid, rechecks, tests or probe" >&2; exit 2 ;;
+  decodemix)  # ~2 min, no carry: a decoder layer of our own calls, per-node cost by dtype
+    python3 tests/gpu_runs/decoder_mix_probe.py "$OUT/decoder_mix_h200.json" 2>&1 | grep -v -i warn
+    ;;
+  *) echo "STEP is first, shares, grid, bandgrid, rechecks, tests, probe or decodemix" >&2; exit 2 ;;
 esac
 exit 0
