@@ -66,6 +66,7 @@ def test_cpp_runner_matches_eager_at_any_batch_in_range(package, tmp_path, batch
     assert 0 < r["load_s"] < 5
 
 
+@pytest.mark.long  # builds the C++ runner from a cold cache: ~18 s on 2 cores (make test-long; CI runs it)
 def test_cpp_runner_binary_is_cached_by_torch_version_and_source():
     from runtime_core.aot.cpp_runner import ensure_runner
     path1, _ = ensure_runner()

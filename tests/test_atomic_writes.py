@@ -117,6 +117,7 @@ while True:
 """
 
 
+@pytest.mark.exhaustive  # kill-at-random, like the recordings' test above, which make test keeps (CI runs both)
 def test_aot_results_killed_mid_write_are_the_old_ones_or_the_new_ones(tmp_path):
     caches = [tmp_path / f"aot{i}" for i in range(KILLS)]
     procs = [start(RESULTS_WRITER, env={**os.environ, "RUNTIME_CORE_AOT_CACHE": str(c)}) for c in caches]

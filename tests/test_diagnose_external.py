@@ -254,12 +254,20 @@ def test_every_point_of_a_fresh_process_grid_counts_as_a_fresh_re_check():
 
 
 @pytest.fixture(scope="module")
+def shipped_accuracy() -> subprocess.CompletedProcess:
+    """`accuracy --recording` on the shipped external grid, run once for the tests that read it
+    (it recomputes every point and re-check: seconds)."""
+    return subprocess.run([sys.executable, "-m", "runtime_core", "accuracy", "--recording", str(REC)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120)
+
+
+@pytest.fixture(scope="module")
 def one_process_grid(tmp_path_factory) -> Path:
     from external_grids import one_process_grid as build
     return build(tmp_path_factory.mktemp("grid"))
 
 
-def test_accuracy_says_how_often_the_measurement_agrees_with_its_own_re_check(one_process_grid):
+def test_accuracy_says_how_often_the_measurement_agrees_with_its_own_re_check(one_process_grid, shipped_accuracy):
     """The ceiling of any prediction judged against one measurement: the grid's measured speedup
     against its fresh re-check's, computed from the two measurements, never stored."""
     from runtime_core.diagnose.accuracy import repeatability
@@ -279,15 +287,14 @@ def test_accuracy_says_how_often_the_measurement_agrees_with_its_own_re_check(on
     assert (f"speedups within ±15% at {again['speedup_within']}/{again['pairs']}, eager steps "
             f"{again['eager_within']}/{again['pairs']}") in p.stdout, p.stdout
     shipped = json.loads(REC.read_text())
-    p = subprocess.run([sys.executable, "-m", "runtime_core", "accuracy", "--recording", str(REC)], cwd=ROOT,
-                       capture_output=True, text=True, timeout=120)
+    p = shipped_accuracy
     twice = repeatability(shipped["points"], shipped["repeat"]["points"])   # the whole grid measured again
     line = next(x for x in p.stdout.splitlines() if "the grid against itself" in x)
     assert line.endswith(f"speedups within ±15% at {twice['speedup_within']}/{twice['pairs']}, eager steps "
                          f"{twice['eager_within']}/{twice['pairs']}, graph steps {twice['graph_within']}/{twice['pairs']}")
 
 
-def test_accuracy_judges_the_graph_step_alone_from_the_recomputed_points():
+def test_accuracy_judges_the_graph_step_alone_from_the_recomputed_points(shipped_accuracy):
     """The graph step, GPU-bound, measures the same each time: `accuracy` judges it on its own line,
     from the predictions as the code makes them now (recomputed, never read from the file)."""
     from runtime_core.diagnose.accuracy import graph_step_accuracy
@@ -297,15 +304,14 @@ def test_accuracy_judges_the_graph_step_alone_from_the_recomputed_points():
     assert g["points"] == 4 and g["within"] == 2 and g["range"] == [-0.2, 0.11]
     assert g["median_error"] == pytest.approx(0.02)
     now = graph_step_accuracy(snapshot(json.loads(REC.read_text()))["points"])
-    p = subprocess.run([sys.executable, "-m", "runtime_core", "accuracy", "--recording", str(REC)], cwd=ROOT,
-                       capture_output=True, text=True, timeout=120)
+    p = shipped_accuracy
     assert f"info the graph step alone: predicted within ±10% at {now['within']}/{now['points']} " in p.stdout, p.stdout
 
 
 def test_the_shipped_grid_keeps_a_second_measurement_of_itself():
     """The "repeat": what another recording of the same grid measured (merge_external.py --repeat:
-    the floor rule's first run, 40 rounds over 10 s, in one process some hours earlier), point by
-    point, each with the timing it was measured with and on the core the shipped grid timed on."""
+    the launch-time grid of 2026-12-03, timed as the shipped one, a day earlier), point by point,
+    each with the timing it was measured with and on the core the shipped grid timed on."""
     from runtime_core.diagnose import host_floor
     from runtime_core.diagnose.record_external import IN_PROCESS
     grid = json.loads(REC.read_text())
@@ -353,12 +359,13 @@ def test_the_shipped_external_recording_keeps_what_recomputing_needs():
 
 
 @pytest.mark.parametrize("name,want", [("diagnose_h200.json", 0), ("diagnose_external_h200.json", None)])
-def test_the_accuracy_cli_gates_diagnose_recordings(name, want):
+def test_the_accuracy_cli_gates_diagnose_recordings(name, want, request):
     """Exit 0 where every target is met, 1 where one is missed, from the points recomputed now."""
     from runtime_core.diagnose.accuracy import external_accuracy
     path = ROOT / "lessons" / "recordings" / name
-    p = subprocess.run([sys.executable, "-m", "runtime_core", "accuracy", "--recording", str(path)], cwd=ROOT,
-                       capture_output=True, text=True, timeout=120)
+    p = (request.getfixturevalue("shipped_accuracy") if path == REC else
+         subprocess.run([sys.executable, "-m", "runtime_core", "accuracy", "--recording", str(path)], cwd=ROOT,
+                        capture_output=True, text=True, timeout=120))
     if want is None:  # the external grid: its exit follows its own targets, whatever they are today
         doc = json.loads(path.read_text())
         from runtime_core.diagnose.record_external import fresh_checks

@@ -180,8 +180,10 @@ def test_the_external_grid_shows_its_targets_the_band_and_the_explanation():
     from pages.ui.diagnose_external import _gap
     gap = _gap(doc["meta"]["recorded_at"], doc["repeat"]["recorded_at"])
     assert gap.endswith("earlier")
+    t = doc["repeat"]["points"][0]["timing"]   # how the repeat was timed, in its own words
     assert any(f"{len(doc['repeat']['points'])} of its points were measured a second time {gap}, all of them in "
-               "one process, one after another (H and the steps in 40 rounds over 10 s)" in c.value and
+               f"one process, one after another (H and the steps in {t['host_rounds']} rounds over "
+               f"{t['host_window_s']:g} s)" in c.value and
                f"agree within ±15% at {twice['speedup_within']}; the eager steps at {twice['eager_within']}, "
                f"the graph steps at {twice['graph_within']}" in c.value for c in at.caption)
     title = f"Predicted against measured speedup: {len(doc['points'])} points of the grid on NVIDIA H200"
