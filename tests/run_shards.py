@@ -94,13 +94,16 @@ PER_TEST_S = 0.08  # what a test costs beyond its timed phases (collection, repo
 
 
 def weigh(log: str) -> None:
-    """shard_weights.json from a `pytest --durations=0` log: seconds per file, plus PER_TEST_S for
-    each of its tests."""
+    """shard_weights.json from a `pytest --durations=0` log (plain, or make test's with each line
+    prefixed by its shard): seconds per file, plus PER_TEST_S for each of its tests. A log with no
+    duration line is refused: an empty table would put every file at the default weight."""
     agg = Counter()
     for line in Path(log).read_text().splitlines():
-        m = re.match(r"([\d.]+)s (call|setup|teardown)\s+tests/(\S+?\.py)::", line)
+        m = re.match(r"(?:\[\d+\] +)?([\d.]+)s (call|setup|teardown)\s+tests/(\S+?\.py)::", line)  # make test's own log too
         if m:
             agg[m.group(3)] += float(m.group(1)) + (PER_TEST_S if m.group(2) == "call" else 0.0)
+    if not agg:
+        sys.exit(f"run_shards: no `--durations=0` lines in {log}; {WEIGHTS.name} is unchanged")
     WEIGHTS.write_text(json.dumps({k: round(v, 1) for k, v in sorted(agg.items())}, indent=1) + "\n")
 
 
