@@ -310,7 +310,7 @@ def test_accuracy_judges_the_graph_step_alone_from_the_recomputed_points(shipped
 
 def test_the_shipped_grid_keeps_a_second_measurement_of_itself():
     """The "repeat": what another recording of the same grid measured (merge_external.py --repeat:
-    the launch-time grid of 2026-12-03, timed as the shipped one, a day earlier), point by point,
+    the launch-time grid of 2026-12-03, timed as the shipped one, ten hours earlier), point by point,
     each with the timing it was measured with and on the core the shipped grid timed on."""
     from runtime_core.diagnose import host_floor
     from runtime_core.diagnose.record_external import IN_PROCESS
