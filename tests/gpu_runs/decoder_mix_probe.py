@@ -17,12 +17,11 @@ what the mix adds. Nothing here feeds the prediction.
 
     python3 tests/gpu_runs/decoder_mix_probe.py OUT.json      (CUDA, ~75 s)
 
-The H200's answer (2026-12-04, tests/gpu_runs/results/decoder_mix_h200.json; that run profiled the
-twelve-layer model before it timed the single layer, which now comes first: its layer slopes
-agree within 3% with the run before the model was added): beyond its eagerly profiled kernels, the
-twelve-layer model costs −0.20, +0.38 and +0.63 µs a node in fp32 at 1, 4 and 64 rows, and +0.40,
-+0.46 and +0.41 µs in bf16, with the same cuBLAS (nvjet, split-K), cuDNN SDPA and elementwise
-kernels as GPT-2's bf16 decode step. It matches the grid's fp32 decode cost and not its bf16 one.
+The H200's answer (2026-12-04, tests/gpu_runs/results/decoder_mix_h200.json; two runs agree within
+0.02 µs a node): beyond its eagerly profiled kernels, the twelve-layer model costs −0.20, +0.38 and
++0.64 µs a node in fp32 at 1, 4 and 64 rows, and +0.41, +0.47 and +0.42 µs in bf16, with the same
+cuBLAS (nvjet, split-K), cuDNN SDPA and elementwise kernels as GPT-2's bf16 decode step. It
+matches the grid's fp32 decode cost and not its bf16 one.
 """
 import json
 import statistics

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Issue 25: the launch-time rule (commit 68ff7c5: each eager operation is ready when its profiled
 # launch call returned, diagnosis.op_ready) on the GPU.
-# Done on 2026-12-04 (eighth session, 1,525 s): STEP=bandgrid three times (the band grid complete,
-# 48 of 48: the 12-03 band rule out of sample, 40 of 48 bands hold, a miss), STEP=decodemix twice
+# Done on 2026-12-04 (eighth session, 1,631 s): STEP=bandgrid three times (the band grid complete,
+# 48 of 48: the 12-03 band rule out of sample, 40 of 48 bands hold, a miss), STEP=decodemix three times
 # (decoder_mix_h200.json). Owed: nothing by a rule; a new rule needs a new grid (README, GPU runs owed):
 #   run(command="STEP=bandgrid BUDGET_S=540 bash tests/gpu_runs/session23.sh") with grid()'s file renamed
 # Done on 2026-12-04 (seventh session): the last 4 re-checks, 14 band-grid points, STEP=tests (21 passed).
