@@ -70,13 +70,19 @@ def plain(text: str) -> str:
     return unescape(text.replace(ZWSP, ""))
 
 
-def show(rows: list[dict]) -> None:
+def cells(rows: list[dict]) -> list[dict]:
+    """`rows` (dicts with the same keys, the column names) with each value and each column name
+    through `cell`: what `show` draws, for a caller that keeps it across reruns."""
+    return [{cell(k): cell(v) for k, v in r.items()} for r in rows]
+
+
+def show(rows: list[dict], escaped: bool = False) -> None:
     """A table of `rows` (dicts with the same keys, the column names): each value and each column
     name through `cell` (st.table renders both as Markdown; a column can be named after a
-    recording's device)."""
+    recording's device). `escaped`: the rows are `cells`' output already."""
     if not rows:
         return
-    st.table(pd.DataFrame([{cell(k): cell(v) for k, v in r.items()} for r in rows]), hide_index=True)
+    st.table(pd.DataFrame(rows if escaped else cells(rows)), hide_index=True)
 
 
 def compare(corner: str, names: list[str], quantities: list[tuple[str, list]]) -> None:

@@ -130,24 +130,26 @@ def miss_rows(misses: list[dict]) -> list[dict]:
 
 
 @st.cache_resource(show_spinner=False, max_entries=8)
-def _accuracy(file: str, recorded_at: str, _rec) -> tuple[dict, go.Figure]:
-    """accuracy() and its scatter figure, once per recording (they don't depend on the knobs)."""
+def _accuracy(file: str, recorded_at: str, _rec) -> tuple[dict, go.Figure, list[dict], list[dict]]:
+    """accuracy(), its scatter figure and its two tables' escaped cells, once per recording (none
+    of them depends on the knobs; escaping a recording's misses is most of a rerun's table work)."""
     acc = accuracy(_rec)
-    return acc, _accuracy_figure(_rec, acc["tolerance"])
+    return (acc, _accuracy_figure(_rec, acc["tolerance"]), ui_tables.cells(constant_rows(_rec)),
+            ui_tables.cells(miss_rows(acc["misses"])))
 
 
 def accuracy_panel(rec) -> None:
     """The calibrated model against every recorded point: error per point and why it misses."""
-    acc, fig = _accuracy(rec.meta.file, rec.meta.recorded_at, rec)
+    acc, fig, constants, misses = _accuracy(rec.meta.file, rec.meta.recorded_at, rec)
     st.markdown(f"**{acc['within']} of {acc['total']}** recorded points are within ±{acc['tolerance']:.0%} "
                 f"of the calibrated model (target: {acc['target_share']:.0%}).")
     st.plotly_chart(fig, width="stretch", key="w_accuracy")  # shared by every session: drawn as it is
     st.markdown("**The calibrated model's constants, each read off its own experiment**")
-    ui_tables.show(constant_rows(rec))
+    ui_tables.show(constants, escaped=True)
     st.caption(prose("widget", "constants"))
     if acc["misses"]:
         st.markdown(f"**Points outside ±{acc['tolerance']:.0%}, and why**")
-        ui_tables.show(miss_rows(acc["misses"]))
+        ui_tables.show(misses, escaped=True)
 
 
 def _accuracy_figure(rec, tol: float) -> go.Figure:
