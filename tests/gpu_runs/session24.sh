@@ -15,3 +15,20 @@ case "${STEP:-queued}" in
       2>&1 | grep -v -i warn
     ;;
 esac
+# STEP=state (~4 min): is the machine of the day the grids' machine? Its clocks and throttle reasons,
+# the node costs of our own kernels (compare lessons/recordings/node_costs_h200.json, 2026-12-01),
+# and two grid points diagnosed exactly as a user runs them (compare the shipped grid).
+#   run(command="STEP=state bash tests/gpu_runs/session24.sh", timeout_s=600)
+#   then: cp <files_at>/* tests/gpu_runs/results/state_2026-12-04/ ; commit
+case "${STEP:-queued}" in
+  state)
+    { nvidia-smi -q -d CLOCK,PERFORMANCE,POWER,TEMPERATURE; lscpu | head -20; nproc; uptime; } > "$OUT/machine_state.txt" 2>&1
+    python3 -m runtime_core node-costs --out "$OUT/node_costs_state.json" 2>&1 | grep -v -i warn | tail -5
+    for p in "gpt2_decode 1 bf16" "resnet18 1 fp32"; do set -- $p
+      python3 -m runtime_core diagnose --model validation.external:$1 --batch $2 --dtype $3 --no-compile --json \
+        > "$OUT/diagnose_$1_$2_$3.json" 2> "$OUT/diagnose_$1_$2_$3.err"
+      python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(sys.argv[1], {k: d.get(k) for k in ('host_dispatch_us','eager_us','graph_us','predicted_graph_us','predicted_eager_us','measured_graph_speedup','predicted_graph_speedup')})" "$OUT/diagnose_$1_$2_$3.json"
+    done
+    nvidia-smi -q -d CLOCK,PERFORMANCE >> "$OUT/machine_state.txt" 2>&1
+    ;;
+esac
