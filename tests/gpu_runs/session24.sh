@@ -32,3 +32,9 @@ case "${STEP:-queued}" in
     nvidia-smi -q -d CLOCK,PERFORMANCE >> "$OUT/machine_state.txt" 2>&1
     ;;
 esac
+# STEP=copies (~90 s): decode_copy_probe.py (GPT-2 decode's counter copies as memcpy nodes or as kernels)
+#   run(command="STEP=copies bash tests/gpu_runs/session24.sh", timeout_s=300)
+#   then: cp <files_at>/decode_copy_h200.json tests/gpu_runs/results/ ; commit
+case "${STEP:-queued}" in
+  copies) python3 tests/gpu_runs/decode_copy_probe.py "$OUT/decode_copy_h200.json" 2>&1 | grep -v -i warn ;;
+esac
