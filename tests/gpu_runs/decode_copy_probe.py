@@ -10,7 +10,7 @@ ResNet-18's matched them and kernels of our own making cost the same per node as
 For GPT-2 decode at batch 1, both dtypes, two forms of the counter update, in turn, twice (ABAB):
     memcpy   counter.copy_(position)              (as validation/external.py does)
     kernel   counter.zero_().add_(position)       (two elementwise kernels, no memcpy node)
-each: the graph step as the diagnosis measures it (copies in, one replay, sync; median of round
+each: the host's time for one replay() call with the GPU busy (launch_host_us), the graph step as the diagnosis measures it (copies in, one replay, sync; median of round
 medians and the lowest), a bulk replay's GPU time (20 replays queued), and the step as captured
 profiled paced (its operations and their summed durations).
 
@@ -45,12 +45,27 @@ def kernel_forward(self, token, position):
                       use_cache=True).logits
 
 
+def launch_host_us(graphed, reps: int = 5) -> float:
+    """The host's time for one replay() call while the GPU is busy behind a sleep (so no call
+    waits for it): what a cudaGraphLaunch of this graph costs the CPU, median of `reps`."""
+    out = []
+    for _ in range(reps):
+        torch.cuda.synchronize()
+        torch.cuda._sleep(20_000_000)
+        t0 = time.perf_counter()
+        graphed.graph.replay()
+        out.append((time.perf_counter() - t0) * 1e6)
+        torch.cuda.synchronize()
+    return statistics.median(out)
+
+
 def one(runner, dtype, form):
     external._DecodeStep.forward = SHIPPED if form == "memcpy" else kernel_forward
     try:
         step, graphed, eager, graph = warm_steps(runner, "gpt2_decode", 1, dtype)
         rounds = [timed(graph, 5, True) for _ in range(30)]
         replay = bulk_replay_us(graphed)
+        launch = launch_host_us(graphed)
 
         def paced():
             with capture_answer(True):
@@ -58,6 +73,7 @@ def one(runner, dtype, form):
         ops = rows(gpu_events(paced, name_chars=70))
         out = {"dtype": dtype, "form": form, "graph_median_us": round(statistics.median(rounds), 2),
                "graph_floor_us": round(min(rounds), 2), "replay_bulk_us": round(replay, 2),
+               "launch_host_us": round(launch, 2),
                "paced": summary(ops), "memcpy_ops": sum(1 for o in ops if o[0].startswith("gpu_me"))}
         graphed = step = None
         runner.cleanup()
