@@ -15,6 +15,13 @@ medians and the lowest), a bulk replay's GPU time (20 replays queued), and the s
 profiled paced (its operations and their summed durations).
 
     python3 tests/gpu_runs/decode_copy_probe.py OUT.json       (CUDA, ~60 s)
+
+The H200's answer (2026-12-04 21:23, decode_copy_h200.json): no. Beyond its kernels the step's
+bulk replay costs 0.42-0.44 µs a node in bf16 and 0.43-0.47 µs in fp32 with memcpy nodes, and
+0.44-0.46 µs in both with kernels instead. Its first row, timed before anything in the process
+was profiled, is the day's clean reading: the graph step's floor 817 µs (six grids: 689-696 µs),
+one replay() call 8 µs of host time; every later row ran after a profile, and its replay() call
+cost the host 126-248 µs (its graph step times are inflated by that, not its bulk replays).
 """
 import json
 import statistics

@@ -18,6 +18,16 @@ then three profiles of the step as it would be captured (profile_step.capture_an
 Every operation's duration is kept for each, so per-kind differences can be read offline.
 
     python3 tests/gpu_runs/queued_profile_probe.py OUT.json name:batch:dtype ...     (CUDA)
+
+The H200's answer (2026-12-04 20:55, queued_profile_h200.json, 14 points of six networks): no.
+Queued or paced, the step's summed durations agree within -1.0% to +1.1% (two pairs a point;
+two paced profiles of one point differ by up to 0.8%), so the eager step's pacing is not what
+moves the graph step. A caution for readers of the file: only the first point was timed in a
+process that had profiled nothing; after a profile, one replay() call costs the host 125-250 µs
+instead of 8 (decode_copy_probe.py measured it), so later points' graph_wall_us are inflated,
+while replay_bulk_us (20 replays queued, still GPU-bound) is not. The first point, GPT-2 decode
+bf16 at batch 1, replayed in 794 µs: 0.42 µs a node beyond its kernels, where all six grids of
+2026-12-02 to 12-04 03:32 measured its whole graph step at 689-696 µs.
 """
 import json
 import statistics
