@@ -1,5 +1,8 @@
 #!/usr/bin/env bash
 # Issue 25, ninth session (2026-12-04): does the eager step's pacing change its kernels' durations?
+# Done (900 s of device time, two starts refused): STEP=queued (82 s), STEP=state (218 s), STEP=copies
+# (53 s); every result is in tests/gpu_runs/results/ (queued_profile_h200.json, state_2026-12-04/,
+# decode_copy_h200.json) and each probe's docstring says what it found. Owed: nothing by a rule.
 # STEP=queued (~3 min): queued_profile_probe.py on 14 points of the external grid (the graph step
 # timed, then the step as captured profiled paced, as the diagnosis does, and queued behind a sleep).
 #   run(command="STEP=queued bash tests/gpu_runs/session24.sh", timeout_s=600)
