@@ -29,11 +29,32 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(skip)
 
 
+def _one_component_scan() -> None:
+    """Each new AppTest scans every installed distribution for Streamlit v2 component manifests
+    (streamlit/components/v2/manifest_scanner.py: about 0.16 s of CPU, hundreds of times a session);
+    the served app scans once, when its Runtime starts. The installed packages do not change within
+    a test session, so the scan runs once per test process and each AppTest gets its answer (a fresh
+    list each time). What the pages render is unchanged (this app ships no such component)."""
+    from streamlit.components.v2 import manifest_scanner
+    scan = manifest_scanner.scan_component_manifests
+    if getattr(scan, "_once_per_session", False):
+        return
+    found = []
+
+    def once(max_workers=None):
+        if not found:
+            found.append(scan(max_workers))
+        return list(found[0])
+    once._once_per_session = True
+    manifest_scanner.scan_component_manifests = once
+
+
 def open_page(page: str | None = None, query: dict | None = None, timeout_s: int = 90):
     """AppTest the way the app runs: start at app.py (the entry point), then switch to `page`.
     Page links only resolve that way. `query` sets URL query parameters first."""
     pytest.importorskip("streamlit")
     from streamlit.testing.v1 import AppTest
+    _one_component_scan()
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=timeout_s)
     for k, v in (query or {}).items():
         at.query_params[k] = v

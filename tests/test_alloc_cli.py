@@ -44,9 +44,20 @@ def test_record_writes_a_recording(recorded):
     assert rec["points"] == []
 
 
+def run_alloc_here(capsys, *args) -> subprocess.CompletedProcess:
+    """run_alloc in this process: runtime_core.cli.main is all that `python -m runtime_core` runs
+    (its __main__ passes main's status to sys.exit); the `recorded` fixture and one bad size run
+    `alloc` as a child, as a user runs it."""
+    from runtime_core.cli import main
+    capsys.readouterr()
+    rc = main(["alloc", *args])
+    out, err = capsys.readouterr()
+    return subprocess.CompletedProcess(["alloc", *args], rc, out, err)
+
+
 @pytest.mark.parametrize("bad", ["0", "-4", "abc", "1.5", "99999999999999"])
-def test_bad_size_exits_2_with_one_line(bad):
-    proc = run_alloc(f"--size-bytes={bad}")
+def test_bad_size_exits_2_with_one_line(bad, capsys):
+    proc = run_alloc(f"--size-bytes={bad}") if bad == "0" else run_alloc_here(capsys, f"--size-bytes={bad}")
     assert proc.returncode == 2
     assert proc.stdout == "" and "Traceback" not in proc.stderr
     lines = [ln for ln in proc.stderr.splitlines() if ln.strip()]

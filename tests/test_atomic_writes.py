@@ -213,12 +213,17 @@ def test_a_bad_record_path_is_one_line_before_any_work(tmp_path, cmd, where):
     assert wall_s < 20
 
 
-def test_alloc_record_with_force_replaces_the_file(tmp_path):
+def test_alloc_record_with_force_replaces_the_file(tmp_path, capsys):
+    """`alloc --backend sim --record TARGET --force`, through runtime_core.cli.main in this process
+    (all that `python -m runtime_core` runs); tests/test_alloc_cli.py runs `alloc --backend sim
+    --record` as a child process, and the refusals above run as children too."""
+    from runtime_core.cli import main
     from runtime_core.recordings import store
     target = tmp_path / "alloc_mine.json"
     target.write_text("{}")
-    p, _ = cli("alloc", "--backend", "sim", "--record", str(target), "--force")
-    assert p.returncode == 0, p.stderr
+    capsys.readouterr()
+    rc = main(["alloc", "--backend", "sim", "--record", str(target), "--force"])
+    assert rc == 0, capsys.readouterr().err
     assert store.load(target).meta.kind == "alloc"
     assert temps(tmp_path) == []
 

@@ -150,20 +150,35 @@ def test_url_case_gives_a_notice_and_the_page_keeps_working(case):
     assert not at.exception
 
 
-@pytest.mark.parametrize("case", cases("every_page"))
-@pytest.mark.parametrize("page", PAGES, ids=lambda p: (p or "app.py").split("/")[-1])
+@pytest.mark.parametrize("case,page", every_page([(c, p) for c in CORPUS if c["kind"] == "every_page" for p in PAGES]))
 def test_junk_query_on_every_page(case, page):
     at = open_page(page, case["query"])
     assert not at.exception
 
 
+@pytest.fixture(scope="module")
+def broken_folders(tmp_path_factory):
+    """One folder per every_page_recordings case, made on first use and shared by that case's pages:
+    the shipped recordings with the case's bad files beside them. Pages only read the folder, and
+    the good files, at the same paths, are then parsed and validated once per case (store caches a
+    file by path and mtime), not once per page; the bad ones fail on every scan, as before."""
+    made = {}
+
+    def folder(case) -> tuple[Path, list[str]]:
+        if case["id"] not in made:
+            d = tmp_path_factory.mktemp("broken")
+            for path in (ROOT / "lessons" / "recordings").glob("*.json"):
+                shutil.copy(path, d / path.name)
+            made[case["id"]] = (d, [bad_file(d, name).name for name in case["files"]])
+        return made[case["id"]]
+    return folder
+
+
 @pytest.mark.parametrize("case,page", every_page([(c, p) for c in CORPUS if c["kind"] == "every_page_recordings"
                                                    for p in PAGES]))
-def test_broken_recordings_on_every_page(case, page, tmp_path, monkeypatch):
-    for path in (ROOT / "lessons" / "recordings").glob("*.json"):
-        shutil.copy(path, tmp_path / path.name)
-    names = [bad_file(tmp_path, name).name for name in case["files"]]
-    monkeypatch.setenv(store.DIR_ENV, str(tmp_path))
+def test_broken_recordings_on_every_page(case, page, broken_folders, monkeypatch):
+    folder, names = broken_folders(case)
+    monkeypatch.setenv(store.DIR_ENV, str(folder))
     at = open_page(page)
     assert not at.exception
     skipped = unescape(" ".join(w.value for w in at.sidebar.warning))

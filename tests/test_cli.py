@@ -15,6 +15,18 @@ def run(*args):
     return p.returncode, p.stdout, p.stderr
 
 
+def run_here(capsys, *args):
+    """`run`, in this process: runtime_core.cli.main is all that `python -m runtime_core` runs (its
+    __main__ passes main's status to sys.exit). For the subcommands whose child process other tests
+    run too (measure: test_cost.py; sweep and its --resume: test_sweep_interrupt.py; usage errors:
+    the two kept as children below), where a child costs seconds of torch's import."""
+    from runtime_core.cli import main
+    capsys.readouterr()
+    rc = main(list(args))
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
 def test_model_eager_gives_the_seed_numbers():
     rc, out, _ = run("model", "--mode", "eager", "--n", "120", "--tax-us", "6", "--work-us", "2", "--json")
     d = json.loads(out)
@@ -31,8 +43,9 @@ def test_model_graph_is_one_call_and_dynamic_invalidates_it():
     assert d["graph_valid"] is False and d["launch_overhead_us"] == 720
 
 
-def test_measure_on_the_simulator_has_every_contract_key():
-    rc, out, _ = run("measure", "--mode", "streams", "--n", "50", "--work-us", "2", "--backend", "sim", "--json")
+def test_measure_on_the_simulator_has_every_contract_key(capsys):
+    rc, out, _ = run_here(capsys, "measure", "--mode", "streams", "--n", "50", "--work-us", "2", "--backend", "sim",
+                          "--json")
     d = json.loads(out)
     assert rc == 0
     for key in ("launch_overhead_us", "wall_us", "kernel_work_us", "driver_calls", "graph_valid",
@@ -40,6 +53,9 @@ def test_measure_on_the_simulator_has_every_contract_key():
         assert key in d, key
     assert d["backend"] == "sim" and d["driver_calls"] == 50
     assert {"launch_overhead_us", "wall_us", "driver_calls", "graph_valid"} <= d["model"].keys()
+
+
+BAD_ARGS_IN_A_CHILD = {("model", "--mode", "eager", "--n", "0", "--tax-us", "6", "--work-us", "2"), ("bogus",)}
 
 
 @pytest.mark.parametrize("args", [
@@ -55,18 +71,18 @@ def test_measure_on_the_simulator_has_every_contract_key():
     ("sweep", "--out", "/nonexistent/x.json", "--refresh"),
     ("bogus",),
 ])
-def test_bad_arguments_exit_2_with_one_line_and_no_traceback(args):
-    rc, out, err = run(*args)
+def test_bad_arguments_exit_2_with_one_line_and_no_traceback(args, capsys):
+    rc, out, err = run(*args) if args in BAD_ARGS_IN_A_CHILD else run_here(capsys, *args)
     assert rc == 2
     assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
     assert out == ""
 
 
-def test_sweep_on_the_simulator_writes_a_recording_and_resumes(tmp_path):
+def test_sweep_on_the_simulator_writes_a_recording_and_resumes(tmp_path, capsys):
     out = tmp_path / "rec.json"
-    rc, _, _ = run("sweep", "--out", str(out), "--backend", "sim", "--quick", "--budget-s", "1")
+    rc, _, _ = run_here(capsys, "sweep", "--out", str(out), "--backend", "sim", "--quick", "--budget-s", "1")
     assert rc == 0
-    rc, so, _ = run("sweep", "--out", str(out), "--backend", "sim", "--quick", "--resume")
+    rc, so, _ = run_here(capsys, "sweep", "--out", str(out), "--backend", "sim", "--quick", "--resume")
     rec = json.loads(out.read_text())
     assert json.loads(so)["complete"] is True and len(rec["points"]) == 24
     for key in ("device_name", "torch_version", "recorded_at", "calibration"):

@@ -17,6 +17,21 @@ ROOT = Path(__file__).resolve().parents[1]
 REC = ROOT / "lessons" / "recordings" / "diagnose_external_h200.json"
 
 
+def accuracy_cli(path: Path) -> subprocess.CompletedProcess:
+    """`python -m runtime_core accuracy --recording PATH`, run in this process: runtime_core.cli.main
+    is all that `python -m runtime_core` runs (its __main__ passes main's status to sys.exit), and
+    tests/test_recording.py runs the `accuracy` subcommand as a child process, exit 1 and exit 0.
+    In a child each of these cost seconds of torch's import and of validating every recording
+    again; here the status and the two streams are the same."""
+    import contextlib
+    import io
+    from runtime_core.cli import main
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        rc = main(["accuracy", "--recording", str(path)])
+    return subprocess.CompletedProcess(["accuracy", "--recording", str(path)], rc, out.getvalue(), err.getvalue())
+
+
 def _machine(spread=0.2):
     from runtime_core.diagnose.runners.sim import SimRunner
     m = SimRunner().machine()
@@ -242,8 +257,7 @@ def test_every_point_of_a_fresh_process_grid_counts_as_a_fresh_re_check():
         {(p["model"], p["dtype"], p["batch"]) for p in grid["points"] if p["batch"] == 4}   # at batch 4, as fixed
     one = {"meta": {"protocol": IN_PROCESS}, "points": [{"batch": 1}], "rechecks": {"points": [{"batch": 4}]}}
     assert fresh_checks(one) == [{"batch": 4}]   # a one-process grid's re-checks sit beside it
-    p = subprocess.run([sys.executable, "-m", "runtime_core", "accuracy", "--recording", str(path)], cwd=ROOT,
-                       capture_output=True, text=True, timeout=120)
+    p = accuracy_cli(path)
     line = next(x for x in p.stdout.splitlines() if "fresh-process re-checks (≥ 12, same targets)" in x)
     from runtime_core.diagnose.accuracy import external_accuracy
     from runtime_core.diagnose.record_external import snapshot
@@ -257,8 +271,7 @@ def test_every_point_of_a_fresh_process_grid_counts_as_a_fresh_re_check():
 def shipped_accuracy() -> subprocess.CompletedProcess:
     """`accuracy --recording` on the shipped external grid, run once for the tests that read it
     (it recomputes every point and re-check: seconds)."""
-    return subprocess.run([sys.executable, "-m", "runtime_core", "accuracy", "--recording", str(REC)], cwd=ROOT,
-                          capture_output=True, text=True, timeout=120)
+    return accuracy_cli(REC)
 
 
 @pytest.fixture(scope="module")
@@ -280,8 +293,7 @@ def test_accuracy_says_how_often_the_measurement_agrees_with_its_own_re_check(on
     assert repeatability([a], [dict(a)])["speedup_within"] == 1
     grid = json.loads(one_process_grid.read_text())
     assert len(grid["rechecks"]["points"]) == 12
-    p = subprocess.run([sys.executable, "-m", "runtime_core", "accuracy", "--recording", str(one_process_grid)],
-                       cwd=ROOT, capture_output=True, text=True, timeout=120)
+    p = accuracy_cli(one_process_grid)
     again = repeatability(grid["points"], grid["rechecks"]["points"])
     assert again["pairs"] >= 10
     assert (f"speedups within ±15% at {again['speedup_within']}/{again['pairs']}, eager steps "
@@ -363,9 +375,7 @@ def test_the_accuracy_cli_gates_diagnose_recordings(name, want, request):
     """Exit 0 where every target is met, 1 where one is missed, from the points recomputed now."""
     from runtime_core.diagnose.accuracy import external_accuracy
     path = ROOT / "lessons" / "recordings" / name
-    p = (request.getfixturevalue("shipped_accuracy") if path == REC else
-         subprocess.run([sys.executable, "-m", "runtime_core", "accuracy", "--recording", str(path)], cwd=ROOT,
-                        capture_output=True, text=True, timeout=120))
+    p = request.getfixturevalue("shipped_accuracy") if path == REC else accuracy_cli(path)
     if want is None:  # the external grid: its exit follows its own targets, whatever they are today
         doc = json.loads(path.read_text())
         from runtime_core.diagnose.record_external import fresh_checks

@@ -12,14 +12,23 @@ PAGE = "pages/7_Will_graphs_help_my_model.py"
 ROOT = Path(__file__).resolve().parents[1]
 
 
-@pytest.fixture
-def no_gpu_recording(tmp_path, monkeypatch):
-    """The recordings folder without a GPU diagnose recording (a clone before the H200 ran)."""
-    from runtime_core.recordings import store
+@pytest.fixture(scope="module")
+def _without_diagnose(tmp_path_factory) -> Path:
+    """The shipped recordings but the diagnose ones, copied once for the tests here that only read
+    them (a folder per test had each file in it parsed and validated again: store caches a file by
+    path and mtime)."""
+    folder = tmp_path_factory.mktemp("no-gpu-recording")
     for path in (ROOT / "lessons" / "recordings").glob("*.json"):
         if not path.name.startswith("diagnose_"):
-            shutil.copy(path, tmp_path / path.name)
-    monkeypatch.setenv(store.DIR_ENV, str(tmp_path))
+            shutil.copy(path, folder / path.name)
+    return folder
+
+
+@pytest.fixture
+def no_gpu_recording(_without_diagnose, monkeypatch):
+    """The recordings folder without a GPU diagnose recording (a clone before the H200 ran)."""
+    from runtime_core.recordings import store
+    monkeypatch.setenv(store.DIR_ENV, str(_without_diagnose))
 
 
 def _text(at) -> str:

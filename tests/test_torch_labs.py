@@ -32,10 +32,18 @@ def test_the_four_labs_are_gpu_only_and_replay_a_recording():
     assert GPU_ONLY == set(LABS) and GPU_ONLY <= REPLAYS_A_RECORDING
 
 
-@pytest.mark.parametrize("name", sorted(LABS))
-def test_without_a_recording_the_lab_says_it_is_owed_and_holds_no_number(name, tmp_path, monkeypatch):
+@pytest.fixture(scope="module")
+def without_these_labs(tmp_path_factory) -> Path:
+    """The shipped recordings without the four labs (conftest.recordings_without), written once for
+    the tests here that only read it: a folder made per test had every recording in it parsed and
+    validated again (store caches a file by path and mtime), seconds a test."""
     from conftest import recordings_without
-    monkeypatch.setenv(store.DIR_ENV, str(recordings_without(tmp_path, LABS)))
+    return recordings_without(tmp_path_factory.mktemp("without-labs"), LABS)
+
+
+@pytest.mark.parametrize("name", sorted(LABS))
+def test_without_a_recording_the_lab_says_it_is_owed_and_holds_no_number(name, without_these_labs, monkeypatch):
+    monkeypatch.setenv(store.DIR_ENV, str(without_these_labs))
     r = run_lab(name, "sim")
     assert r["owed_recording"] is True and r["signal"] is False and r["source"] == "recorded"
     assert "Not recorded yet" in r["verdict"]
@@ -157,24 +165,44 @@ def test_a_judged_fixture_is_plain_json_with_the_header_keys(name):
 
 
 # ---- a recording of the fixtures: figures, merge, pages --------------------------------------
-@pytest.fixture
-def fixture_recordings(tmp_path, monkeypatch):
-    """A copy of the shipped recordings with the four judged fixtures merged into labs_h200.json
-    by tests/gpu_runs/merge_labs28.py (its target pointed at the copy)."""
+def _merged_recordings(folder: Path, monkeypatch) -> Path:
+    """`folder`: a copy of the shipped recordings with the four judged fixtures merged into
+    labs_h200.json by tests/gpu_runs/merge_labs28.py (its target pointed at the copy)."""
     import merge_labs28
     for path in (ROOT / "lessons" / "recordings").glob("*.json"):
-        shutil.copy(path, tmp_path)
+        shutil.copy(path, folder)
     files = []
     for name, mod in LABS.items():
-        f = tmp_path / "in" / f"{name}.json"
+        f = folder / "in" / f"{name}.json"
         f.parent.mkdir(exist_ok=True)
         f.write_text(json.dumps({"recorded_at": "2026-12-02T10:00:00Z", "result": mod.judge(getattr(fx, name)())}))
         files.append(str(f))
-    bad = tmp_path / "in" / "broken.json"
+    bad = folder / "in" / "broken.json"
     bad.write_text(json.dumps({"recorded_at": "2026-12-02T10:00:00Z", "error": "RuntimeError: boom"}))
-    monkeypatch.setattr(merge_labs28, "TARGET", tmp_path / "labs_h200.json")
+    monkeypatch.setattr(merge_labs28, "TARGET", folder / "labs_h200.json")
     assert merge_labs28.main(*files, str(bad)) == 0
-    monkeypatch.setenv(store.DIR_ENV, str(tmp_path))
+    return folder
+
+
+@pytest.fixture(scope="module")
+def merged_once(tmp_path_factory) -> Path:
+    """_merged_recordings made once for the tests here that only read it (the merge runs as before;
+    a folder made per test had every recording in it parsed and validated again)."""
+    with pytest.MonkeyPatch.context() as mp:
+        return _merged_recordings(tmp_path_factory.mktemp("merged"), mp)
+
+
+@pytest.fixture
+def fixture_recordings(merged_once, monkeypatch):
+    """The recordings folder: the shipped recordings with the four judged fixtures merged in."""
+    monkeypatch.setenv(store.DIR_ENV, str(merged_once))
+    return merged_once
+
+
+@pytest.fixture
+def own_fixture_recordings(tmp_path, monkeypatch):
+    """fixture_recordings in a folder of this test's own, for a test that edits the files in it."""
+    monkeypatch.setenv(store.DIR_ENV, str(_merged_recordings(tmp_path, monkeypatch)))
     return tmp_path
 
 
@@ -191,13 +219,12 @@ def test_the_merge_adds_each_lab_with_its_date_and_leaves_the_rest(fixture_recor
     assert "2026-12-02" in r["device_name"]
 
 
-def test_the_figures_render_once_recorded_and_say_not_recorded_before(fixture_recordings, tmp_path_factory):
-    from conftest import recordings_without
+def test_the_figures_render_once_recorded_and_say_not_recorded_before(fixture_recordings, without_these_labs):
     recs = figures.shipped_recordings()
     assert figures.field_text("labs.training_step_speedup", recs) == "6.0×"
     assert figures.field_text("labs.partial_capture_eager_us", recs) == "300 µs"
     assert lab_text.priority_key(recs) == "priority_measurable"
-    before = recordings_without(tmp_path_factory.mktemp("before"), LABS)
+    before = without_these_labs
     for name in [n for n in figures.FIGURES if n.startswith(tuple(f"labs.{lab}" for lab in ("partial_capture",
                                                                                              "training_step", "graph_rng",
                                                                                              "d2h")))]:
@@ -210,10 +237,10 @@ def _text(at) -> str:
 
 
 @pytest.mark.slow
-def test_page_4_says_the_recording_is_owed_without_one(tmp_path, monkeypatch):
-    from conftest import open_page, recordings_without
+def test_page_4_says_the_recording_is_owed_without_one(without_these_labs, monkeypatch):
+    from conftest import open_page
     import streamlit as st
-    monkeypatch.setenv(store.DIR_ENV, str(recordings_without(tmp_path, LABS)))
+    monkeypatch.setenv(store.DIR_ENV, str(without_these_labs))
     st.cache_data.clear()
     at = open_page("pages/4_CUDA_graphs.py")
     assert "Labs: graphs around real torch code" in [s.value for s in at.subheader]
@@ -248,13 +275,13 @@ def test_pages_2_and_4_draw_the_labs_from_a_recording_of_the_fixtures(fixture_re
 
 
 @pytest.mark.slow
-def test_hostile_text_in_a_recording_of_these_labs_renders_inert(fixture_recordings):
+def test_hostile_text_in_a_recording_of_these_labs_renders_inert(own_fixture_recordings):
     """Strings and numbers-as-text a recording of these labs could carry, drawn as text only."""
     from conftest import open_page
     from hostile import live_findings
     import streamlit as st
     link, image = "[log in again](https://evil.example/login)", "![x](https://evil.example/a.png)"
-    path = fixture_recordings / "labs_h200.json"
+    path = own_fixture_recordings / "labs_h200.json"
     doc = json.loads(path.read_text())
     pc, rng = doc["labs"]["partial_capture"], doc["labs"]["graph_rng"]
     pc["parts"][1]["why"], pc["eager_us"], pc["env"]["gpu"] = link, image, link
