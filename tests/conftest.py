@@ -49,6 +49,19 @@ def _one_component_scan() -> None:
     manifest_scanner.scan_component_manifests = once
 
 
+def cli_here(capsys, *args):
+    """`python -m runtime_core ARGS` run in this process, as a CompletedProcess (returncode, stdout,
+    stderr): runtime_core.cli.main is all the module runs (its __main__ passes main's status to
+    sys.exit), so the status and both streams are a child's, without seconds of torch's import.
+    Tests that use it keep a child-process run of the same subcommand elsewhere."""
+    import subprocess
+    from runtime_core.cli import main
+    capsys.readouterr()
+    rc = main(list(args))
+    out, err = capsys.readouterr()
+    return subprocess.CompletedProcess(list(args), rc, out, err)
+
+
 def open_page(page: str | None = None, query: dict | None = None, timeout_s: int = 90):
     """AppTest the way the app runs: start at app.py (the entry point), then switch to `page`.
     Page links only resolve that way. `query` sets URL query parameters first."""

@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from conftest import cli_here
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -45,14 +47,9 @@ def test_record_writes_a_recording(recorded):
 
 
 def run_alloc_here(capsys, *args) -> subprocess.CompletedProcess:
-    """run_alloc in this process: runtime_core.cli.main is all that `python -m runtime_core` runs
-    (its __main__ passes main's status to sys.exit); the `recorded` fixture and one bad size run
+    """run_alloc in this process (conftest.cli_here); the `recorded` fixture and one bad size run
     `alloc` as a child, as a user runs it."""
-    from runtime_core.cli import main
-    capsys.readouterr()
-    rc = main(["alloc", *args])
-    out, err = capsys.readouterr()
-    return subprocess.CompletedProcess(["alloc", *args], rc, out, err)
+    return cli_here(capsys, "alloc", *args)
 
 
 @pytest.mark.parametrize("bad", ["0", "-4", "abc", "1.5", "99999999999999"])

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from aot_fakes import install_fake_cxx, temps
+from conftest import cli_here
 
 ROOT = Path(__file__).resolve().parents[1]
 KILLS = 8  # SIGKILLs per writer, at random moments
@@ -214,16 +215,14 @@ def test_a_bad_record_path_is_one_line_before_any_work(tmp_path, cmd, where):
 
 
 def test_alloc_record_with_force_replaces_the_file(tmp_path, capsys):
-    """`alloc --backend sim --record TARGET --force`, through runtime_core.cli.main in this process
-    (all that `python -m runtime_core` runs); tests/test_alloc_cli.py runs `alloc --backend sim
+    """`alloc --backend sim --record TARGET --force`, in this process (conftest.cli_here);
+    tests/test_alloc_cli.py runs `alloc --backend sim
     --record` as a child process, and the refusals above run as children too."""
-    from runtime_core.cli import main
     from runtime_core.recordings import store
     target = tmp_path / "alloc_mine.json"
     target.write_text("{}")
-    capsys.readouterr()
-    rc = main(["alloc", "--backend", "sim", "--record", str(target), "--force"])
-    assert rc == 0, capsys.readouterr().err
+    p = cli_here(capsys, "alloc", "--backend", "sim", "--record", str(target), "--force")
+    assert p.returncode == 0, p.stderr
     assert store.load(target).meta.kind == "alloc"
     assert temps(tmp_path) == []
 

@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from conftest import cli_here
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -16,15 +18,11 @@ def run(*args):
 
 
 def run_here(capsys, *args):
-    """`run`, in this process: runtime_core.cli.main is all that `python -m runtime_core` runs (its
-    __main__ passes main's status to sys.exit). For the subcommands whose child process other tests
-    run too (measure: test_cost.py; sweep and its --resume: test_sweep_interrupt.py; usage errors:
-    the two kept as children below), where a child costs seconds of torch's import."""
-    from runtime_core.cli import main
-    capsys.readouterr()
-    rc = main(list(args))
-    out, err = capsys.readouterr()
-    return rc, out, err
+    """`run`, in this process (conftest.cli_here), for the subcommands whose child process other
+    tests run too (measure: test_cost.py; sweep and its --resume: test_sweep_interrupt.py; usage
+    errors: the two kept as children below)."""
+    p = cli_here(capsys, *args)
+    return p.returncode, p.stdout, p.stderr
 
 
 def test_model_eager_gives_the_seed_numbers():

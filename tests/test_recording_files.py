@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import cli_here
 from runtime_core.errors import RecordingError
 from runtime_core.recordings import store
 from runtime_core.recordings.types import KINDS, SCHEMA_VERSION
@@ -148,17 +149,12 @@ def test_with_jsonschema_the_same_write_is_refused(tmp_path):
 
 def _sweep_refresh(bad: Path, capsys, child: bool) -> subprocess.CompletedProcess:
     """`python -m runtime_core sweep --refresh --out BAD`: as a child process where `child`, else
-    runtime_core.cli.main in this process (all that `python -m runtime_core` runs: its __main__
-    passes main's status to sys.exit), with this process's stdout and stderr captured."""
+    conftest.cli_here in this process."""
     argv = ["sweep", "--refresh", "--out", str(bad)]
     if child:
         return subprocess.run([sys.executable, "-m", "runtime_core", *argv], cwd=ROOT, capture_output=True,
                               text=True, timeout=120)
-    from runtime_core.cli import main
-    capsys.readouterr()
-    rc = main(argv)
-    out, err = capsys.readouterr()
-    return subprocess.CompletedProcess(argv, rc, out, err)
+    return cli_here(capsys, *argv)
 
 
 # One case runs as a child process, the way a user runs it (and as the refusal of another kind below
