@@ -52,6 +52,8 @@ def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
     try:
+        from .engine.cores import apply_cpus_env
+        apply_cpus_env()   # before any timing: a recorder's child runs on its share of the cores
         a = parser.parse_args(argv)
         out = a.func(a)
     except UsageError as e:

@@ -3,7 +3,8 @@
     diagnose --model cnn --batch 1 [--seq S] [--dtype bf16] --json     one diagnosis, every variant
     diagnose --model cnn --sweep --json                                 step time against batch 1..512
     diagnose --sweep --record PATH [--budget-s S] [--resume]            the recording for the page
-    diagnose --set external --record PATH [--budget-s S] [--resume] [--fresh-processes]   public networks (validation/)
+    diagnose --set external --record PATH [--budget-s S] [--resume]     public networks (validation/),
+             [--fresh-processes [--gpus N]]                             in this process or one each
     diagnose --model cnn --plan zipf [--max-size N] [--budget-mb M]     bucket sets, from a recording
 """
 from __future__ import annotations
@@ -51,6 +52,9 @@ def register(sub) -> None:
     p.add_argument("--fresh-processes", action="store_true",
                    help="with --set external: diagnose each point in its own fresh process, as a user runs it "
                         "(about 50 s a point on an H200)")
+    p.add_argument("--gpus", type=number(Range(1, 64, integer=True), "gpus"), default=1,
+                   help="with --fresh-processes: run this many points at once, each process on its own GPU and "
+                        "its own share of the CPU cores")
     p.add_argument("--resume", action="store_true", help="continue a partial recording at --record")
     p.add_argument("--force", action="store_true", help="replace an existing --record or --trace-out file")
     p.add_argument("--budget-s", type=number(Range(0.1, 86_400), "budget_s"), default=420.0,
@@ -87,6 +91,8 @@ def run(a) -> dict:
         raise UsageError("--set external is for a recording: give --record PATH")
     if a.fresh_processes and a.grid != "external":
         raise UsageError("--fresh-processes is for the external grid: give --set external --record PATH")
+    if a.gpus != 1 and not a.fresh_processes:
+        raise UsageError("--gpus runs several fresh processes at once: add --set external --fresh-processes")
     if a.record and a.grid == "external":
         if a.sweep or a.model or a.passes:
             raise UsageError("--set external records its own fixed grid: leave out --sweep, --model and --passes")
@@ -94,7 +100,8 @@ def run(a) -> dict:
         from .runners import get_runner
         runner = get_runner(a.backend)
         try:
-            doc = run_external(runner, Path(a.record), a.budget_s, a.resume, a.force, fresh=a.fresh_processes)
+            doc = run_external(runner, Path(a.record), a.budget_s, a.resume, a.force, fresh=a.fresh_processes,
+                               gpus=a.gpus)
         finally:
             runner.close()
         return {"out": a.record, "points": len(doc["points"]), "complete": doc["meta"]["complete"],

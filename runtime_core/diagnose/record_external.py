@@ -18,7 +18,12 @@ answer keep its profile): its own imports, its own live calibration (kept with t
 fast and a slow state over tens of seconds, and in one long process a point's H rounds and its
 eager timing can fall in different states; a fresh process measures both within seconds. The
 recording says which protocol made it (meta.protocol), and `snapshot` recomputes a fresh point's
-prediction from its own calibration. Fresh recordings made before 2026-12-02 (FRESH_NO_PROFILE)
+prediction from its own calibration. A fresh process is also what the grid must be judged on: in
+one long process bf16 GPT-2 replayed its graph 12-15% faster than in a fresh one on the same
+machine (tests/gpu_runs/process_mode.py). A fresh point takes 70-105 s on an H200, so with
+`gpus=N` (`--gpus N`) N children run at once, each on its own GPU (CUDA_VISIBLE_DEVICES) and its
+own share of this process's CPU cores (RUNTIME_CORE_CPUS: its timing core is the middle one of
+its share, engine/cores.py); meta.parallel says how many ran at once. Fresh recordings made before 2026-12-02 (FRESH_NO_PROFILE)
 kept no profile: recomputed, their predictions lose the memset nodes that only the profile lists,
 and they cannot be resumed (a file would mix points with and without profiles).
 """
@@ -26,10 +31,14 @@ from __future__ import annotations
 
 import importlib
 import json
+import os
 import sys
 import time
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+from dataclasses import dataclass
 from pathlib import Path
 
+from ..engine.cores import CPUS_ENV, cpus_arg
 from ..errors import UsageError
 from ..recordings import store
 from . import host_floor
@@ -93,17 +102,36 @@ def open_target(runner, path: Path, resume: bool, force: bool, protocol: str = I
     return {"meta": meta, "points": []}
 
 
-def fresh_point(runner, g: dict) -> dict:
-    """Point `g` diagnosed by a child `python -m runtime_core diagnose ... --json`, as a user runs it.
-    A failing child is a RuntimeError naming the point and the child's reason (the caller's file
-    keeps the points before it; --resume retries this one)."""
+@dataclass(frozen=True)
+class Slot:
+    """Where one of several fresh children runs at once: its GPU and its CPU cores."""
+    gpu: int
+    cores: tuple
+
+
+def slots(n: int, cores=None) -> list[Slot]:
+    """`n` slots: GPU i and the i-th of n equal, disjoint shares of `cores` (default: the cores this
+    process may use), so that no two children time their host on one core."""
+    cores = sorted(cores if cores is not None else os.sched_getaffinity(0))
+    if n < 1 or n > len(cores):
+        raise UsageError(f"--gpus {n}: between 1 and the {len(cores)} CPU cores this process may use "
+                         "(each child needs cores of its own)")
+    share = len(cores) // n
+    return [Slot(i, tuple(cores[i * share:(i + 1) * share])) for i in range(n)]
+
+
+def fresh_point(runner, g: dict, slot: Slot | None = None) -> dict:
+    """Point `g` diagnosed by a child `python -m runtime_core diagnose ... --json`, as a user runs it
+    (`slot`: on that GPU and those cores only). A failing child is a RuntimeError naming the point
+    and the child's reason (the caller's file keeps the points before it; --resume retries this one)."""
     from ..child_process import run
     label = f"{g['model']} {g['dtype']} batch {g['batch']}"
     argv = [sys.executable, "-m", "runtime_core", "diagnose", "--model", g["model"], "--batch", g["batch"],
             "--dtype", g["dtype"], "--backend", runner.backend, "--no-compile", "--json", "--timeline"]
     if g.get("seq") is not None:
         argv += ["--seq", g["seq"]]
-    done = run(f"diagnose process for {label}", argv, timeout_s=FRESH_TIMEOUT_S, cwd=REPO_ROOT)
+    env = None if slot is None else {"CUDA_VISIBLE_DEVICES": str(slot.gpu), CPUS_ENV: cpus_arg(slot.cores)}
+    done = run(f"diagnose process for {label}", argv, timeout_s=FRESH_TIMEOUT_S, env=env, cwd=REPO_ROOT)
     if done.error:
         raise RuntimeError(done.error)
     out = done.stdout
@@ -152,11 +180,18 @@ def point_machine(p: dict):
 
 
 def run_external(runner, path: Path, budget_s: float = 420.0, resume: bool = False, force: bool = False,
-                 only: list[dict] | None = None, fresh: bool = False) -> dict:
+                 only: list[dict] | None = None, fresh: bool = False, gpus: int = 1) -> dict:
     """Record (or continue) the external grid at `path`; returns the document. `fresh`: each
-    point in its own `diagnose` process (fresh_point) instead of this one."""
+    point in its own `diagnose` process (fresh_point) instead of this one; `gpus`: that many of
+    those processes at once (fresh only; see the module's docstring)."""
     t0 = time.monotonic()
     path = Path(path)
+    if gpus != 1 and not fresh:
+        raise UsageError("--gpus runs several fresh processes at once: add --fresh-processes")
+    parallel = slots(gpus) if gpus != 1 else None
+    have = runner.gpus() if parallel else None
+    if have is not None and have < gpus:
+        raise UsageError(f"--gpus {gpus}: this machine has {have} GPU(s)")
     doc = open_target(runner, path, resume, force, FRESH if fresh else IN_PROCESS)
     points = only if only is not None else grid_points()
     done = {key(p) for p in doc["points"]}
@@ -168,6 +203,9 @@ def run_external(runner, path: Path, budget_s: float = 420.0, resume: bool = Fal
     if not fresh:
         calibrations.append(sample_of(runner.machine("live")))
     point_s = (FRESH_POINT_S if fresh else POINT_S) * runner.cost_scale
+    if parallel:
+        doc["meta"]["parallel"] = max(gpus, int(doc["meta"].get("parallel") or 1))
+        return _run_parallel(runner, path, doc, points, todo, parallel, budget_s - point_s, t0)
     for i, g in enumerate(todo, start=1):
         spent = time.monotonic() - t0
         if spent + point_s > budget_s:
@@ -189,6 +227,47 @@ def run_external(runner, path: Path, budget_s: float = 420.0, resume: bool = Fal
         print(f"diagnose record: [{i}/{len(todo)}] {g['model']} {g['dtype']} batch {g['batch']}: predicted {p['predicted_graph_speedup']} "
               f"{p.get('predicted_speedup_band')}, measured {p['measured_graph_speedup']} in "
               f"{time.monotonic() - t_point:.1f} s", file=sys.stderr, flush=True)
+    return _write(path, doc, complete=len(doc["points"]) >= len(points))
+
+
+def _run_parallel(runner, path: Path, doc: dict, points: list[dict], todo: list[dict], where: list[Slot],
+                  start_by_s: float, t0: float) -> dict:
+    """The fresh points of `todo`, len(`where`) children at a time, each in a slot of its own; a
+    child starts only while `start_by_s` seconds have not passed. The file is written after every
+    point, in the grid's order; a failing child stops new starts, the others finish, and its error
+    is raised (the file keeps every point that finished)."""
+    order = {key(g): i for i, g in enumerate(points)}
+    queue, free, running, error = list(todo), list(where), {}, None
+    with ThreadPoolExecutor(len(where)) as pool:
+        while queue or running:
+            while queue and free and error is None and time.monotonic() - t0 <= start_by_s:
+                g, slot = queue.pop(0), free.pop(0)
+                running[pool.submit(fresh_point, runner, g, slot)] = (g, slot, time.monotonic())
+            if not running:
+                break
+            finished, _ = wait(running, return_when=FIRST_COMPLETED)
+            for f in finished:
+                g, slot, started = running.pop(f)
+                free.append(slot)
+                try:
+                    p = f.result()
+                except RuntimeError as e:
+                    error = error or e
+                    continue
+                doc["points"].append(p)
+                doc["points"].sort(key=lambda q: order.get(key(q), len(order)))
+                _write(path, doc, complete=False)
+                print(f"diagnose record: [{len(doc['points'])}/{len(points)}] {g['model']} {g['dtype']} batch "
+                      f"{g['batch']} on GPU {slot.gpu}: predicted {p['predicted_graph_speedup']} "
+                      f"{p.get('predicted_speedup_band')}, measured {p['measured_graph_speedup']} in "
+                      f"{time.monotonic() - started:.1f} s", file=sys.stderr, flush=True)
+    if error is not None:
+        _write(path, doc, complete=False)
+        raise error
+    if queue:
+        print(f"diagnose record: budget reached after {time.monotonic() - t0:.0f} s; {len(queue)} points left: "
+              "run again with --resume", file=sys.stderr)
+        return _write(path, doc, complete=False)
     return _write(path, doc, complete=len(doc["points"]) >= len(points))
 
 

@@ -18,6 +18,8 @@ import contextlib
 import os
 import time
 
+from ..errors import UsageError
+
 SPIN_LOOPS = 2000   # the speed probe: this many interpreted additions, ~60-100 µs on a server core
 SPIN_REPS = 3       # ... best of this many on each core
 
@@ -86,8 +88,51 @@ def one_core(mode: str | None = None):
 
 
 def all_cores() -> None:
-    """In a child process: run on any core, even if the parent pinned itself to one."""
+    """In a child process: run on any core it may use (every core, or RUNTIME_CORE_CPUS's), even if
+    the parent pinned itself to one."""
     try:
-        os.sched_setaffinity(0, range(os.cpu_count() or 1))
-    except (AttributeError, OSError):
+        os.sched_setaffinity(0, allowed_cpus() or range(os.cpu_count() or 1))
+    except (AttributeError, OSError, UsageError):
         pass
+
+
+CPUS_ENV = "RUNTIME_CORE_CPUS"  # e.g. "16,17,18": the cores a process, and the children it starts, may use
+
+
+def parse_cpus(raw: str) -> set[int]:
+    """The cores of a RUNTIME_CORE_CPUS value: numbers and ranges, comma-separated ("0-3,8")."""
+    cpus = set()
+    for part in raw.split(","):
+        lo, dash, hi = part.strip().partition("-")
+        if not lo.isdigit() or (dash and not hi.isdigit()) or int(hi or lo) < int(lo):
+            cpus = set()
+            break
+        cpus.update(range(int(lo), int(hi or lo) + 1))
+    if not cpus:
+        raise UsageError(f"{CPUS_ENV}={raw!r} is not a list of CPU cores: give numbers and ranges, such as 0-3,8")
+    return cpus
+
+
+def allowed_cpus() -> set[int] | None:
+    """RUNTIME_CORE_CPUS's cores, None where it is unset or empty."""
+    raw = os.environ.get(CPUS_ENV, "").strip()
+    return parse_cpus(raw) if raw else None
+
+
+def cpus_arg(cores) -> str:
+    """`cores` as a RUNTIME_CORE_CPUS value."""
+    return ",".join(str(c) for c in sorted(cores))
+
+
+def apply_cpus_env() -> None:
+    """Run this process on RUNTIME_CORE_CPUS's cores where it is set (the recorder of the external
+    grid gives each of the fresh processes it runs at once a share of its own): the timing core is
+    then the middle one of those (choose_core). A UsageError where the value is not cores this
+    machine lets the process use."""
+    cpus = allowed_cpus()
+    if cpus is None:
+        return
+    try:
+        os.sched_setaffinity(0, cpus)
+    except (AttributeError, OSError) as e:
+        raise UsageError(f"{CPUS_ENV}={cpus_arg(cpus)}: this process cannot run on those cores ({e})") from None

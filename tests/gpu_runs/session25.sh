@@ -17,3 +17,17 @@ case "${STEP:-mode}" in
     gzip -f "$OUT/sequence.json"
     ;;
 esac
+# STEP=freshgrid (on nvidia-h200-x4: ~20 min in two or three calls): the external grid as users run
+# it, one fresh `diagnose` process a point, four at once (one a GPU, a quarter of the cores each).
+# Record it only after the model change that STEP=mode points at is committed (out of sample).
+#   run(command="STEP=freshgrid GPUS=4 BUDGET_S=540 bash tests/gpu_runs/session25.sh", kind="nvidia-h200-x4", timeout_s=600)
+#   then: cp <files_at>/diagnose_external_fresh4_h200.json tests/gpu_runs/results/ ; commit; repeat until complete
+case "${STEP:-mode}" in
+  freshgrid)
+    F=tests/gpu_runs/results/diagnose_external_fresh4_h200.json
+    RESUME=""; if [ -f "$F" ]; then cp "$F" "$OUT/"; RESUME=--resume; fi
+    nvidia-smi --query-gpu=index,driver_version,clocks.sm --format=csv > "$OUT/machine_fresh4.txt" 2>&1
+    python3 -m runtime_core diagnose --set external --fresh-processes --gpus "${GPUS:-4}" \
+      --record "$OUT/$(basename "$F")" --budget-s "${BUDGET_S:-540}" $RESUME 2>&1 | grep -v -i warn | tail -60
+    ;;
+esac

@@ -141,6 +141,10 @@ class CudaRunner:
         torch.cuda.synchronize()
         torch.cuda.empty_cache()
 
+    def gpus(self) -> int:
+        """The CUDA GPUs this machine has (the external grid's fresh processes spread over them)."""
+        return torch.cuda.device_count()
+
     def close(self) -> None:
         if self._worker is not None:
             self._worker.close()

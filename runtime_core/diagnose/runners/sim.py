@@ -129,3 +129,7 @@ class SimRunner:
 
     def close(self) -> None:
         pass
+
+    def gpus(self) -> None:
+        """No limit: the simulator's processes need no GPU of their own."""
+        return None
