@@ -26,6 +26,12 @@ by 6-15%. This probe asks where the fast replays come from, with the product's o
     python3 tests/gpu_runs/process_mode_probe.py --child OUT.json   (one fresh reading)
     python3 tests/gpu_runs/process_mode_probe.py --summary OUT_DIR  (here, no GPU)
 
+Why those families: in the fresh re-checks GPT-2's graph step ran 55-65 µs a step above its
+prediction in both dtypes (0.48-0.53 µs a node beyond its kernels, 0.20 priced), BERT's did not;
+GPT-2's steps have 12 SDPA nodes (and small memsets, already priced) that BERT's eager attention
+lacks. About 5 µs an SDPA node would be the whole of it; the sdpa rows (with and without the mask
+transformers passes when it captures) say whether our own SDPA calls cost that.
+
 Per reading: floor_us, bulk_us, and from the profiled replay afterwards busy_us (its kernels'
 durations summed), span_us (first start to last end) and ops; (bulk − busy)/ops is the node's
 cost beyond its kernel, the number the grids and the re-checks disagree on.
@@ -117,7 +123,11 @@ def family_configs():
         for lq in (1, 32):
             q = torch.randn(4, 12, lq, 64, device=dev, dtype=t)
             kv = torch.randn(4, 12, 40, 64, device=dev, dtype=t)
+            mask = torch.zeros(4, 1, lq, 40, device=dev, dtype=t)  # transformers' capture-safe branch passes one
             out.append((f"sdpa {dt} 4x12x{lq}x40", (lambda q=q, kv=kv: F.scaled_dot_product_attention(q, kv, kv)),
+                        {"family": "sdpa", "dtype": dt}))
+            out.append((f"sdpa+mask {dt} 4x12x{lq}x40",
+                        (lambda q=q, kv=kv, m=mask: F.scaled_dot_product_attention(q, kv, kv, attn_mask=m)),
                         {"family": "sdpa", "dtype": dt}))
         for cin, cout, ks, groups, hw in ((64, 64, 3, 1, 56), (64, 256, 1, 1, 56), (96, 96, 3, 96, 56)):
             x = torch.randn(1, cin, hw, hw, device=dev, dtype=t)
