@@ -290,6 +290,10 @@ def test_accuracy_says_how_often_the_measurement_agrees_with_its_own_re_check(on
     low = dict(a, batch=64, measured_graph_speedup=1.05)
     r = repeatability([a, low], [b, dict(low, measured_graph_speedup=1.3)])
     assert r["pairs"] == 1 and r["speedup_within"] == 0 and r["eager_within"] == 0 and r["graph_within"] == 1
+    assert r["graph_moved"] == []                                   # 5% is within what a graph step repeats to
+    slower = repeatability([a], [dict(b, graph_us=112.0)])["graph_moved"]   # a fresh process replayed slower
+    assert slower == [{"model": "m", "dtype": "fp32", "batch": 1, "ratio": 1.12}]
+    assert repeatability([a], [dict(b, graph_us=103.0)])["graph_moved"] == []
     assert repeatability([a], [dict(a)])["speedup_within"] == 1
     grid = json.loads(one_process_grid.read_text())
     assert len(grid["rechecks"]["points"]) == 12

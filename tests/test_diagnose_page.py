@@ -237,6 +237,11 @@ def test_a_one_process_grid_shows_its_fresh_re_checks_beside_it(tmp_path, monkey
     again = repeatability(doc["points"], doc["rechecks"]["points"])
     assert any(f"at {again['pairs']} points measured twice" in c.value and
                f"agree within ±15% at {again['speedup_within']} of them" in c.value for c in at.caption)
+    # where a graph step moved between the long process and its fresh re-check, the page names it
+    moved = [c.value.replace("\\", "") for c in at.caption if c.value.startswith("Where a graph step did move")]
+    assert len(moved) == (1 if again["graph_moved"] else 0)
+    for m in again["graph_moved"]:
+        assert f"{m['model'].split(':')[-1]} {m['dtype']} batch {m['batch']} (×{m['ratio']:.2f})" in moved[0]
 
 
 def test_a_transformer_point_says_it_runs_other_work_under_capture():

@@ -54,6 +54,13 @@ def _label(p: dict) -> str:
     return f"{p['model'].split(':')[-1]}, {p['dtype']}, batch {p['batch']}"
 
 
+def _moved(moved: list[dict]) -> str:
+    """The points whose graph step moved between two measurements (accuracy.repeatability), with
+    the second time over the first."""
+    return ", ".join(f"{esc(m['model'].split(':')[-1])} {esc(m['dtype'])} batch {m['batch']} (×{m['ratio']:.2f})"
+                     for m in moved)
+
+
 def external_panel() -> None:
     """The external grid: targets, one chosen point's verdict and explanation, all points, the
     capture failure."""
@@ -99,6 +106,8 @@ def external_panel() -> None:
     if again and again["pairs"]:
         st.caption(prose("diagnose", "external_repeat", pairs=again["pairs"], tolerance=f"{TOLERANCE:.0%}",
                          speedup=again["speedup_within"], eager=again["eager_within"], graph=again["graph_within"]))
+        if again.get("graph_moved"):
+            st.caption(prose("diagnose", "external_graph_moved_fresh", moved=_moved(again["graph_moved"])))
     regrid = (rec.doc.get("repeat") or {}).get("points")
     twice = repeatability(rec.doc["points"], regrid) if regrid else None
     if twice and twice["pairs"]:
@@ -107,6 +116,8 @@ def external_panel() -> None:
                          how=_how(rec.doc["repeat"]),
                          threshold=f"{SPEEDUP_THRESHOLD:.1f}x", tolerance=f"{TOLERANCE:.0%}",
                          speedup=twice["speedup_within"], eager=twice["eager_within"], graph=twice["graph_within"]))
+        if twice.get("graph_moved"):
+            st.caption(prose("diagnose", "external_graph_moved_regrid", moved=_moved(twice["graph_moved"])))
     st.caption(prose("diagnose", "external_targets", tolerance=f"{TOLERANCE:.0%}", share=f"{TARGET_SHARE:.0%}",
                      threshold=f"{SPEEDUP_THRESHOLD:.1f}x", verdict=f"{VERDICT_SHARE:.0%}", band=f"{BAND_SHARE:.0%}",
                      width=f"{BAND_HALF_WIDTH:.0%}"))

@@ -157,6 +157,11 @@ def graph_step_accuracy(points: list[dict], tolerance: float = GRAPH_TOLERANCE) 
             "range": [round(min(errs), 4), round(max(errs), 4)] if errs else None}
 
 
+GRAPH_MOVED = 0.05  # a graph step measured twice that moved more than this (in one kind of process it repeats
+#                    within about 1%: tests/gpu_runs/cross_grids.py; between a long process and a fresh one bf16
+#                    GPT-2's moved 12-15%: tests/gpu_runs/process_mode.py)
+
+
 def pair_key(p: dict) -> tuple:
     """What pairs a point with its second measurement: a re-check run at the factory's default shape
     names no seq, and the grid's seq is that default, so the seq is left out."""
@@ -176,4 +181,7 @@ def repeatability(points: list[dict], again: list[dict]) -> dict:
     out = {"pairs": len(pairs), "tolerance": TOLERANCE}
     for field, name in (("measured_graph_speedup", "speedup"), ("eager_us", "eager"), ("graph_us", "graph")):
         out[f"{name}_within"] = sum(abs(b[field] / a[field] - 1) <= TOLERANCE for a, b in pairs)
+    out["graph_moved"] = [{"model": a["model"], "dtype": a["dtype"], "batch": a["batch"],
+                           "ratio": round(b["graph_us"] / a["graph_us"], 3)}
+                          for a, b in pairs if abs(b["graph_us"] / a["graph_us"] - 1) > GRAPH_MOVED + 1e-9]
     return out
