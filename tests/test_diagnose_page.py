@@ -62,12 +62,13 @@ def test_every_knob_changes_what_the_page_shows(no_gpu_recording):
     assert _headline(at).startswith("### Launch-bound")
     at.select_slider(key="dg_batch").set_value(512).run()
     assert "GPU-bound" in _headline(at)
-    at.radio(key="dg_dtype").set_value("bf16").run()
-    assert at.select_slider(key="dg_batch").value == 1 and not at.exception
+    at.radio(key="dg_dtype").set_value("bf16").run()   # recorded at batch 1 only: shown as text, no slider
+    assert not at.exception and not [s for s in at.select_slider if s.key == "dg_batch"]
+    assert "**1** · the only one recorded" in [m.value for m in at.markdown]
     at.radio(key="dg_dtype").set_value("fp32").run()
     at.selectbox(key="dg_model").set_value("fake-encoder").run()
     at.select_slider(key="dg_seq").set_value(256).run()
-    assert at.select_slider(key="dg_batch").value == 1 and "shape 256" in _text(at)
+    assert "**1** · the only one recorded" in [m.value for m in at.markdown] and "shape 256" in _text(at)
     at.radio(key="dg_tl_variant").set_value("our_graph").run()
     assert '"one driver call (graph launch)"' in at.get("plotly_chart")[0].proto.spec
     assert not at.exception
@@ -473,3 +474,17 @@ def test_the_repeat_caption_names_its_rounds_only_from_numbers():
         bad = {"protocol": one, "points": [{"timing": {"host_rounds": junk, "host_window_s": 10.0}}]}
         assert _how(bad) == "all of them in one process, one after another"
     assert _how({"protocol": None, "points": "junk"}) == "in another process"
+
+
+def test_a_choice_the_recording_holds_once_is_text_not_a_widget_and_the_planner_says_which_is_faster():
+    """The shipped zoo recording holds the decoder at one KV-cache size and no token sweep: those
+    show as text (a slider or radio with one choice does nothing), and the planner's sentence puts
+    the saving on the planner's side, not on powers of two's."""
+    at = open_page(PAGE, timeout_s=180)
+    assert at.selectbox(key="dg_model").value == "decoder"
+    assert not [s for s in at.select_slider if s.key == "dg_seq"]
+    assert not [r for r in at.radio if r.key == "dg_plan_kind"]
+    shown = [m.value for m in at.markdown]
+    assert "**128** · the only one recorded" in shown and "**batch sizes** · the only kind recorded for this model" in shown
+    gain = next(c.value for c in at.caption if "Under the same budget" in c.value)
+    assert "time than powers of two take" in gain and ("% less time" in gain or "% more time" in gain)

@@ -33,7 +33,12 @@ def planner_panel(rec: DiagnoseRecording, model: str) -> None:
     st.caption(prose("diagnose", "planner_intro"))
     kinds = ["batch sizes"] + (["sequence lengths (tokens)"] if rec.token_sweep(model) else [])
     c1, c2, c3 = st.columns([3, 3, 3])
-    kind = KINDS[c1.radio("request sizes are", kinds, key="dg_plan_kind", horizontal=True)]
+    if len(kinds) > 1:
+        kind = KINDS[c1.radio("request sizes are", kinds, key="dg_plan_kind", horizontal=True)]
+    else:  # no token sweep recorded for this model: one choice is no choice
+        c1.caption("request sizes are")
+        c1.markdown(f"**{kinds[0]}** · the only kind recorded for this model")
+        kind = KINDS[kinds[0]]
     curve = rec.curve(model, kind)
     name = c2.radio("request sizes follow", list(PRESET_NAMES), key="dg_plan_preset", index=1, horizontal=True)
     exponent = c3.slider("Zipf exponent", 0.0, 3.0, 1.1, 0.1, key="dg_plan_zipf", disabled=name != "Zipf")
@@ -81,7 +86,7 @@ def _predicted_table(sets: dict, label: str) -> None:
     p2, pl = sets["powers_of_two"]["expected_step_us"], sets["planner"]["expected_step_us"]
     gain = 100 * (1 - pl / p2)
     st.caption(prose("diagnose", "planner_gain", label=esc(label), planner=f"{pl:,.1f}", powers=f"{p2:,.1f}",
-                    gain=f"{abs(gain):.1f}", direction="faster" if gain >= 0 else "slower"))
+                    gain=f"{abs(gain):.1f}", direction="less" if gain >= 0 else "more"))
 
 
 def _measured_case(rec: DiagnoseRecording, model: str, kind: str) -> None:

@@ -38,6 +38,16 @@ def _options_knob(kind, label: str, options: list, key: str, default, **kw):
     return kind(label, options, key=key, **kw)
 
 
+def _knob_or_text(container, kind: str, label: str, options: list, key: str, default, **kw):
+    """`_options_knob` of the widget `kind` in `container`; where the recording holds one option
+    only, that option as text instead (a widget with a single choice does nothing)."""
+    if len(options) == 1:
+        container.caption(label)
+        container.markdown(f"**{esc(options[0])}** · the only one recorded")
+        return options[0]
+    return _options_knob(getattr(container, kind), label, options, key, default, **kw)
+
+
 def knobs(rec: DiagnoseRecording) -> Setting:
     """Model, dtype, shape and batch, each offering only what the recording holds for the others."""
     c1, c2, c3, c4 = st.columns([3, 2, 3, 4])
@@ -53,13 +63,13 @@ def knobs(rec: DiagnoseRecording) -> Setting:
     seqs = sorted({p.get("seq") for p in pts if p["dtype"] == dtype}, key=lambda s: (s is None, s or 0))
     shape_name = rec.about(model).get("shape_name")
     if shape_name:
-        seq = _options_knob(c3.select_slider, esc(shape_name), seqs, "dg_seq", default_seq, disabled=len(seqs) < 2,
+        seq = _knob_or_text(c3, "select_slider", esc(shape_name), seqs, "dg_seq", default_seq,
                             help="the model's shape knob; shapes other than the default were recorded at batch 1")
     else:
         seq = seqs[0]
         c3.caption(f"{esc(model)} has no shape knob")
     batches = sorted({p["batch"] for p in pts if p["dtype"] == dtype and p.get("seq") == seq})
-    batch = _options_knob(c4.select_slider, "batch size", batches, "dg_batch", 1, disabled=len(batches) < 2)
+    batch = _knob_or_text(c4, "select_slider", "batch size", batches, "dg_batch", 1)
     return Setting(model, dtype, seq, batch)
 
 
