@@ -29,7 +29,10 @@ def simulated_panel() -> None:
     st.subheader("The CPU runs ahead: a few kernels, two ways")
     st.info(prose("streams", "async_note"))
     n = st.slider("kernels in the chain (N)", 2, 24, 8, key="s2_n")
-    source_badge("simulated", f"SimDevice: {SEED_TAX_US:g} µs launch tax, {SEED_WORK_US:g} µs per kernel")
+    from runtime_core.recordings.shipped import shipped_constants
+    c = shipped_constants()
+    source_badge("simulated", prose("streams", "sim_badge", markdown=False, tax=f"{SEED_TAX_US:g}",
+                                    work=f"{SEED_WORK_US:g}", sync=f"{c.sync_us:.1f}", floor=f"{c.eager_floor_us:.1f}"))
     eager = src.simulated(Knobs("eager", n, SEED_WORK_US, tax_us=SEED_TAX_US))
     streams = src.simulated(Knobs("streams", n, SEED_WORK_US, tax_us=SEED_TAX_US))
     c = metric_row()

@@ -67,6 +67,9 @@ with out_col:
         draw_metrics(view.metrics)
     if view.timeline.caption:
         st.caption(view.timeline.caption)
+    drawn = {"simulated": "simulated", "textbook model": "model"}.get(view.timeline.pick)
+    if drawn and drawn != view.badge[0]:  # the cards above come from elsewhere: label the drawing itself
+        source_badge(drawn, "the timeline below")
     charts.show(timeline_figure(view.timeline.spans, view.timeline.title, height=300), key="w_timeline")
 
 tabs = dict(zip(view.tabs, st.tabs(view.tabs)))

@@ -1,6 +1,9 @@
 """Failure modes and checklist: each failure mode next to a lab that shows its signal."""
 from pages.ui.common import lesson_columns, render_lesson, setup_page
 
+import re
+from pathlib import Path
+
 import streamlit as st
 
 from pages.ui import lab_panels
@@ -14,11 +17,20 @@ with text_col:
     st.divider()
     render_lesson("08_takeaway_and_next")
 
+LESSON = Path(__file__).resolve().parents[1] / "lessons" / "07_failure_modes_and_checklist.md"
+# the lesson numbers its failure modes ("### 1. ..."); the labs past them have no section there
+IN_LESSON = sum(1 for line in LESSON.read_text(encoding="utf-8").splitlines() if re.match(r"### \d+\. ", line))
+
 with live_col:
     st.subheader("See each failure happen")
-    st.caption("Each button runs a small lab " + ("on this machine's GPU." if ctx.live else
-               "on the simulated GPU (no GPU here), and says what it measured."))
+    st.caption(f"Labs 1 to {IN_LESSON} follow the lesson's list. Each button runs a small lab "
+               + ("on this machine's GPU." if ctx.live else "on the simulated GPU (no GPU here), and says what it measured."))
     for i, fm in enumerate(failure_modes(), start=1):
+        if i == IN_LESSON + 1:
+            st.subheader("More failures, inside torch's own machinery")
+            st.caption("These go past the lesson's list: cudagraph trees, compile caches and PyTorch's own allocator. "
+                       + ("Each runs on this machine's GPU." if ctx.live else
+                          "They need a GPU, so here each shows its shipped H200 recording, labelled RECORDED."))
         with st.container(border=True):
             st.markdown(f"**{i}. {fm['title']}**")
             st.caption(f"Look for: {fm['look_for']}")

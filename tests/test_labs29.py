@@ -182,3 +182,19 @@ def test_each_cuda_lab_shows_its_signal_live(name):
     r = run_lab(name, "cuda")
     assert (r["backend"], r["source"]) == ("cuda", "live") and not r.get("errors"), r.get("errors")
     assert r["signal"] is True, r["verdict"]
+
+
+def test_a_logged_line_reads_from_the_repository_root_and_says_where_the_recorder_cut_it():
+    """What torch logged, as the labs show it: the recording machine's checkout (and torch's own cut
+    of that path) is left out, and a line the recorder kept only the start of ends at a word and
+    says so, instead of stopping mid-token."""
+    from pages.ui.safe_text import RECORDED_CHARS, log_text
+    doc = json.loads((SHIPPED / "labs_h200.json").read_text())
+    logged = doc["labs"]["compile_cache"]["recompile"]["calls"][3]["logged"]
+    assert len(logged) == RECORDED_CHARS and "/work/" in logged
+    shown = log_text(logged)
+    assert "/work/" not in shown and "ork/main" not in shown and "runtime_core/aot/cache_artifacts.py" in shown
+    assert shown.endswith(" … (the recording keeps the start of this line)")
+    assert logged.startswith(shown.split(" … ")[0].split(" (runtime_core")[0])
+    short = 'File "/home/me/repo/runtime_core/x.py", line 3'
+    assert log_text(short) == 'File "runtime_core/x.py", line 3'   # not cut: left whole

@@ -28,6 +28,11 @@ def test_failure_modes_page_runs_each_new_lab_and_shows_its_signal():
     text = _text(at)
     assert "Twelve ways the runtime goes wrong" in text
     assert "race on buffer" in text  # the detector's message, shown by the stream-reuse panel
+    # the labs past the lesson's twelve sit under a heading of their own, which says they replay recordings here
+    subheaders = [s.value for s in at.subheader]
+    assert subheaders.index("More failures, inside torch's own machinery") > subheaders.index("See each failure happen")
+    assert any(c.value.startswith("Labs 1 to 12 follow the lesson's list") for c in at.caption)
+    assert any("shows its shipped H200 recording, labelled RECORDED" in c.value for c in at.caption)
 
 
 def test_cuda_graphs_page_has_the_replay_costs_and_the_graph_bug_labs():

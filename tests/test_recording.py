@@ -56,6 +56,9 @@ def test_every_miss_is_explained_by_a_measured_term():
     acc = accuracy(REC)
     for m in acc["misses"]:
         assert m["term"] and m["reason"].startswith(m["term"]) and "measured" in m["reason"]
+    from runtime_core.model.accuracy import reason
+    assert reason({"term": "t", "measured_us": 22.0, "model_us": 18.7}).endswith("(-15%)")  # signed as the error:
+    assert reason({"term": "t", "measured_us": 10.0, "model_us": 12.0}).endswith("(+20%)")  # model over measured
     for p in REC.points:  # every point can be explained, not only the misses
         x = explain(p, REC.meta.calibration)
         assert x["term"] and x["measured_us"] == x["measured_us"]  # not NaN

@@ -17,7 +17,9 @@ def test_num_rounds_to_a_few_significant_figures(value, text):
 
 
 def test_num_appends_a_unit():
-    assert num(0.0157, unit="s") == "0.0157 s" and num(2, unit="MB") == "2 MB"
+    assert num(2, unit="MB") == "2 MB" and num(0.25, unit="s") == "0.25 s" and num(0, unit="s") == "0 s"
+    assert num(0.0157, unit="s") == "15.7 ms" and num(2.86e-04, unit="s") == "0.286 ms"   # not 2.86e-04 s
+    assert num(4.2e-05, unit="s") == "42 µs"
 
 
 def test_a_cell_is_escaped_markdown_with_break_points_in_long_words():

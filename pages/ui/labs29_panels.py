@@ -5,12 +5,13 @@ that, and the commands that record it (lab_panels.owed_notice): never a number. 
 computed here but the charts' geometry."""
 from __future__ import annotations
 
+
 import plotly.graph_objects as go
 import streamlit as st
 
 from pages.ui import alloc_charts, charts, lab_panels, palette as P, tables
 from pages.ui.common import source_badge
-from pages.ui.safe_text import esc
+from pages.ui.safe_text import esc, log_text
 from runtime_core.allocator import fmt_bytes
 from runtime_core.labs import discover
 from runtime_core.lesson.page_text import text as prose
@@ -43,7 +44,7 @@ def _p(key: str, **fields) -> str:
 
 def _code(text: str | None) -> None:
     if text:
-        st.code(text, language=None, wrap_lines=True)
+        st.code(log_text(text), language=None, wrap_lines=True)
 
 
 def _errors(r: dict) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from pages.ui import tables as ui_tables
-from pages.ui.safe_text import esc
+from pages.ui.safe_text import esc, log_text
 from runtime_core.labs.reduce_overhead import RECORD_COMMAND
 from runtime_core.lesson.page_text import text as prose
 
@@ -62,7 +62,7 @@ def _shapes(r: dict) -> None:
         if p.get("warning"):
             st.caption(f"With cudagraph_dynamic_shape_warn_limit = {p['warn_limit']} (torch's default: "
                        f"{p.get('torch_default_warn_limit')}), torch logged:")
-            st.code(p["warning"], language=None, wrap_lines=True)
+            st.code(log_text(p["warning"]), language=None, wrap_lines=True)
     elif p.get("recordings_for_new_batches") is not None:
         st.caption(f"Batch 1 at every position: {p['recordings_batch1_all_positions']} graph. Batches "
                    f"{', '.join(map(str, (p.get('batches') or [])[1:]))}: {p['recordings_for_new_batches']} more.")

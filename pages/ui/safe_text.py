@@ -128,3 +128,18 @@ def _printable(text: str) -> str:
     """Control characters (newlines, tabs, escapes) and format characters (bidi overrides,
     zero-width joiners) become spaces: one line, shown in the order it was typed."""
     return "".join(" " if unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp") else ch for ch in text)
+
+
+RECORDED_CHARS = 400  # the recorders keep this much of a logged line (aot/trees_points.py, aot/cache_artifacts.py)
+_CHECKOUT = re.compile(r"[^\s'\"(]*/(?=runtime_core/)")  # whatever stands before runtime_core/ in a path
+
+
+def log_text(text: str) -> str:
+    """A line torch logged, as a student should read it: paths from the repository's root (not the
+    recording machine's checkout, nor torch's own cut of it), and a line the recorder cut at
+    RECORDED_CHARS ends at a word, saying so."""
+    cut = len(text) >= RECORDED_CHARS
+    text = _CHECKOUT.sub("", text)
+    if cut and " " in text.strip():
+        text = text[:text.rstrip().rfind(" ")].rstrip() + " … (the recording keeps the start of this line)"
+    return text

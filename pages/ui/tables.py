@@ -37,7 +37,8 @@ def num(x, digits: int = 3, unit: str = "") -> str:
 
     None or NaN -> "—"; True/False -> "yes"/"no"; whole numbers -> "3", "48,429";
     48429.07 -> "48,429"; 12.345 -> "12.3"; 0.012345 -> "0.0123"; 0.074 -> "0.074" (no trailing
-    zeros); 7.4506e-08 -> "7.45e-08".
+    zeros); 7.4506e-08 -> "7.45e-08". With unit "s", a time under 0.1 s is shown in ms (or µs):
+    0.0157 s -> "15.7 ms", 2.86e-04 s -> "0.286 ms".
     """
     if x is None or (isinstance(x, float) and math.isnan(x)):
         return DASH
@@ -45,6 +46,10 @@ def num(x, digits: int = 3, unit: str = "") -> str:
         return "yes" if x else "no"
     if isinstance(x, str):
         return x
+    if unit == "s" and 0 < abs(x) < 0.1:  # a short time reads in ms or µs, not as 2.86e-04 s
+        x, unit = x * 1e3, "ms"
+        if abs(x) < 0.1:
+            x, unit = x * 1e3, "µs"
     if isinstance(x, int) or (float(x).is_integer() and abs(x) < 1e15):
         text = f"{int(x):,}"
     else:

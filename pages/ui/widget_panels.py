@@ -121,10 +121,12 @@ MODE_STYLE = {"eager": ("#D55E00", "circle"), "streams": ("#0072B2", "square"),
 
 
 def miss_rows(misses: list[dict]) -> list[dict]:
-    """The model's misses as a student reads them: setting, measured, model, error, why."""
+    """The model's misses as a student reads them: setting (in one column, so that the table fits a
+    phone), measured, model, error, why."""
     return [{
-        "mode": mode_label(m["mode"]).split(" (")[0], "N": m["n"], "work (µs)": f"{m['work_us']:g}",
-        "extra tax (µs)": f"{m['extra_tax_us']:g}", "dynamic": "yes" if m["dynamic"] else "no",
+        "setting": ", ".join([mode_label(m["mode"]).split(" (")[0], f"N={m['n']}", f"work {m['work_us']:g} µs"]
+                             + ([f"extra tax {m['extra_tax_us']:g} µs"] if m["extra_tax_us"] else [])
+                             + (["dynamic shapes"] if m["dynamic"] else [])),
         "measured wall (µs)": f"{m['measured_wall_us']:,.1f}", "model (µs)": f"{m['model_wall_us']:,.1f}",
         "error": f"{m['error_pct']:+.0f}%", "why": m["reason"]} for m in misses]
 

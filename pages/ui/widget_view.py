@@ -128,7 +128,11 @@ def _timeline(k: Knobs, shown, book: dict, sim: dict, pick: str | None) -> Timel
     if pick == "measured" and not spans:
         caption, pick, spans = prose("widget", "no_recorded_timeline"), "simulated", sim["timeline"]
     n_shown = d["n"] if pick == "measured" else k.n
-    title = f"One step at N={n_shown}: {mode_label(k.mode).split(' (')[0]} ({pick})" + (
+    step = mode_label(k.mode).split(' (')[0]
+    if k.mode == "graph" and k.dynamic:  # the captured graph misses every call: say what ran instead
+        step += {"fallback": ", shape missed: ran without the graph", "recapture": ", shape missed: captured again",
+                 "bucket": ", shape missed: padded to a bucket"}.get(str(k.policy), "")
+    title = f"One step at N={n_shown}: {step} ({pick})" + (
         ": GPU lane as profiled, host spans at their unprofiled cost" if pick == "measured" else "")
     return Timeline(choices, pick, spans, title, caption)
 

@@ -57,9 +57,10 @@ def _term(name: str, measured: float, model: float) -> dict:
 
 
 def reason(x: dict) -> str:
-    """One sentence from explain(): which term, measured vs model, and by how much."""
+    """One sentence from explain(): which term, measured vs model, and by how much, signed as the
+    point's error is: (model − measured) / measured."""
     m, mod = x["measured_us"], x["model_us"]
-    by = f" ({(m - mod) / mod:+.0%})" if abs(mod) > 1e-9 else ""
+    by = f" ({(mod - m) / m:+.0%})" if abs(m) > 1e-9 else ""
     return f"{x['term']}: measured {m:.2f} µs, the model has {mod:.2f} µs{by}"
 
 
