@@ -151,16 +151,19 @@ def setup_page(title: str, icon: str = ":material/bolt:") -> PageContext:
     return ctx
 
 
-# On a phone Streamlit stacks columns in the order they were made: the lesson's prose first, and the
-# live panel a few screens further down. Under this width the pair is shown panel first.
+# On a phone Streamlit stacks columns in the order they were made: the lesson's prose first, then the
+# live panel. A lesson reads in that order; a phone-only link at the top of the prose jumps to the
+# labs (on the caching-allocator and CUDA-graphs pages they start some ten thousand pixels down).
 PHONE_MAX_WIDTH_PX = 640
+LABS_ANCHOR = "labs-start"
 # Stacked, Streamlit gives each column the width of the screen less 24 px, on the left: the cards
 # in a column sat off-centre, so the pair's two columns take the full width there.
 _PAIR = (".st-key-lesson_split > [data-testid=\"stLayoutWrapper\"] > [data-testid=\"stHorizontalBlock\"]",
          ".st-key-lesson_split > [data-testid=\"stHorizontalBlock\"]")
-_LIVE_FIRST_CSS = (
-    "<style>@media (max-width: %dpx) {" % PHONE_MAX_WIDTH_PX
-    + " %s { flex-direction: column-reverse; }" % ", ".join(_PAIR)
+_PHONE_PAIR_CSS = (
+    "<style>.phone-only { display: none; } #%s { display: block; scroll-margin-top: 4.5rem; }" % LABS_ANCHOR
+    + " @media (max-width: %dpx) {" % PHONE_MAX_WIDTH_PX
+    + " .phone-only { display: block; }"
     + " %s { min-width: 100%% !important; width: 100%% !important; }"
     % ", ".join(f"{p} > [data-testid=\"stColumn\"]" for p in _PAIR)
     + " }</style>")
@@ -173,15 +176,16 @@ def lesson_title(name: str) -> str | None:
 
 
 def lesson_columns(spec=(5, 6), lesson: str | None = None):
-    """(prose column, live column), side by side on a wide screen; on a phone the live panel
-    comes first and the prose after it, so the widget is not buried under the reading. With
-    `lesson`, its section title comes first, above both (render_lesson(lesson, title=False) then
-    leaves it out): a phone opens on the title, not on a panel."""
+    """(prose column, live column), side by side on a wide screen; on a phone one under the other,
+    the prose first, which then opens with a link down to the labs. With `lesson`, its section
+    title comes first, above both (render_lesson(lesson, title=False) then leaves it out)."""
     if lesson and lesson_title(lesson):
         st.title(render_text(lesson_title(lesson)))
     with st.container(key="lesson_split"):
         text_col, live_col = st.columns(list(spec), gap="large")
-    st.html(_LIVE_FIRST_CSS)
+    text_col.html(f'<p class="phone-only"><a href="#{LABS_ANCHOR}">Jump to the labs and measurements ↓</a></p>')
+    live_col.html(f'<span id="{LABS_ANCHOR}"></span>')
+    st.html(_PHONE_PAIR_CSS)
     return text_col, live_col
 
 

@@ -70,3 +70,25 @@ def test_a_title_moved_under_the_panel_is_reported(server, page_at):
     }""")
     at = section_title_first(page)
     assert at["title_top"] > at["panel_top"], at
+
+
+@pytest.mark.parametrize("path", ["/Caching_allocator", "/CUDA_graphs"])
+def test_on_a_phone_the_lesson_comes_first_and_a_link_jumps_to_the_labs(server, page_at, path):
+    """Stacked, the prose reads first (its first paragraph on the first screen, not thousands of
+    pixels down under the labs), and a phone-only link at its top scrolls the labs' first panel
+    to the top of the screen. On a wide screen the link is not shown."""
+    page = _open(page_at, server, path, "400x900")
+    first_text = page.evaluate("""() => {
+      const col = document.querySelector('.st-key-lesson_split [data-testid="stColumn"]');
+      const p = col && col.querySelector('[data-testid="stMarkdownContainer"] p');
+      return p ? p.getBoundingClientRect().top : null;
+    }""")
+    assert first_text is not None and first_text < 900, first_text
+    link = page.locator("a[href='#labs-start']")
+    assert link.is_visible()
+    link.click()
+    page.wait_for_timeout(800)
+    top = page.evaluate("document.querySelector('#labs-start').getBoundingClientRect().top")
+    assert 0 <= top < 150, top
+    wide = _open(page_at, server, path, "1280x720")
+    assert not wide.locator("a[href='#labs-start']").is_visible()
