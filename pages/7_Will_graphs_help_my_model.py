@@ -6,7 +6,7 @@ from pages.ui.common import badge, render_lesson, setup_page, source_badge
 import streamlit as st
 
 from pages.ui import charts, diagnose_view as view
-from pages.ui.diagnose_charts import sweep_figure
+from pages.ui.diagnose_charts import sweep_figures
 from pages.ui.diagnose_external import external_panel
 from pages.ui.diagnose_data import live_diagnosis, load_source, skipped_files
 from pages.ui.diagnose_planner import planner_panel
@@ -71,10 +71,15 @@ st.markdown("##### Where the gain vanishes")
 sweep = rec.sweep(s.model)
 cross = crossovers(sweep) if len(sweep) >= 2 else None
 if cross:
-    title = (f"{s.model} (fp32): graphs stop paying (< 1.2x) at batch "
-             f"{cross['measured'] or '> ' + str(sweep[-1]['batch'])} measured (solid line), "
-             f"{cross['predicted'] or '> ' + str(sweep[-1]['batch'])} predicted (dashed)")
-    charts.show(sweep_figure(sweep, cross, title), key="dg_sweep")
+    st.caption(esc(f"{s.model} (fp32): graphs stop paying (< 1.2x) at batch "
+                   f"{cross['measured'] or '> ' + str(sweep[-1]['batch'])} measured (solid line), "
+                   f"{cross['predicted'] or '> ' + str(sweep[-1]['batch'])} predicted (dashed)"))
+    times, speed = sweep_figures(sweep, cross)
+    c1, c2 = st.columns(2)
+    with c1:
+        charts.show(times, key="dg_sweep")
+    with c2:
+        charts.show(speed, key="dg_sweep_speedup")
 view.accuracy_panel(rec)
 
 st.divider()

@@ -49,7 +49,8 @@ def _figures():
         "lab_charts (bars)": lab_charts.work_vs_overhead_bars(fusion["rows"], "t"),
         "alloc_charts (memory)": alloc_charts.memory_over_time(alloc["samples"], "t"),
         "alloc_charts (host)": alloc_charts.host_timeline(alloc["spans"], "t"),
-        "diagnose_charts (sweep)": diagnose_charts.sweep_figure(points, None, "t"),
+        "diagnose_charts (sweep, times)": diagnose_charts.sweep_figures(points, None)[0],
+        "diagnose_charts (sweep, speedup)": diagnose_charts.sweep_figures(points, {"measured": 2, "predicted": 4})[1],
         "diagnose_charts (planner)": diagnose_charts.planner_figure(
             {"powers of two": {"expected_step_us": 50.0, "captures": 3, "pool_bytes": 1 << 20, "wasted_work_pct": 5.0}}),
     }

@@ -5,7 +5,6 @@ from __future__ import annotations
 import math
 
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
 from pages.ui import palette as P
 from runtime_core.diagnose.accuracy import pair_key
@@ -16,39 +15,35 @@ EAGER, GRAPH = P.VERMILLION, P.BLUE
 MARKERS = {EAGER: "circle", GRAPH: "square"}
 
 
-def sweep_figure(points: list[dict], crossover: dict | None, title: str) -> go.Figure:
-    """Two panels over batch size: µs per step (eager and graph, measured solid, predicted dashed),
-    and the graph's speedup with the 1.2x line; the crossovers are vertical lines on both (measured
-    solid, predicted dashed), and the title names them."""
+def sweep_figures(points: list[dict], crossover: dict | None) -> tuple[go.Figure, go.Figure]:
+    """Two charts over batch size, side by side on a wide screen and one under the other on a
+    phone: µs per step (eager and graph, measured solid, predicted dashed), and the graph's speedup
+    with the 1.2x line; the crossovers are vertical lines on both (measured solid, predicted dashed)."""
     pts = sorted(points, key=lambda p: p["batch"])
     b = [p["batch"] for p in pts]
-    fig = make_subplots(rows=1, cols=2, subplot_titles=("µs per step", "graph speedup over eager"),
-                        horizontal_spacing=0.1)
+    times, speed = go.Figure(), go.Figure()
     for key, name, colour, dash in (("eager_us", "eager, measured", EAGER, "solid"),
                                     ("predicted_eager_us", "eager, predicted", EAGER, "dash"),
                                     ("graph_us", "graph, measured", GRAPH, "solid"),
                                     ("predicted_graph_us", "graph, predicted", GRAPH, "dash")):
-        fig.add_trace(go.Scatter(x=b, y=[p[key] for p in pts], name=name, mode="lines+markers",
-                                 line=dict(color=colour, dash=dash), marker=dict(symbol=MARKERS[colour])),
-                      row=1, col=1)
+        times.add_trace(go.Scatter(x=b, y=[p[key] for p in pts], name=name, mode="lines+markers",
+                                   line=dict(color=colour, dash=dash), marker=dict(symbol=MARKERS[colour])))
     for key, name, dash in (("measured_graph_speedup", "speedup, measured", "solid"),
                             ("predicted_graph_speedup", "speedup, predicted", "dash")):
-        fig.add_trace(go.Scatter(x=b, y=[p[key] for p in pts], name=name, mode="lines+markers",
-                                 line=dict(color=P.PURPLE, dash=dash), marker=dict(symbol="diamond")),
-                      row=1, col=2)
-    fig.add_trace(go.Scatter(x=[b[0], b[-1]], y=[SPEEDUP_THRESHOLD] * 2, name=f"{SPEEDUP_THRESHOLD}x: graphs stop paying",
-                             mode="lines", line=dict(color=P.GREY, dash="dot")), row=1, col=2)
-    for which, dash in (("measured", "solid"), ("predicted", "dash")):
-        x = (crossover or {}).get(which)
-        if x is not None:  # a shape on a log axis takes the data value itself
-            for col in (1, 2):
-                fig.add_vline(x=x, line=dict(color=P.BLACK, dash=dash, width=1), row=1, col=col)
-    fig.update_xaxes(type="log", title="batch size", dtick=0.30103)
-    fig.update_yaxes(type="log", row=1, col=1)
-    fig.update_yaxes(type="log", row=1, col=2)
-    fig.update_layout(title=dict(text=title, y=0.98), height=420, margin=dict(l=10, r=10, t=70, b=10))
-    P.legend_below(fig)
-    return fig
+        speed.add_trace(go.Scatter(x=b, y=[p[key] for p in pts], name=name, mode="lines+markers",
+                                   line=dict(color=P.PURPLE, dash=dash), marker=dict(symbol="diamond")))
+    speed.add_trace(go.Scatter(x=[b[0], b[-1]], y=[SPEEDUP_THRESHOLD] * 2, name=f"{SPEEDUP_THRESHOLD}x: graphs stop paying",
+                               mode="lines", line=dict(color=P.GREY, dash="dot")))
+    for fig, title in ((times, "µs per step"), (speed, "graph speedup over eager")):
+        for which, dash in (("measured", "solid"), ("predicted", "dash")):
+            x = (crossover or {}).get(which)
+            if x is not None:  # a shape on a log axis takes the data value itself
+                fig.add_vline(x=x, line=dict(color=P.BLACK, dash=dash, width=1))
+        fig.update_xaxes(type="log", title="batch size", dtick=0.30103)
+        fig.update_yaxes(type="log")
+        fig.update_layout(title=dict(text=title, y=0.98), height=380, margin=dict(l=10, r=10, t=48, b=10))
+        P.legend_below(fig)
+    return times, speed
 
 
 def planner_figure(sets: dict) -> go.Figure:
