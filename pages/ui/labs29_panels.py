@@ -136,7 +136,9 @@ def _counter(run: dict, name: str):
     return (run.get("counters") or {}).get(name)
 
 
-def compile_cache(r: dict) -> None:
+def compile_cache(r: dict, folded: bool = False) -> None:
+    """`folded`: drawn inside an expander already (the GPU's run under the CPU's), so nothing in it
+    folds again (Streamlit refuses an expander in an expander)."""
     a, b = r.get("without_artifacts") or {}, r.get("with_artifacts") or {}
     st.markdown(f"**{prose('labs29', 'cc_cold_start', markdown=False)}**")
     rows = [("import torch", "import_torch_s", _s), ("load_cache_artifacts()", "load_artifacts_s", _s),
@@ -151,7 +153,10 @@ def compile_cache(r: dict) -> None:
     stages = sorted(set(a.get("stages") or {}) | set(b.get("stages") or {}),
                     key=lambda n: -((a.get("stages") or {}).get(n) or 0))[:10]
     if stages:
-        with st.expander("Each compile stage's seconds (torch's own timers, inclusive)"):
+        title = "Each compile stage's seconds (torch's own timers, inclusive)"
+        with st.container() if folded else st.expander(title):
+            if folded:
+                st.caption(title)
             tables.show([{"timer": n, "without artifacts": _s((a.get("stages") or {}).get(n)),
                           "artifacts loaded": _s((b.get("stages") or {}).get(n))} for n in stages])
     loaded = ", ".join(f"{k} {v}" for k, v in (b.get("loaded_artifacts") or {}).items())
@@ -183,13 +188,13 @@ def compile_cache(r: dict) -> None:
         tables.show([{"": k, "this run": v} for k, v in facts.items()])   # one row per fact: it fits a phone
     _errors(r)
     gpu = r.get("gpu")
-    if gpu:
-        st.markdown(f"**{prose('labs29', 'cc_gpu', markdown=False)}**")
-        if gpu.get("owed_recording"):
-            lab_panels.owed_notice(gpu)
-        else:
-            source_badge("recorded", gpu["device_name"])
-            compile_cache({k: v for k, v in gpu.items() if k != "gpu"})
+    if gpu:  # folded, so that the verdict drawn under this panel reads as this run's, not the GPU's
+        with st.expander(prose("labs29", "cc_gpu", markdown=False)):
+            if gpu.get("owed_recording"):
+                lab_panels.owed_notice(gpu)
+            else:
+                source_badge("recorded", gpu["device_name"])
+                compile_cache({k: v for k, v in gpu.items() if k != "gpu"}, folded=True)
 
 
 def _package_table(pk: dict) -> None:
