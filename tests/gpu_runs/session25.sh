@@ -31,3 +31,18 @@ case "${STEP:-mode}" in
       --record "$OUT/$(basename "$F")" --budget-s "${BUDGET_S:-540}" $RESUME 2>&1 | grep -v -i warn | tail -60
     ;;
 esac
+# STEP=tests (~6 min, carry .whl: jsonschema and its dependencies): pytest -m gpu, owed since the
+# session of 2026-12-04 (late) changed GPU-side code without a GPU (CudaRunner.gpus, the recorder's
+# --gpus path, RUNTIME_CORE_CPUS in the CLI).
+#   run(command="STEP=tests bash tests/gpu_runs/session25.sh", carry=[".whl"], timeout_s=600)
+#   then: cp <files_at>/gpu_tests_session25.log tests/gpu_runs/results/ ; commit; paste its last line
+case "${STEP:-mode}" in
+  tests)
+    if ls .whl/*.whl >/dev/null 2>&1; then
+      python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl \
+        && export PYTHONPATH=/tmp/site
+    fi
+    set -o pipefail
+    python3 -m pytest -m gpu -q -p no:cacheprovider 2>&1 | tee "$OUT/gpu_tests_session25.log" | tail -5
+    ;;
+esac
