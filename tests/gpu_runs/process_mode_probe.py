@@ -38,7 +38,6 @@ cost beyond its kernel, the number the grids and the re-checks disagree on.
 """
 import json
 import os
-import statistics
 import subprocess
 import sys
 import time
@@ -145,24 +144,11 @@ def family_configs():
     return out
 
 
-def bulk_us(replay, reps: int = 20, rounds: int = 7) -> float:
-    """GPU time of one replay: `reps` replays queued back to back, per replay, median of `rounds`."""
-    import torch
-    out = []
-    for _ in range(rounds):
-        torch.cuda.synchronize()
-        t0 = time.perf_counter()
-        for _ in range(reps):
-            replay()
-        torch.cuda.synchronize()
-        out.append((time.perf_counter() - t0) / reps * 1e6)
-    return statistics.median(out)
-
-
 def readings(phase: str) -> dict:
     """Every NETS network and our own decoder: captured, then timed (nothing profiled in between),
     then each replay profiled; then the family node costs (node_costs' own two phases)."""
     import torch
+    from queued_profile_probe import bulk_us
     from repeat_probe import timed, warm_steps
     from runtime_core.diagnose.runners import get_runner
     from runtime_core.model.node_costs import gpu_events, run_experiment

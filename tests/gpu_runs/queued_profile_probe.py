@@ -60,16 +60,21 @@ def summary(ops) -> dict:
             "gap_per_op_us": round((span - busy) / max(1, len(ops) - 1), 4)}
 
 
-def bulk_replay_us(graphed, reps: int = 20, rounds: int = 7) -> float:
+def bulk_us(replay, reps: int = 20, rounds: int = 7) -> float:
+    """GPU time of one replay: `reps` calls of `replay` queued back to back, per call, median of `rounds`."""
     out = []
     for _ in range(rounds):
         torch.cuda.synchronize()
         t0 = time.perf_counter()
         for _ in range(reps):
-            graphed.graph.replay()
+            replay()
         torch.cuda.synchronize()
         out.append((time.perf_counter() - t0) / reps * 1e6)
     return statistics.median(out)
+
+
+def bulk_replay_us(graphed, reps: int = 20, rounds: int = 7) -> float:
+    return bulk_us(graphed.graph.replay, reps, rounds)
 
 
 def probe(runner, name, batch, dtype, per_us):
