@@ -18,14 +18,16 @@ answer keep its profile): its own imports, its own live calibration (kept with t
 fast and a slow state over tens of seconds, and in one long process a point's H rounds and its
 eager timing can fall in different states; a fresh process measures both within seconds. The
 recording says which protocol made it (meta.protocol), and `snapshot` recomputes a fresh point's
-prediction from its own calibration. A fresh process is also what the grid must be judged on: in
-one long process bf16 GPT-2 replayed its graph 12-15% faster than in a fresh one on the same
-machine (tests/gpu_runs/process_mode.py). A fresh point takes 70-105 s on an H200, so with
-`gpus=N` (`--gpus N`) N children run at once, each on its own GPU (CUDA_VISIBLE_DEVICES) and its
-own share of this process's CPU cores (RUNTIME_CORE_CPUS: its timing core is the middle one of
-its share, engine/cores.py); meta.parallel says how many ran at once. Fresh recordings made before 2026-12-02 (FRESH_NO_PROFILE)
+prediction from its own calibration. Fresh recordings made before 2026-12-02 (FRESH_NO_PROFILE)
 kept no profile: recomputed, their predictions lose the memset nodes that only the profile lists,
 and they cannot be resumed (a file would mix points with and without profiles).
+
+A fresh process is also what the grid must be judged on: in one long process bf16 GPT-2 replayed
+its graph 12-15% faster than in a fresh one on the same machine (tests/gpu_runs/process_mode.py).
+A fresh point takes 70-105 s on an H200, so with `gpus=N` (`--gpus N`) N children run at once,
+each on its own GPU (CUDA_VISIBLE_DEVICES) and its own share of this process's CPU cores
+(RUNTIME_CORE_CPUS: its timing core is the middle one of its share, engine/cores.py);
+meta.parallel says how many ran at once.
 """
 from __future__ import annotations
 
