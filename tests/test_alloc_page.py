@@ -66,3 +66,5 @@ def test_pytorchs_own_allocator_is_shown_beside_ours_from_the_recording():
     assert after < before and len(set(empty["memory_allocated (MiB)"])) == 1
     counters = next(t for t in tables if "memory_stats key" in t.columns)
     assert "num_device_alloc" in list(counters["memory_stats key"])
+    shown = dict(zip(counters["memory_stats key"], counters["value"]))   # byte counters read in binary units
+    assert shown["active_bytes.all.peak"].endswith(("KiB", "MiB", "GiB")) and shown["num_device_alloc"].isdigit()

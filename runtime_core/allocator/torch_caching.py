@@ -132,6 +132,8 @@ def empty_cache_rows(r: dict) -> list[dict]:
 
 
 def counter_rows(r: dict) -> list[dict]:
-    """The memory_stats counters of a few training-like steps."""
+    """The memory_stats counters of a few training-like steps (byte counters in KiB/MiB/GiB)."""
+    from .errors import fmt_bytes
     c = r.get("step_counters") or {}
-    return [{"memory_stats key": k, "value": c[k]} for k in STAT_KEYS if k in c]
+    return [{"memory_stats key": k, "value": fmt_bytes(c[k]) if "_bytes." in k and isinstance(c[k], int) else c[k]}
+            for k in STAT_KEYS if k in c]
