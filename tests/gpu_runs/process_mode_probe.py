@@ -18,7 +18,10 @@ by 6-15%. This probe asks where the fast replays come from, with the product's o
    own method; profiles only after every timing (a profile slows later replay() calls).
 2. the main process: the external grid's in-process recorder (record_external.run_external, the
    path that made the grids) over decode bf16 b4 FIRST, then four other points, then decode bf16 b4
-   again: is the first one already fast (the recorder's path), or only the repeat (history)?
+   again: is the first one already fast (the recorder's path), or only the repeat (history)? In
+   the grids the fast replays showed up early: the prompt in bf16 at batch 1 was the 10th point of
+   its process, right after the same network in fp32; BERT bf16 at batch 1, the 8th, was fast in
+   three grids of four and not in the fourth.
 3. the main process again: the readings of 1 (new captures, same code), then the families.
 4. child B, a fresh process again: the readings of 1 (did the machine change meanwhile?).
 
