@@ -17,15 +17,16 @@ by 6-15%. This probe asks where the fast replays come from, with the product's o
    lacks (linear with bias, SDPA, conv2d, batch norm, embedding) by runtime_core.model.node_costs'
    own method; profiles only after every timing (a profile slows later replay() calls).
 2. the main process: the external grid's in-process recorder (record_external.run_external, the
-   path that made the grids) over decode bf16 b4 FIRST, then four other points, then decode bf16 b4
-   again: is the first one already fast (the recorder's path), or only the repeat (history)? In
+   path that made the grids) over decode bf16 b4 FIRST, then the prompt in fp32 and in bf16 (as
+   the grids ran them), then decode bf16 b4 again: is the first one already fast (the recorder's path), or only the repeat (history)? In
    the grids the fast replays showed up early: the prompt in bf16 at batch 1 was the 10th point of
    its process, right after the same network in fp32; BERT bf16 at batch 1, the 8th, was fast in
    three grids of four and not in the fourth.
 3. the main process again: the readings of 1 (new captures, same code), then the families.
-4. child B, a fresh process again: the readings of 1 (did the machine change meanwhile?).
+4. child B, a fresh process again: the readings of 1 without the families (did the machine change
+   meanwhile?).
 
-    python3 tests/gpu_runs/process_mode_probe.py OUT_DIR          (CUDA, ~6 min)
+    python3 tests/gpu_runs/process_mode_probe.py OUT_DIR          (CUDA, ~7 min)
     python3 tests/gpu_runs/process_mode_probe.py --child OUT.json   (one fresh reading)
     python3 tests/gpu_runs/process_mode_probe.py --summary OUT_DIR  (here, no GPU)
 
@@ -51,8 +52,8 @@ sys.path.insert(0, str(HERE.parents[1]))
 sys.path.insert(0, str(HERE))
 
 NETS = (("gpt2_decode", 4, "bf16"), ("gpt2_prompt", 4, "bf16"), ("bert_base", 1, "bf16"))
-SEQUENCE = (("gpt2_decode", 4, "bf16"), ("bert_base", 1, "fp32"), ("bert_base", 1, "bf16"),
-            ("gpt2_prompt", 4, "bf16"), ("gpt2_decode", 4, "fp32"), ("gpt2_decode", 4, "bf16"))
+SEQUENCE = (("gpt2_decode", 4, "bf16"), ("gpt2_prompt", 4, "fp32"), ("gpt2_prompt", 4, "bf16"),
+            ("gpt2_decode", 4, "bf16"))   # the decode step first, then as the grids ran it: after others
 SEQ = {"bert_base": 128, "gpt2_prompt": 32, "gpt2_decode": 32}
 
 
@@ -147,9 +148,9 @@ def family_configs():
     return out
 
 
-def readings(phase: str) -> dict:
+def readings(phase: str, families: bool = True) -> dict:
     """Every NETS network and our own decoder: captured, then timed (nothing profiled in between),
-    then each replay profiled; then the family node costs (node_costs' own two phases)."""
+    then each replay profiled; then (`families`) the family node costs (node_costs' own two phases)."""
     import torch
     from queued_profile_probe import bulk_us
     from repeat_probe import timed, warm_steps
@@ -170,7 +171,7 @@ def readings(phase: str) -> dict:
         bulk = bulk_us(replay)
         rows.append({"label": label, "floor_us": round(floor, 2), "bulk_us": round(bulk, 2)})
         print(phase, label, rows[-1], file=sys.stderr, flush=True)
-    families = run_experiment(family_configs())
+    families = run_experiment(family_configs()) if families else []
     for row, (label, replay, _) in zip(rows, built):
         ev = gpu_events(lambda: (replay(), torch.cuda.synchronize()), name_chars=70)
         busy = sum(e["dur"] for e in ev)
@@ -185,12 +186,12 @@ def readings(phase: str) -> dict:
 
 
 def child(out: Path, phase: str) -> None:
-    out.write_text(json.dumps(readings(phase), indent=1))
+    out.write_text(json.dumps(readings(phase, families=phase != "child_b"), indent=1))
 
 
 def run_child(out_dir: Path, phase: str) -> dict:
     path = out_dir / f"{phase}.json"
-    done = subprocess.run([sys.executable, __file__, "--child", str(path), phase], timeout=300)
+    done = subprocess.run([sys.executable, __file__, "--child", str(path), phase], timeout=240)
     if done.returncode != 0:
         return {"phase": phase, "error": f"child exited {done.returncode}"}
     return json.loads(path.read_text())
@@ -202,7 +203,8 @@ def main(out_dir: Path) -> None:
     from runtime_core.diagnose.runners import get_runner
     out_dir.mkdir(parents=True, exist_ok=True)
     doc = {"device": None, "torch": None, "recorded_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
-    doc["child_a"] = run_child(out_dir, "child_a")
+    save = lambda: (out_dir / "process_mode_h200.json").write_text(json.dumps(doc, indent=1))  # noqa: E731
+    doc["child_a"] = run_child(out_dir, "child_a")   # each phase saved as it ends: a call cut short keeps them
     runner = get_runner("cuda")
     doc["device"], doc["torch"] = torch.cuda.get_device_name(0), torch.__version__
     only = [{"model": f"validation.external:{n}", "batch": b, "seq": SEQ[n], "dtype": d} for n, b, d in SEQUENCE]
@@ -216,9 +218,11 @@ def main(out_dir: Path) -> None:
                         if (p.get("graph_profile") or {}).get("busy_us") else None}
                        for p in rec["points"]]
     runner.close()
+    save()
     doc["main_after"] = readings("main_after")
+    save()
     doc["child_b"] = run_child(out_dir, "child_b")
-    (out_dir / "process_mode_h200.json").write_text(json.dumps(doc, indent=1))
+    save()
     print("\n".join(summary(doc)))
 
 

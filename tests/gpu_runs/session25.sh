@@ -2,8 +2,8 @@
 # Issue 25, tenth session (2026-12-04, late): no GPU was lent. The offline finding
 # (tests/gpu_runs/process_mode.py): bf16 GPT-2 points replay their graphs 12-15% faster in the
 # one-process grid than in a fresh `diagnose` process, on the same machine. Owed, in this order:
-# STEP=mode (~6 min): process_mode_probe.py: a fresh child's readings, the in-process recorder
-# over GPT-2 decode bf16 b4 first and again after four other points, the main process's readings,
+# STEP=mode (~7 min): process_mode_probe.py: a fresh child's readings, the in-process recorder
+# over GPT-2 decode bf16 b4 first and again after the prompt in fp32 and bf16, the main process's readings,
 # a second fresh child. Its docstring says what each part asks.
 #   run(command="STEP=mode bash tests/gpu_runs/session25.sh", timeout_s=600)
 #   then: mkdir -p tests/gpu_runs/results/process_mode_<date>; cp <files_at>/* there; commit;
