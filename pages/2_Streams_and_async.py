@@ -30,9 +30,9 @@ def simulated_panel() -> None:
     st.info(prose("streams", "async_note"))
     n = st.slider("kernels in the chain (N)", 2, 24, 8, key="s2_n")
     from runtime_core.recordings.shipped import shipped_constants
-    c = shipped_constants()
-    source_badge("simulated", prose("streams", "sim_badge", markdown=False, tax=f"{SEED_TAX_US:g}",
-                                    work=f"{SEED_WORK_US:g}", sync=f"{c.sync_us:.1f}", floor=f"{c.eager_floor_us:.1f}"))
+    consts = shipped_constants()
+    source_badge("simulated", prose("streams", "sim_badge", markdown=False, tax=f"{SEED_TAX_US:g}", work=f"{SEED_WORK_US:g}",
+                                    sync=f"{consts.sync_us:.1f}", floor=f"{consts.eager_floor_us:.1f}"))
     eager = src.simulated(Knobs("eager", n, SEED_WORK_US, tax_us=SEED_TAX_US))
     streams = src.simulated(Knobs("streams", n, SEED_WORK_US, tax_us=SEED_TAX_US))
     c = metric_row()

@@ -1,8 +1,7 @@
 """Failure modes and checklist: each failure mode next to a lab that shows its signal."""
-from pages.ui.common import lesson_columns, render_lesson, setup_page
+from pages.ui.common import lesson_columns, lesson_text, render_lesson, setup_page
 
 import re
-from pathlib import Path
 
 import streamlit as st
 
@@ -17,9 +16,9 @@ with text_col:
     st.divider()
     render_lesson("08_takeaway_and_next")
 
-LESSON = Path(__file__).resolve().parents[1] / "lessons" / "07_failure_modes_and_checklist.md"
 # the lesson numbers its failure modes ("### 1. ..."); the labs past them have no section there
-IN_LESSON = sum(1 for line in LESSON.read_text(encoding="utf-8").splitlines() if re.match(r"### \d+\. ", line))
+IN_LESSON = sum(1 for line in lesson_text("07_failure_modes_and_checklist").splitlines()
+                if re.match(r"### \d+\. ", line))
 
 with live_col:
     st.subheader("See each failure happen")

@@ -5,7 +5,6 @@ that, and the commands that record it (lab_panels.owed_notice): never a number. 
 computed here but the charts' geometry."""
 from __future__ import annotations
 
-
 import plotly.graph_objects as go
 import streamlit as st
 
