@@ -31,10 +31,14 @@ by 6-15%. This probe asks where the fast replays come from, with the product's o
     python3 tests/gpu_runs/process_mode_probe.py --summary OUT_DIR  (here, no GPU)
 
 Why those families: in the fresh re-checks GPT-2's graph step ran 55-65 µs a step above its
-prediction in both dtypes (0.48-0.53 µs a node beyond its kernels, 0.20 priced), BERT's did not;
-GPT-2's steps have 12 SDPA nodes (and small memsets, already priced) that BERT's eager attention
-lacks. About 5 µs an SDPA node would be the whole of it; the sdpa rows (with and without the mask
-transformers passes when it captures) say whether our own SDPA calls cost that.
+prediction in both dtypes (0.48-0.53 µs a node beyond its kernels, 0.20 priced), BERT's did not.
+SDPA alone cannot be the difference: BERT's steps run 12 SDPA nodes too (every point of the
+shipped grid profiles aten::scaled_dot_product_attention: cutlass's fmha in fp32, cuDNN's sm90
+kernel in bf16), and our own SDPA calls cost +0.12 to +0.14 µs a node in a bf16 chain
+(decoder_mix_h200.json) and +0.48 with cuDNN's workspace memset (bias_gemm_graph_h200.json), not
+the ~5 µs a node that would be the whole of it. GPT-2's bf16 decode differs in running cuDNN's
+sm80 kernel; the sdpa rows (with and without the mask transformers passes when it captures) time
+our calls of it beside the other families.
 
 Per reading: floor_us, bulk_us, and from the profiled replay afterwards busy_us (its kernels'
 durations summed), span_us (first start to last end) and ops; (bulk − busy)/ops is the node's

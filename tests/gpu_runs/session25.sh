@@ -1,7 +1,15 @@
 #!/usr/bin/env bash
-# Issue 25, tenth session (2026-12-04, late): no GPU was lent. The offline finding
-# (tests/gpu_runs/process_mode.py): bf16 GPT-2 points replay their graphs 12-15% faster in the
-# one-process grid than in a fresh `diagnose` process, on the same machine. Owed, in this order:
+# Issue 25. The tenth session (2026-12-04, late) and the eleventh (2026-12-05) were lent no GPU.
+# The offline finding (tests/gpu_runs/process_mode.py): bf16 GPT-2 points replay their graphs
+# 12-15% faster in the one-process grid than in a fresh `diagnose` process, on the same machine.
+# Owed, in this order, all on ONE warm machine (each call within 30 s of the last one's reply):
+#   1. STEP=freshgrid: the target itself, the external grid as users run it. First try
+#      kind="nvidia-h200-x8" with GPUS=8 (~9 min: one call of 540 s, perhaps a short resume);
+#      if refused, kind="nvidia-h200-x4" with GPUS=4 (~18 min: two or three calls).
+#      No model change is owed before it: every point keeps its profile, so a later rule from
+#      kernels of our own making (never fitted to this grid) is judged on it offline (repredict.py).
+#   2. STEP=tests on the same machine (pytest -m gpu uses GPU 0; ~6 min; carry .whl).
+#   3. STEP=mode on the same machine if the budget still holds ~8 min (explanatory only).
 # STEP=mode (~7 min): process_mode_probe.py: a fresh child's readings, the in-process recorder
 # over GPT-2 decode bf16 b4 first and again after the prompt in fp32 and bf16, the main process's readings,
 # a second fresh child. Its docstring says what each part asks.
@@ -17,16 +25,16 @@ case "${STEP:-mode}" in
     gzip -f "$OUT/sequence.json"
     ;;
 esac
-# STEP=freshgrid (on nvidia-h200-x4: ~20 min in two or three calls): the external grid as users run
-# it, one fresh `diagnose` process a point, four at once (one a GPU, a quarter of the cores each).
-# Record it only after the model change that STEP=mode points at is committed (out of sample).
+# STEP=freshgrid: the external grid as users run it, one fresh `diagnose` process a point, GPUS at
+# once (one a GPU, an equal share of the cores each: 16 on both x8 and x4), resumed from the committed copy.
+#   run(command="STEP=freshgrid GPUS=8 BUDGET_S=540 bash tests/gpu_runs/session25.sh", kind="nvidia-h200-x8", timeout_s=600)
 #   run(command="STEP=freshgrid GPUS=4 BUDGET_S=540 bash tests/gpu_runs/session25.sh", kind="nvidia-h200-x4", timeout_s=600)
-#   then: cp <files_at>/diagnose_external_fresh4_h200.json tests/gpu_runs/results/ ; commit; repeat until complete
+#   then: cp <files_at>/diagnose_external_freshN_h200.json tests/gpu_runs/results/ ; commit; repeat until complete
 case "${STEP:-mode}" in
   freshgrid)
-    F=tests/gpu_runs/results/diagnose_external_fresh4_h200.json
+    F=tests/gpu_runs/results/diagnose_external_freshN_h200.json
     RESUME=""; if [ -f "$F" ]; then cp "$F" "$OUT/"; RESUME=--resume; fi
-    nvidia-smi --query-gpu=index,driver_version,clocks.sm --format=csv > "$OUT/machine_fresh4.txt" 2>&1
+    nvidia-smi --query-gpu=index,driver_version,clocks.sm --format=csv > "$OUT/machine_freshN.txt" 2>&1
     python3 -m runtime_core diagnose --set external --fresh-processes --gpus "${GPUS:-4}" \
       --record "$OUT/$(basename "$F")" --budget-s "${BUDGET_S:-540}" $RESUME 2>&1 | grep -v -i warn | tail -60
     ;;
