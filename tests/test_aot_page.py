@@ -41,16 +41,18 @@ def test_one_ranged_package_serves_its_range_and_pads_or_rejects_outside_it(page
     """Changed with the ranged package: batch 5 used to pad to an exact batch-8 bucket; now the
     one package for batch 2..64 serves it as it is."""
     at = send(page, 5, "pad")
-    assert any("Guard hit" in s.value and "ranged package, batch 2..64" in unescape(s.value) for s in at.success)
+    assert any(unescape(s.value).startswith("Batch 5: guard hit") and "ranged package, batch 2..64" in unescape(s.value)
+               for s in at.success)
     at = send(at, 100, "pad")
-    assert any("Guard miss (batch 100 outside batch 2..64)" in unescape(s.value)
+    assert any("Batch 100: guard miss (batch 100 outside batch 2..64)" in unescape(s.value)
                and "padded batch 100 up to 'exact package, batch 128'" in unescape(s.value) for s in at.success), \
         [s.value for s in at.success]
     at = send(at, 1, "pad")
     assert any("padded batch 1 up to 'ranged package, batch 2..64'" in unescape(s.value) for s in at.success)
     assert (metric(at, "hits"), metric(at, "misses"), metric(at, "pads")) == ("1", "2", "2")
     at = send(at, 200, "pad")
-    assert any("padding cannot fix it" in unescape(e.value) for e in at.error)
+    assert any(unescape(e.value).startswith("Batch 200 rejected") and "padding cannot fix it" in unescape(e.value)
+               for e in at.error)
     at = send(at, 100, "reject")
     assert any("guard miss: batch 100" in unescape(e.value) and "cannot recompile" in e.value for e in at.error)
     assert (metric(at, "misses"), metric(at, "rejects"), metric(at, "pads")) == ("4", "2", "2")

@@ -183,9 +183,9 @@ def serving_panel(device: str = "cpu") -> None:
         try:
             with torch.no_grad():
                 r = loop.serve(mlp_input(int(batch)))
-            st.session_state.aot_last = ("ok", _describe(r))
+            st.session_state.aot_last = ("ok", f"Batch {int(batch)}: " + _describe(r))
         except RequestRejected as e:  # quotes the request's shape: text, not Markdown
-            st.session_state.aot_last = ("rejected", "Rejected: " + esc(e, max_chars=600))
+            st.session_state.aot_last = ("rejected", f"Batch {int(batch)} rejected: " + esc(e, max_chars=600))
     if st.session_state.get("aot_last"):
         kind, msg = st.session_state.aot_last
         (st.error if kind == "rejected" else st.success)(msg)
@@ -282,13 +282,14 @@ def _measure_serving(device: str) -> None:
 
 
 def _describe(r) -> str:
-    """One line of Markdown about a served request; its shape and artifact names are escaped."""
+    """One line of Markdown about a served request (the page names its batch first, so a box left
+    invalid cannot hide which batch was sent); its shape and artifact names are escaped."""
     if r.path == "hit":
-        return md("Guard hit → dispatched to '{art}'.", art=r.artifact)
+        return md("guard hit → dispatched to '{art}'.", art=r.artifact)
     if r.path == "miss -> pad":
-        return md("Guard miss ({why}) → padded batch {b} up to '{art}'; the padded rows were computed "
+        return md("guard miss ({why}) → padded batch {b} up to '{art}'; the padded rows were computed "
                   "and thrown away.", why=r.miss_reason, b=r.padded_from, art=r.artifact)
-    return md("Guard miss ({why}) → recompiled: new artifact '{art}'.", why=r.miss_reason, art=r.artifact)
+    return md("guard miss ({why}) → recompiled: new artifact '{art}'.", why=r.miss_reason, art=r.artifact)
 
 
 def decoder_panel(live: bool) -> None:

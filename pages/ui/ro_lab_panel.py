@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from pages.ui import tables as ui_tables
-from pages.ui.safe_text import esc, log_text
+from pages.ui.safe_text import clip, esc, log_text
 from runtime_core.labs.reduce_overhead import RECORD_COMMAND
 from runtime_core.lesson.page_text import text as prose
 
@@ -72,7 +72,7 @@ def _shapes(r: dict) -> None:
 def skip_table(r: dict) -> None:
     """Each region's skips with this torch's graph partitioning and with it off, and the reason."""
     from runtime_core.labs.reduce_overhead.text import skip_rows
-    rows = [dict(row, **{"reason logged": esc(row["reason logged"], max_chars=300)}) for row in skip_rows(r)]
+    rows = [dict(row, **{"reason logged": clip(row["reason logged"], 300)}) for row in skip_rows(r)]  # show() escapes
     if rows:
         st.markdown("**Regions left un-graphed, with torch's reason**")
         ui_tables.show(rows)
@@ -81,16 +81,15 @@ def skip_table(r: dict) -> None:
 
 def _kernels(r: dict) -> None:
     p = {k: v for k, v in (r.get("kernels") or {}).items() if isinstance(v, dict)}
-    st.markdown("**4. Why it beats our capture: fewer, shorter nodes**")
+    st.markdown("**4. Why it beats our capture: fewer nodes**")
     if not p:
         st.caption("Not measured: counting a graph's kernels needs a GPU.")
         return
     labels = {"our_graph": "our capture", "reduce_overhead": "reduce-overhead"}
-    ui_tables.show([{"graph": labels.get(k, k), "ms / token": _fmt(v.get("ms_per_token"), 3),
-                                "GPU kernels / step": _fmt(v.get("kernels"), 0),
-                                "mean kernel µs": _fmt(v.get("kernel_mean_us"), 2), "GPU busy µs": _fmt(v.get("busy_us"), 1),
-                                "launch calls": _fmt(v.get("launch_calls"), 0),
-                                "graph launches": _fmt(v.get("graph_launches"), 0)} for k, v in p.items()])
+    rows = (("ms / token", "ms_per_token", 3), ("GPU kernels / step", "kernels", 0), ("mean kernel µs", "kernel_mean_us", 2),
+            ("GPU busy µs", "busy_us", 1), ("launch calls", "launch_calls", 0), ("graph launches", "graph_launches", 0))
+    ui_tables.compare("per step", [labels.get(k, k) for k in p],  # one column a graph: fits a projector and a phone
+                      [(label, [_fmt(v.get(key), digits) for v in p.values()]) for label, key, digits in rows])
     st.caption(prose("labs", "ro_kernels"))
 
 

@@ -49,14 +49,24 @@ def esc(value, max_chars: int | None = MAX_CHARS) -> str:
         max_chars: keep at most this many characters of the value (None: keep all); a clipped
             value ends with "… (N more characters)".
     """
-    text = _printable(str(value))
-    more = 0
-    if max_chars is not None and len(text) > max_chars:
-        more = len(text) - max_chars
-        text = text[:max_chars]
+    text, more = _cut(_printable(str(value)), max_chars)
     text = _AUTOLINK_START.sub(WORD_JOINER, text)  # after _printable: input joiners are spaces by now
     out = "".join("\\" + ch if ch in MARKDOWN_SPECIAL else ch for ch in text)
     return out + (f"… ({more} more characters)" if more else "")
+
+
+def clip(value, max_chars: int | None = MAX_CHARS) -> str:
+    """`value` as plain text, clipped like `esc` but not escaped: for a place that escapes it
+    itself (a `tables.show` cell), where `esc` would show its backslashes."""
+    text, more = _cut(_printable(str(value)), max_chars)
+    return text + (f"… ({more} more characters)" if more else "")
+
+
+def _cut(text: str, max_chars: int | None) -> tuple[str, int]:
+    """`text` cut to `max_chars` (None: whole), and how many characters were cut."""
+    if max_chars is None or len(text) <= max_chars:
+        return text, 0
+    return text[:max_chars], len(text) - max_chars
 
 
 def md(template: str, **values) -> str:

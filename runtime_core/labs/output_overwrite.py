@@ -6,8 +6,10 @@ FIRST_VALUE and the caller keeps "its result": a reference to the buffer the gra
 Step 2 serves SECOND_VALUE with one more replay. The kept step-1 result now reads step 2's
 answer: the replay wrote the same address, and nothing said so. (A graph captured by hand
 hands back the same static output tensor on every replay and checks nothing. torch.compile's
-reduce-overhead mode reuses its outputs the same way, but its cudagraph trees notice when an
-overwritten output is read and raise an error instead of returning the new values.)
+reduce-overhead mode reuses its outputs the same way and, by default, says nothing either (the
+recorded reduce_overhead and trees_lifecycle labs: the kept output changed, no error); only once
+torch.compiler.cudagraph_mark_step_begin() marks the steps does reading an output after the next
+marked step raise an error instead of returning the new values.)
 
 The fix: copy (clone) the output into a buffer of your own before the next replay. That copy
 keeps step 1's value. One program for both devices: static buffers from dev.new_buffer, the

@@ -5,7 +5,7 @@ Measured in a fresh child process (cudagraph trees are per-process state), on a 
     per_call        what each call did: warm-up (run eagerly in the tree's pool), record, replay,
                     counted by wrapping CUDAGraphTreeManager.run_eager / record_function /
                     execute_node (torch/_inductor/cudagraph_trees.py)
-    overwritten     one generation's output read after the next call: the error torch raises;
+    overwritten     one generation's output read after the next call (on the recording: changed, no error);
                     a clone keeps it; torch.compiler.cudagraph_mark_step_begin() once, two calls in
                     that step, the first read; a mark before every call, the previous one read
     rerecord        a fresh ordinary input each call is copied in (no re-record); a new static

@@ -8,7 +8,7 @@ Four points, each measured (aot/ro_lab.py runs them; points.py labels and explai
                   clone keeps it, and cudagraph_mark_step_begin() sets where a step ends.
     new_shapes    every new shape records a new graph, and torch warns past its limit; skips:
                   some regions are never graphed (a mutated input, a CPU tensor), with a reason.
-    kernels       why it beats our hand capture: Inductor's fusion leaves fewer, shorter nodes.
+    kernels       why it beats our hand capture: Inductor's fusion leaves fewer nodes.
 
 Two peers, like diagnose's runners: on CUDA the lab runs live, in a child process (cuda.py);
 without a GPU it replays a shipped recording (sim.py), labelled "recorded" (the simulator has no torch.compile to
