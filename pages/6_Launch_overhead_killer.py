@@ -17,7 +17,7 @@ from pages.ui.widget_view import timeline_choices, widget_view
 from runtime_core.errors import UsageError
 from runtime_core.lesson.page_text import text as prose
 
-ctx = setup_page("Launch-overhead killer")
+ctx = setup_page("Launch-overhead killer", own_url=True)
 notices = knobs.init_from_url()
 st.title("Launch-overhead killer")
 st.caption(prose("widget", "intro"))

@@ -25,7 +25,7 @@ from runtime_core.lesson.figures import field_text
 from runtime_core.lesson.page_text import text as prose
 from runtime_core.lesson.prediction import judge, summary
 
-ctx = setup_page("Checkpoint")
+ctx = setup_page("Checkpoint", own_url=True)
 notices = knobs.init_from_url()
 data = lesson_data("checkpoint")
 steps = {s["id"]: s for s in data["steps"]}

@@ -172,7 +172,23 @@ def test_progress_survives_a_page_switch():
     assert _ticked(at) == 1
 
 
+def test_progress_survives_a_reload_on_another_page():
+    """Every page carries the progress in its address (common.setup_page), so a reload there, a
+    new session opened at that address, keeps it; before, only the widget and this page did."""
+    at = open_page(PAGE)
+    _predict(at, "defaults_graph", 240)
+    _record(at, "defaults_graph")
+    at.switch_page("pages/10_Interview.py").run()
+    assert not at.exception
+    address = {k: (v if isinstance(v, str) else v[0]) for k, v in at.query_params.items() if k in ("ck", "ckp")}
+    assert set(address) == {"ck", "ckp"}
+    again = open_page(PAGE, address)  # the app opened afresh at the Interview page's address
+    assert _ticked(again) == 1
+
+
 def test_junk_progress_in_the_url_is_named_and_the_rest_kept():
-    at = open_page(PAGE, {"ck": "g120t6w2.<b>junk</b>", "ckp": "defaults_graph:246"})
+    # open_page lands on the home page first: the junk is named there, where the address was opened
+    at = open_page(None, {"ck": "g120t6w2.<b>junk</b>", "ckp": "defaults_graph:246"})
+    assert any("junk" in w.value for w in at.sidebar.warning)
+    at.switch_page(PAGE).run()
     assert _ticked(at) == 1
-    assert any("junk" in w.value for w in at.warning)

@@ -105,12 +105,15 @@ def _aot_device(ctx: PageContext) -> str:
     return "cuda" if ctx.live else "cpu"
 
 
-def setup_page(title: str, icon: str = ":material/bolt:") -> PageContext:
+def setup_page(title: str, icon: str = ":material/bolt:", own_url: bool = False) -> PageContext:
     """Configure the page and show, in the sidebar, where this machine's numbers come from and
     which recording is shown (a student can pick any sweep recording the app finds).
 
     `icon` is the browser tab's icon, a Material icon (":material/bolt:"): it draws without an
-    emoji font, and nothing on the page depends on it."""
+    emoji font, and nothing on the page depends on it. `own_url`: the page writes its URL itself
+    (knobs.init_from_url and knobs.write_url, which carry the checkpoint's progress); on every
+    other page the progress is loaded from and mirrored into the URL here, its junk values
+    named in the sidebar."""
     st.set_page_config(page_title=title, page_icon=icon, layout="wide")
     from pages.ui import server_heap
     server_heap.settle()  # after a page's first imports: long-lived objects out of the full GC's way
@@ -148,6 +151,11 @@ def setup_page(title: str, icon: str = ":material/bolt:") -> PageContext:
             st.warning(md("{line}", line=line), icon=":material/warning:")
         for line in skipped:  # names a file and quotes what is in it: shown as text
             st.warning(md("Skipped a recording that failed its check: {line}", line=line), icon=":material/warning:")
+        if not own_url:
+            from pages.ui import progress
+            for line in progress.init():  # Markdown with the URL's values escaped
+                st.warning(line, icon=":material/warning:")
+            progress.sync_url()
     return ctx
 
 

@@ -85,12 +85,9 @@ def write_url(k: Knobs) -> None:
     avoid extra reruns)."""
     want = {"n": str(k.n), "tax": f"{k.tax_us:g}", "work": f"{k.work_us:g}", "mode": k.mode.value,
             "dynamic": "1" if k.dynamic else "0", "policy": k.policy.value, "input": k.graph_input.value}
-    want.update(progress.url_params())
     if {q: st.query_params.get(q) for q in want} != want:
         st.query_params.update(want)
-    for q in (progress.URL_RUNS, progress.URL_PRED):
-        if q not in want and q in st.query_params:
-            del st.query_params[q]
+    progress.sync_url()
 
 
 N_STOPS = [n for n in (1, 2, 3, 5, 7, 10, 15, 20, 30, 40, 50, 60, 80, 100, 120, 150, 200, 300, 400, 500,
