@@ -4,7 +4,8 @@ recorded after predicting.
 The steps sit beside the knobs, under the setting's numbers; each holds its own prompt, the
 prediction box beside the step's "Record this result" button (which records the knobs' setting only
 when it is one the step needs). A setting's numbers, and the
-textbook's beside them, stay hidden while a step whose setting it is still waits for its prediction.
+textbook's beside them, stay hidden until the step whose setting it is has been recorded: the
+prediction stays open to change until then, and nothing on the page gives it away.
 Once the evidence is recorded the prediction is judged (runtime_core/lesson/prediction.py) against
 the textbook within the step's tolerance, with the measurement beside it, and the step is complete;
 the summary counts the predictions that were close. Progress lives in the URL (pages/ui/progress.py).
@@ -19,8 +20,8 @@ from pages.ui import knobs, progress, tables as ui_tables, widget_sources as src
 from pages.ui.safe_text import esc
 from pages.ui.widget_panels import METRIC_CSS, count_cell, headline_metrics
 from runtime_core.knobs import Knobs
-from runtime_core.lesson.checkpoint import (MAX_RUNS, ORDER, STEP_NEEDS, Run, check_step, complete, hides,
-                                            open_step)
+from runtime_core.lesson.checkpoint import (MAX_RUNS, ORDER, PREDICTION_MAX, STEP_NEEDS, Run, check_step, complete,
+                                            hides, open_step)
 from runtime_core.lesson.figures import field_text
 from runtime_core.lesson.page_text import text as prose
 from runtime_core.lesson.prediction import judge, summary
@@ -71,9 +72,6 @@ def on_record(step: str) -> None:
                                                    needs=" or ".join(n.label() for n in needs))
 
 
-PREDICTION_MAX = 1e9  # a prediction above this is a typo, not a guess
-
-
 def on_predict(step: str) -> None:
     """A typed prediction goes into the notebook; one out of range is refused with a message the
     student can read on a phone (no hover), and the box goes back to the prediction it held."""
@@ -91,7 +89,9 @@ checks = {s: check_step(s, progress.runs(), numbers, predicted=not asks[s] or s 
 is_done = {s: complete(checks[s], bool(asks[s]), s in pred) for s in ORDER}
 now_open = open_step(is_done)
 unlocked = ORDER if now_open is None else ORDER[:ORDER.index(now_open) + 1]
-waiting = [s for s in ORDER if asks[s] and s not in pred]  # predictions still to make
+# steps whose prediction is still open to change: their settings' numbers stay hidden until the step is
+# recorded (shown as soon as the prediction was typed, they let a student copy the answer into the box)
+waiting = [s for s in ORDER if asks[s] and not is_done[s]]
 title_of = {s: f"{i}" for i, s in enumerate(ORDER, 1)}
 
 st.html(METRIC_CSS)  # the widget's compact header: the open step's prompt fits on a projector's first screen
@@ -227,6 +227,10 @@ def steps_panel() -> dict:
                 st.markdown(f"**Measured:** {render_text(info['expect_measured'])}")
                 st.markdown(f"**Why:** {render_text(info['why'])}")
 
+    last = next((s for s in reversed(ORDER) if s in judgements), None)
+    if now_open is None and last is not None:  # no next step to show it at the top of: the last verdict here
+        j = judgements[last]
+        (st.success if j.close else st.warning)(f"Step {title_of[last]}: {j.message}")
     bad = [title_of[s] for s in done if checks[s].failed]
     line = summary(judgements, asked=sum(1 for s in ORDER if asks[s]),
                    entered=[title_of[s] for s in ORDER if s in pred and s not in judgements])
@@ -245,7 +249,8 @@ with knob_col:
     k = knobs.render(None)
 knobs.write_url(k)  # the knobs and the notebook (a record or a prediction ran in its callback)
 cur = Run(k.mode.value, k.n, k.tax_us, k.work_us, k.dynamic, k.policy.value if k.dynamic else "fallback")
-hold = now_open if (now_open in waiting) else next((s for s in waiting if hides(cur, [s])), None)
+# before the open step's prediction is typed, every setting's numbers wait; then only those of a step not yet recorded
+hold = now_open if (now_open in waiting and now_open not in pred) else next((s for s in waiting if hides(cur, [s])), None)
 with now_col:
     label = ctx.recording_label() if rec else ("this machine's GPU" if ctx.live else "the simulator")
     source_badge("live" if ctx.live else (rec.meta.source if rec else "simulated"), label)

@@ -4,7 +4,7 @@ a hidden setting names the step it belongs to, an out-of-range prediction is ref
 measurement far from the textbook says why, eager rows carry no graph, the ‹seed› marker is
 explained, and a reset asks first."""
 from conftest import open_page
-from test_checkpoint_student import predict, record, set_knob
+from test_checkpoint_student import predict, record, set_knob, steps_done
 
 from pages.ui.safe_text import unescape
 
@@ -66,3 +66,35 @@ def test_the_seed_marker_is_explained_and_a_reset_asks_first():
     assert any("There is no undo" in m.value and "1 recorded result and 1 prediction" in m.value for m in at.markdown)
     at.button(key="ckpt_reset").click().run()
     assert "No prediction entered yet" in _all(at, "markdown")
+
+
+def test_a_typed_prediction_does_not_reveal_the_answer_before_the_step_is_recorded():
+    """A student typed 1, saw "wall time / step 267 µs · textbook 246 µs" in the header, changed the
+    box to 246 and was told "Close". The setting's numbers now wait for the step's record."""
+    at = open_page(PAGE)
+    predict(at, "defaults_graph", 1)
+    shown = _all(at, "markdown", "caption", "metric")
+    assert "numbers hidden" in shown and not at.metric, [m.label for m in at.metric]
+    predict(at, "defaults_graph", 300)         # still open to change: nothing was shown
+    record(at, "defaults_graph")
+    assert any("300.0 µs" in w.value for w in [*at.warning, *at.success])
+    from pages.ui.tables import plain
+    cells = {plain(str(c)) for t in at.table for c in t.value.columns}
+    assert "textbook model" in cells           # recorded: the step's evidence, textbook beside measured
+
+
+def test_the_last_steps_verdict_is_shown_when_every_step_is_done():
+    """Each verdict appears at the top of the next step; step 6 has none, and every step collapses."""
+    from test_checkpoint import _predict, _record
+    at = open_page(PAGE)
+    for step, guess, knobs_ in (("defaults_graph", 246, {}), ("eager", 720, {"w_mode": "eager"}),
+                                ("streams", 722, {"w_mode": "streams"}), ("work_40", 4806, {"w_work": 40.0})):
+        _predict(at, step, guess)
+        _record(at, step, **knobs_)
+    _record(at, "work_40", w_mode="graph")
+    _record(at, "work_back_2", w_work=2.0)
+    _record(at, "work_back_2", w_mode="streams")
+    _predict(at, "dynamic_graph", 7)
+    _record(at, "dynamic_graph", w_mode="graph", w_dynamic=True)
+    assert steps_done(at) == 6
+    assert any(w.value.startswith("Step 6: Far off: you predicted 7,") for w in at.warning), [w.value for w in at.warning]

@@ -20,10 +20,21 @@ def test_a_prediction_within_tolerance_is_close():
 def test_a_count_is_judged_exactly():
     assert judge(120.0, 120.0, 120.0, tolerance=0.0, unit="").close
     j = judge(1.0, 120.0, 120.0, tolerance=0.0, unit="")
-    assert not j.close and "exactly" in j.message
+    assert not j.close and "only an exact match counts as close" in j.message
 
 
 def test_the_summary_never_says_all_is_well_while_one_was_far_off():
     line = summary({"a": judge(720, 720, None), "b": judge(100, 720, None)}, asked=5)
     assert line.startswith("1 of 2 predictions within") and "1 far off" in line and "3 still to make" in line
     assert "every check holds" not in line
+
+
+def test_a_near_miss_reads_as_one_with_the_decimals_that_decide_it():
+    """120.4 driver calls read "you predicted 120, 0% above ... 120" and 270.7 µs "10% above"
+    against ±10%: the verdict said far off beside numbers that looked close."""
+    j = judge(120.4, 120.0, 120.0, tolerance=0.0, unit="")
+    assert not j.close and "you predicted 120.4," in j.message and "0.3% above" in j.message
+    j = judge(270.7, 246.0, 267.3, tolerance=0.10)
+    assert not j.close and "270.7 µs" in j.message and "10.04% above" in j.message
+    assert "0% above" not in judge(120.0001, 120.0, None, tolerance=0.0, unit="").message
+    assert "406,503,965% above" in judge(1e9, 246.0, None).message

@@ -153,7 +153,7 @@ def setup_page(title: str, icon: str = ":material/bolt:", own_url: bool = False)
             st.warning(md("Skipped a recording that failed its check: {line}", line=line), icon=":material/warning:")
         if not own_url:
             from pages.ui import progress
-            for line in progress.init():  # Markdown with the URL's values escaped
+            for line in progress.pending():  # Markdown with the URL's values escaped
                 st.warning(line, icon=":material/warning:")
             progress.sync_url()
     return ctx

@@ -21,16 +21,31 @@ URL_RUNS, URL_PRED = "ck", "ckp"
 MAX_NOTICES = 3  # junk entries quoted one by one per URL key; the rest are counted in one line
 
 
-def init() -> list[str]:
-    """Load progress from the URL on a session's first run; notices for entries that were junk
-    (each skipped alone: the rest of the progress is kept), at most MAX_NOTICES + 1 per key."""
-    notices = []
+NOTICES = "ck_url_notices"  # junk found in the URL, not yet shown on the checkpoint's or the widget's page
+
+
+def _load() -> None:
+    """Load progress from the URL on a session's first run, keeping notices for entries that were
+    junk (each skipped alone: the rest of the progress is kept), at most MAX_NOTICES + 1 per key."""
     if RUNS not in st.session_state:
         runs, bad = decode_runs(st.query_params.get(URL_RUNS, ""))
         pred, bad_pred = decode_predictions(st.query_params.get(URL_PRED, ""))
         st.session_state[RUNS], st.session_state[PRED] = runs, pred
-        notices = junk_notices(URL_RUNS, bad) + junk_notices(URL_PRED, bad_pred)
-    return notices
+        st.session_state[NOTICES] = junk_notices(URL_RUNS, bad) + junk_notices(URL_PRED, bad_pred)
+
+
+def init() -> list[str]:
+    """Load the progress (first run) and hand over the junk notices, once: the pages that own the
+    progress (the checkpoint, the widget) show them in their main column."""
+    _load()
+    return st.session_state.pop(NOTICES, [])
+
+
+def pending() -> list[str]:
+    """Load the progress (first run) and the junk notices not handed over yet: every other page
+    shows them in its sidebar, until the checkpoint or the widget takes them."""
+    _load()
+    return list(st.session_state.get(NOTICES, []))
 
 
 def junk_notices(key: str, whys: list[str]) -> list[str]:

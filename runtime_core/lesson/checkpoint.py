@@ -23,6 +23,7 @@ from ..knobs import LIMITS, SEED_N, SEED_TAX_US, Mode, Policy, choices
 
 CATCH_UP_TOLERANCE = 0.05  # step "work_40": streams counts as caught up within this fraction of graph
 MAX_RUNS = 40              # the notebook keeps the latest this many runs
+PREDICTION_MAX = 1e9       # a prediction above this is a typo, not a guess (typed or read from the URL)
 
 
 @dataclass(frozen=True)
@@ -159,8 +160,8 @@ def open_step(done: dict[str, bool]) -> str | None:
 
 
 def hides(run: Run, waiting: list[str]) -> bool:
-    """True when `run` is the setting a step in `waiting` (steps whose prediction is still to be
-    made) asks about: its numbers would give that prediction away."""
+    """True when `run` is the setting a step in `waiting` (steps whose prediction can still
+    change: not yet recorded) asks about: its numbers would give that prediction away."""
     return any(STEP_NEEDS[s][0].matches(run) for s in waiting)
 
 
@@ -296,7 +297,7 @@ def decode_runs(text: str) -> tuple[list[Run], list[str]]:
 
 
 def encode_predictions(pred: dict[str, float]) -> str:
-    return ",".join(f"{step}:{value:g}" for step, value in pred.items() if step in STEP_NEEDS)
+    return ",".join(f"{step}:{value:.10g}" for step, value in pred.items() if step in STEP_NEEDS)  # as typed
 
 
 def decode_predictions(text: str) -> tuple[dict[str, float], list[str]]:
@@ -307,9 +308,12 @@ def decode_predictions(text: str) -> tuple[dict[str, float], list[str]]:
         try:
             if step not in STEP_NEEDS:
                 raise ValueError(f"no step called {step!r}")
-            v = float(value)
-            if not (0 <= v < 1e9):
-                raise ValueError("out of range")
+            try:
+                v = float(value)
+            except ValueError:
+                raise ValueError("not a number") from None
+            if not (0 <= v <= PREDICTION_MAX):
+                raise ValueError(f"out of range (0 to {PREDICTION_MAX:,.0f})")
             pred[step] = v
         except ValueError as e:
             bad.append(f"prediction {item!r} ignored: {e}")

@@ -28,16 +28,37 @@ def judge(guess: float, textbook: float, measured: float | None, tolerance: floa
     fmt = (lambda v: f"{v:,.0f}") if unit == "" else (lambda v: f"{v:,.1f} {unit}")
     off = abs(guess - textbook) / abs(textbook) if textbook else abs(guess)
     close = off <= tolerance + 1e-12
-    band = "exactly" if tolerance == 0 else f"within ±{tolerance:.0%} of"
     meas = f"; {measured_label} gave {fmt(measured)}" if measured is not None else ""
     if close:
-        msg = f"Close: you predicted {fmt(guess)}, {band} the textbook model's {fmt(textbook)}{meas}."
+        band = "exactly" if tolerance == 0 else f"within ±{tolerance:.0%} of"
+        msg = f"Close: you predicted {as_typed(guess, unit)}, {band} the textbook model's {fmt(textbook)}{meas}."
     else:
         side = "above" if guess > textbook else "below"
-        how = f"{off:.0%} {side}" if textbook else side
-        msg = (f"Far off: you predicted {fmt(guess)}, {how} the textbook model's {fmt(textbook)} "
-               f"(this step counts {band} it as close){meas}" + (f"; {hint}" if hint else "") + ".")
+        how = f"{percent_off(off, tolerance)} {side}" if textbook else side
+        rule = "only an exact match counts" if tolerance == 0 else f"within ±{tolerance:.0%} of it counts"
+        msg = (f"Far off: you predicted {as_typed(guess, unit)}, {how} the textbook model's {fmt(textbook)} "
+               f"(this step: {rule} as close){meas}" + (f"; {hint}" if hint else "") + ".")
     return Judgement(close, msg, tolerance)
+
+
+def as_typed(guess: float, unit: str) -> str:
+    """The student's number as judged: the textbook's format (a count whole, µs to one decimal)
+    unless they typed more decimals (up to 6), so 120.4 driver calls never reads as the 120 that
+    would have been exact."""
+    typed = f"{guess:.6f}".rstrip("0").split(".")
+    decimals = max(0 if unit == "" else 1, len(typed[1]) if len(typed) > 1 else 0)
+    text = f"{guess:,.{decimals}f}"
+    return f"{text} {unit}" if unit else text
+
+
+def percent_off(off: float, tolerance: float) -> str:
+    """How far off, in words that cannot contradict the verdict: whole percents, or one or two
+    decimals where whole ones would read as the tolerance itself or as 0% (10.04% against ±10%)."""
+    for digits in (0, 1, 2):
+        text = f"{off * 100:,.{digits}f}"
+        if float(text.replace(",", "")) > tolerance * 100 and float(text.replace(",", "")) > 0:
+            return text + "%"
+    return "under 0.01%"
 
 
 def summary(judged: dict[str, Judgement], asked: int, entered: list[str] = ()) -> str:
