@@ -11,7 +11,7 @@ from pages.ui.diagnose_external import external_panel
 from pages.ui.diagnose_data import live_diagnosis, load_source, skipped_files
 from pages.ui.diagnose_planner import planner_panel
 from pages.ui.safe_text import esc, md
-from pages.ui.timeline_chart import timeline_figure
+from pages.ui.timeline_chart import MODEL_COPY, timeline_figure
 from runtime_core.diagnose.diagnosis import with_band
 from runtime_core.diagnose.machine import node_spread_us
 from runtime_core.diagnose.sweep import crossovers
@@ -57,8 +57,8 @@ if spans:
     if near != s.batch or s.dtype != "fp32" or s.seq != rec.default_shape(s.model):
         c2.caption(f"Timelines were recorded at batches {', '.join(map(str, tl_batches))} (fp32, default shape): "
                    f"showing batch {near}.")
-    charts.show(timeline_figure(spans, f"{s.model}, batch {near}: {variant.replace('_', ' ')} step"),
-                key="dg_timeline")
+    charts.show(timeline_figure(spans, f"{s.model}, batch {near}: {variant.replace('_', ' ')} step",
+                                labels=MODEL_COPY), key="dg_timeline")
     st.caption(prose("diagnose", "timeline"))
 else:
     st.info("No timeline is recorded for this model.")

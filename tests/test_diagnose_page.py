@@ -488,3 +488,13 @@ def test_a_choice_the_recording_holds_once_is_text_not_a_widget_and_the_planner_
     assert "**128** · the only one recorded" in shown and "**batch sizes** · the only kind recorded for this model" in shown
     gain = next(c.value for c in at.caption if "Under the same budget" in c.value)
     assert "time than powers of two take" in gain and ("% less time" in gain or "% more time" in gain)
+
+
+def test_a_real_steps_own_copies_are_not_called_static_buffer_copies():
+    """The decoder's eager step has twelve device-to-device copies of its own: its legend called them
+    "copy into static buffer", which an eager step does not have."""
+    at = open_page(PAGE)
+    at.radio(key="dg_tl_variant").set_value("eager").run()
+    spec = next(c.proto.spec for c in at.get("plotly_chart") if '"GPU kernel work"' in c.proto.spec)
+    assert "copy into static buffer" not in spec
+    assert "memory copy (the model's" in spec

@@ -91,3 +91,17 @@ def test_the_view_module_draws_nothing():
     imported = {a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
     imported |= {n.module.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
     assert "streamlit" not in imported
+
+
+@pytest.mark.skipif(REC is None, reason="needs the shipped sweep recording")
+def test_measured_is_not_offered_where_the_recording_has_no_timeline_for_the_setting():
+    """Graph mode with dynamic shapes and recapture on the recording: the radio stayed on "timeline:
+    measured" while the simulated timeline was drawn (with a caption saying so)."""
+    k = Knobs("graph", 120, 2.0, tax_us=6.0, dynamic=True, policy="recapture")
+    shown = src.shown(False, REC, k)
+    assert not shown.fallback and not shown.numbers.get("timeline"), "the recording now has this timeline"
+    v = view(k, pick="measured")
+    assert "measured" not in v.timeline.choices and v.timeline.pick == "simulated"
+    assert "showing the simulated one" in v.timeline.caption
+    assert view(k, pick="textbook model").timeline.caption == ""
+    assert "measured" in view(Knobs("graph", 120, 2.0, tax_us=6.0)).timeline.choices

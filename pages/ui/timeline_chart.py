@@ -31,13 +31,21 @@ def _field(s, name):
     return s[name] if isinstance(s, dict) else getattr(s, name)
 
 
-def timeline_figure(spans, title: str, max_us: float | None = None, height: int = 360) -> go.Figure:
-    """A figure of `spans` (Span objects or dicts with lane, kind, name, start_us, end_us)."""
+# A real network's step (page 7): its copies are its own (an eager step has no static buffer), and a
+# graph step's add the inputs copied into the static buffers.
+MODEL_COPY = {"copy": "memory copy (the model's, or an input into a graph's static buffer)"}
+
+
+def timeline_figure(spans, title: str, max_us: float | None = None, height: int = 360,
+                    labels: dict | None = None) -> go.Figure:
+    """A figure of `spans` (Span objects or dicts with lane, kind, name, start_us, end_us).
+    `labels`: legend labels by kind in place of KIND_STYLE's (e.g. MODEL_COPY)."""
     spans = sorted(spans, key=lambda s: _field(s, "start_us"))[:MAX_BARS]
     if max_us is not None:
         spans = [s for s in spans if _field(s, "start_us") <= max_us]
     fig = go.Figure()
     for kind, (label, colour, hatch) in KIND_STYLE.items():
+        label = (labels or {}).get(kind, label)
         mine = [s for s in spans if _field(s, "kind") == kind]
         if not mine:
             continue

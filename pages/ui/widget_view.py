@@ -106,9 +106,10 @@ def tax_line(shown, k: Knobs, own_tax_us: float | None, gpu: str) -> str:
 
 
 def timeline_choices(shown) -> list[str]:
-    """The sources the timeline can be drawn from: measured (when there is a measured or recorded
-    column), simulated, the textbook model."""
-    return (["measured"] if not shown.fallback else []) + ["simulated", "textbook model"]
+    """The sources the timeline can be drawn from: measured (when the measured or recorded column
+    has a timeline for this setting: a choice that would draw the simulated one instead is not
+    offered), simulated, the textbook model."""
+    return (["measured"] if not shown.fallback and shown.numbers.get("timeline") else []) + ["simulated", "textbook model"]
 
 
 def _badge(k: Knobs, ctx, shown) -> tuple[str, str]:
@@ -122,11 +123,9 @@ def _badge(k: Knobs, ctx, shown) -> tuple[str, str]:
 def _timeline(k: Knobs, shown, book: dict, sim: dict, pick: str | None) -> Timeline:
     choices, d = timeline_choices(shown), shown.numbers
     pick = pick if pick in choices else choices[0]
-    spans = {"measured": d["timeline"] if not shown.fallback else [], "simulated": sim["timeline"],
-             "textbook model": book["timeline"]}[pick]
-    caption = ""
-    if pick == "measured" and not spans:
-        caption, pick, spans = prose("widget", "no_recorded_timeline"), "simulated", sim["timeline"]
+    spans = {"measured": d.get("timeline") or [], "simulated": sim["timeline"], "textbook model": book["timeline"]}[pick]
+    no_measured = "measured" not in choices and not shown.fallback  # measured numbers, but no timeline of them
+    caption = prose("widget", "no_recorded_timeline") if no_measured and pick == "simulated" else ""
     n_shown = d["n"] if pick == "measured" else k.n
     step = mode_label(k.mode).split(' (')[0]
     if k.mode == "graph" and k.dynamic:  # the captured graph misses every call: say what ran instead
