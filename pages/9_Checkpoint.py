@@ -62,8 +62,17 @@ def knob_run() -> Run:
 
 
 def on_record(step: str) -> None:
-    """The step's own record button: the knobs' setting goes into the notebook when the step needs it."""
+    """The step's own record button: the knobs' setting goes into the notebook when the step needs it.
+    The button is pressable before a prediction is in (a click that only took the focus out of the
+    prediction box used to land on a disabled button and be lost): the box's value is taken if typed,
+    else the student is asked for one."""
     cur, needs = knob_run(), STEP_NEEDS[step]
+    if asks[step] and step not in progress.predictions():
+        typed = st.session_state.get(f"ck_pred_{step}")
+        if typed is None or not 0 <= typed <= PREDICTION_MAX:
+            st.session_state[f"ck_msg_{step}"] = prose("checkpoint", "predict_before_record")
+            return
+        progress.predict(step, typed)
     if any(n.matches(cur) for n in needs):
         progress.record(cur)
         st.session_state.pop(f"ck_msg_{step}", None)
@@ -189,14 +198,14 @@ def steps_panel() -> dict:
                     key = f"ck_pred_{step}"
                     if key not in st.session_state:
                         st.session_state[key] = guess
-                    st.number_input(ask["question"], value=None, step=1.0, key=key,
+                    st.number_input(render_text(ask["question"]), value=None, step=1.0, key=key,
                                     on_change=on_predict, args=(step,), placeholder="your prediction",
                                     disabled=is_done[step])
                 else:
                     st.caption(prose("checkpoint", "no_prediction"))
             with rec_col:
                 st.button("Record this result", key=f"ck_record_{step}", type="primary", width="stretch",
-                          on_click=on_record, args=(step,), disabled=is_done[step] or (bool(ask) and guess is None))
+                          on_click=on_record, args=(step,), disabled=is_done[step])
             msg = st.session_state.pop(f"ck_msg_{step}", None)
             if msg:
                 st.warning(msg)
@@ -256,8 +265,9 @@ with now_col:
     source_badge("live" if ctx.live else (rec.meta.source if rec else "simulated"), label)
     if hold:
         st.caption(":blue-badge[numbers hidden] " + (
-            prose("checkpoint", "numbers_hidden", step=title_of[hold]) if hold == now_open else
-            prose("checkpoint", "numbers_hidden_later", step=title_of[hold], open=title_of[now_open])))
+            prose("checkpoint", "numbers_hidden_later", step=title_of[hold], open=title_of[now_open]) if hold != now_open else
+            prose("checkpoint", "numbers_hidden", step=title_of[hold]) if hides(cur, [hold]) else
+            prose("checkpoint", "numbers_hidden_first", step=title_of[hold])))
     else:
         now = numbers(cur)
         headline_metrics(now["measured"], now["note"], now["model"] if not now["note"] else

@@ -106,7 +106,9 @@ def test_steps_unlock_in_order_and_each_prompt_sits_beside_its_own_record_button
     first, second = steps[0], steps[1]
     assert [w.key for w in first.number_input] == ["ck_pred_defaults_graph"]
     assert [b.key for b in first.button] == ["ck_record_defaults_graph"]
-    assert first.button[0].disabled               # no prediction yet: nothing to record
+    assert not first.button[0].disabled           # pressable: a click that only left the box must not be lost
+    record(at, "defaults_graph")                  # no prediction yet: nothing recorded, and told why
+    assert steps_done(at) == 0 and any("Type your prediction in the box first" in w.value for w in at.warning)
     assert not list(second.button) and not list(second.number_input)  # step 2 is locked
     assert "locked" in second.label
     set_knob(at, "w_mode", "eager")

@@ -98,3 +98,16 @@ def test_the_last_steps_verdict_is_shown_when_every_step_is_done():
     _record(at, "dynamic_graph", w_mode="graph", w_dynamic=True)
     assert steps_done(at) == 6
     assert any(w.value.startswith("Step 6: Far off: you predicted 7,") for w in at.warning), [w.value for w in at.warning]
+
+
+def test_a_hidden_setting_before_the_prediction_is_not_named_as_the_open_steps():
+    """With step 1 recorded and the knobs still at graph (step 1's setting), the caption said
+    "Type step 2's prediction first. This setting's numbers ... appear once you have"."""
+    at = open_page(PAGE)
+    predict(at, "defaults_graph", 246)
+    record(at, "defaults_graph")
+    hidden = [c for c in _all(at, "caption").split("\n") if "numbers hidden" in c]
+    assert hidden and "Type step 2's prediction first" in hidden[0] and "every setting" in hidden[0], hidden
+    set_knob(at, "w_mode", "eager")            # step 2's own setting
+    hidden = [c for c in _all(at, "caption").split("\n") if "numbers hidden" in c]
+    assert hidden and "This setting is step 2's" in hidden[0], hidden
