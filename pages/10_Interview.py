@@ -1,5 +1,5 @@
 """Interview flashcards: a question, its answer on request, the page that shows it live, and a
-self-graded tally for this session."""
+self-graded tally for this session (each card counted once, at its latest grade)."""
 from pages.ui.common import lesson_data, metric_row, render_text, setup_page
 
 import streamlit as st
@@ -14,7 +14,6 @@ cards = lesson_data("interview")["cards"]
 state = st.session_state
 state.setdefault("iv_index", 0)
 state.setdefault("iv_revealed", False)
-tally = state.setdefault("iv_tally", {"got it": 0, "missed": 0})
 graded = state.setdefault("iv_graded", {})  # card id -> "got it" / "missed" (the latest grade)
 
 
@@ -24,14 +23,14 @@ def go_to(index: int) -> None:
 
 
 def grade(card_id: str, mark: str) -> None:
-    tally[mark] += 1
-    graded[card_id] = mark
+    graded[card_id] = mark  # a card graded again replaces its grade: the tally counts cards, not clicks
     go_to(state["iv_index"] + 1)
 
 
 st.title("Interview prompts")
 st.caption(prose("interview", "intro"))
 c = metric_row()
+tally = {mark: sum(1 for g in graded.values() if g == mark) for mark in ("got it", "missed")}
 c.metric("got it", tally["got it"], width="content")
 c.metric("missed", tally["missed"], width="content")
 c.metric("cards graded", f"{len(graded)} of {len(cards)}", width="content")
@@ -65,4 +64,4 @@ nav.button("previous", key="iv_prev", on_click=go_to, args=(state["iv_index"] - 
 nav.button("next", key="iv_next", on_click=go_to, args=(state["iv_index"] + 1,), icon=":material/arrow_forward:",
            icon_position="right")
 nav.button("reset tally", key="iv_reset",
-           on_click=lambda: (tally.update({"got it": 0, "missed": 0}), graded.clear()))
+           on_click=graded.clear)

@@ -54,12 +54,20 @@ def test_interview_reveal_and_grade_changes_the_tally():
     at = at.button(key="iv_reveal").click().run()
     assert cards[0]["answer"] in _text(at)
     at = at.button(key="iv_got").click().run()
-    assert at.session_state["iv_tally"] == {"got it": 1, "missed": 0}
+    assert _tally(at) == ("1", "0", f"1 of {len(cards)}")
     assert cards[1]["question"] in _text(at)  # grading moves on to the next card
     at = at.button(key="iv_reveal").click().run()
     at = at.button(key="iv_missed").click().run()
-    assert at.session_state["iv_tally"] == {"got it": 1, "missed": 1}
+    assert _tally(at) == ("1", "1", f"2 of {len(cards)}")
+    at = at.button(key="iv_prev").click().run().button(key="iv_prev").click().run()  # back to card 1
+    at = at.button(key="iv_reveal").click().run().button(key="iv_missed").click().run()
+    assert _tally(at) == ("0", "2", f"2 of {len(cards)}")  # graded again: counted once, at its latest grade
     assert not at.exception
+
+
+def _tally(at) -> tuple:
+    m = {x.label: x.value for x in at.metric}
+    return m["got it"], m["missed"], m["cards graded"]
 
 
 def test_every_interview_card_links_to_an_existing_page():
