@@ -15,6 +15,7 @@ from runtime_core.knobs import PYTORCH_EAGER_LABEL
 from runtime_core.labs import REPLAYS_A_RECORDING, discover, run_lab
 from runtime_core.labs import sync as sync_lab
 from runtime_core.lesson.page_text import text as prose
+from runtime_core.words import count
 
 state = st.session_state
 
@@ -174,8 +175,8 @@ def storm(r: dict) -> None:
     tables.compare("policy on a miss", list(policies),
                    [(label, [fmt(r[p].get(key)) for p in policies]) for label, key, fmt in rows
                     if any(key in r[p] for p in policies)])
-    st.caption(f"{r['calls']} requests cycling through {r['shapes']} input sizes; a cache of "
-               f"{r['cache_size']} graphs; {r['n_kernels']} kernels per graph.")
+    st.caption(f"{count(r['calls'], 'request')} cycling through {count(r['shapes'], 'input size')}; a cache of "
+               f"{count(r['cache_size'], 'graph')}; {count(r['n_kernels'], 'kernel')} per graph.")
 
 
 def malloc(r: dict) -> None:

@@ -16,6 +16,8 @@ from __future__ import annotations
 import os
 import traceback
 
+from ..words import count
+
 _LIBRARY_PARTS = (f"{os.sep}torch{os.sep}", f"{os.sep}runtime_core{os.sep}", f"{os.sep}site-packages{os.sep}",
                   f"{os.sep}dist-packages{os.sep}", "<frozen ")
 
@@ -70,7 +72,7 @@ def evidence(profile) -> str | None:
     pageable = [r for r in getattr(profile, "ops", []) if r[0] == "memcpy" and "pageable" in str(r[4]).lower()]
     if not pageable:
         return None
-    return (f"the eager step makes {len(pageable)} copy(ies) from pageable host memory "
+    return (f"the eager step makes {count(len(pageable), 'copy', 'copies')} from pageable host memory "
             f"({pageable[0][4]}): a graph cannot record one")
 
 

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import UsageError
+from ..words import count
 from .step_curve import StepCurve
 
 MAX_UNITS = 512
@@ -82,7 +83,7 @@ def from_list(text: str, max_size: int) -> Distribution:
             raise UsageError(f"request sizes: {t[:20]!r} is not a whole number between 1 and {max_size}")
         counts[int(t)] = counts.get(int(t), 0) + 1
     sizes = tuple(sorted(counts))
-    return Distribution(sizes, tuple(counts[s] / len(tokens) for s in sizes), f"your {len(tokens)} requests")
+    return Distribution(sizes, tuple(counts[s] / len(tokens) for s in sizes), f"your {count(len(tokens), 'request')}")
 
 
 def preset(name: str, max_size: int, exponent: float = 1.1, text: str = "") -> Distribution:

@@ -12,6 +12,7 @@ from ..allocator import labs as alloc_labs
 from ..allocator.sizes import MID_SEGMENT_BYTES, SMALL_REQUEST_BYTES, MiB, round_size, segment_bytes
 from ..knobs import SEED_N, SEED_TAX_US, SEED_WORK_US
 from ..recordings import Point, Recording, point_at
+from ..words import either
 
 # The seed's numbers (shared/reference, lesson §2–§4): these are the claims, not measurements.
 SEED_TAX_RANGE_US = (5.0, 25.0)      # "≈5–25 µs of CPU tax" per launch
@@ -242,7 +243,7 @@ def graph_one_call(recs, _lab) -> dict:
     copies = sorted({p.copy_calls or 0 for p in graphs})
     ns = sorted({p.n for p in graphs})
     measured = (f"driver calls per replayed step: {', '.join(map(str, calls))} over {len(graphs)} graph "
-                f"points (N = {ns[0]}…{ns[-1]}), plus {', '.join(map(str, copies))} copy into the static input")
+                f"points (N = {ns[0]}…{ns[-1]}), plus {either(copies)} {'copy' if max(copies) <= 1 else 'copies'} into the static input")
     holds = calls == [1]
     reason = ("One cudaGraphLaunch per step whatever N is; copying the input into the captured buffer "
               "is a separate call." if holds else "Some replayed steps made more than one launch call.")

@@ -1,6 +1,8 @@
 """The reduce-overhead lab's verdict, one sentence per measured point (numbers from the result)."""
 from __future__ import annotations
 
+from ...words import count
+
 
 def sentences(r: dict) -> list[str]:
     """Sentences for the points `r` holds; a point that failed or is owed gets none here."""
@@ -105,7 +107,7 @@ def _skips(p: dict) -> str:
             parts.append(f"{label} was still graphed (0 skips{right})")
         elif s:
             why = f": \"{_short(s['message'], 120)}\"" if s.get("message") else " (no reason logged)"
-            parts.append(f"{label} was skipped {s.get('skips', 0)} time(s){why}")
+            parts.append(f"{label} was skipped {count(s.get('skips', 0), 'time')}{why}")
     setting = {True: "with graph partitioning on", False: "with graph partitioning off"}.get(p.get("graph_partition"), "")
     return (f"Graphs skipped{' ' + setting if setting else ''}: " + "; ".join(parts) + ".") if parts else ""
 

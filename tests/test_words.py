@@ -1,0 +1,12 @@
+"""Counted nouns in generated sentences (runtime_core/words.py): "1 copy", never "1 copies"."""
+from runtime_core.words import count, either
+
+
+def test_one_is_singular_and_the_rest_plural():
+    assert count(1, "copy", "copies") == "1 copy" and count(2, "copy", "copies") == "2 copies"
+    assert count(0, "graph") == "0 graphs" and count(1, "request") == "1 request"
+    assert count(12000, "kernel") == "12,000 kernels"
+
+
+def test_alternatives_read_as_words():
+    assert either([1]) == "1" and either([0, 1]) == "0 or 1" and either([0, 1, 2]) == "0, 1 or 2"
