@@ -90,7 +90,9 @@ def test_the_planner_knobs_and_a_typed_list(no_gpu_recording):
     at.text_input(key="dg_plan_list").set_value("1, 1, 3, 9, 40").run()
     assert "your 5 requests" in _text(at) and not at.exception
     at.text_input(key="dg_plan_list").set_value("1, two").run()
-    assert "'two' is not a whole number between 1 and 64" in _text(at) and not at.exception
+    assert "'two' is not a whole number of 1 or more" in _text(at) and not at.exception
+    at.text_input(key="dg_plan_list").set_value("1, 512").run()  # a whole number: the limit is the knob's
+    assert "'512' is above the largest request size, 64: raise that to allow it" in _text(at) and not at.exception
 
 
 def test_a_gpu_recording_replaces_the_demo_and_shows_every_variant(tmp_path, monkeypatch):
