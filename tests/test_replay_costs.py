@@ -56,7 +56,10 @@ def test_the_shipped_sweep_names_an_experiment_for_every_constant_and_keeps_its_
         assert [g["nodes"] for g in raw["graph_launch"]] == [1, 10, 120, 1000]
         assert raw["graph_trace"]["node_gaps_us"] > 0 and raw["streams_trace"]["kernel_gaps_us"] > 0
         assert len(raw["node_gap_wall"]) == 3 and len(raw["stream_gap_wall"]) == 3
-    assert {r["constant"] for r in constant_rows(best("sweep"))} == set(METHODS) | {"driver_launch_us"}
+    named = {r["constant"].rsplit(" (", 1)[-1].rstrip(")") for r in constant_rows(best("sweep"))}
+    assert named == set(METHODS) | {"driver_launch_us"}
+    assert all(not r["constant"].startswith(r["constant"].rsplit(" (", 1)[-1].rstrip(")"))  # words first
+               for r in constant_rows(best("sweep")))
 
 
 # Which parts of the raw experiments each constant may read: its own experiment, and nothing else.

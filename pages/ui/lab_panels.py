@@ -38,9 +38,10 @@ def run(name: str, live: bool, **params) -> dict | None:
 def run_button(name: str, live: bool, key: str) -> dict | None:
     """A "run the lab" button; the result stays on the page (session state) until run again."""
     where = "on this GPU" if live else ("from its recording" if name in REPLAYS_A_RECORDING else "on the simulator")
-    if st.button(f"run the {name} lab {where}", key=f"lab_run_{name}_{key}", help=discover()[name].summary,
+    words = name.replace("_", "-")  # as the lesson names it: "the output-overwrite lab"
+    if st.button(f"run the {words} lab {where}", key=f"lab_run_{name}_{key}", help=discover()[name].summary,
                  icon=":material/play_arrow:", wrap=True):
-        with st.spinner(f"running the {name} lab {where}…"):
+        with st.spinner(f"running the {words} lab {where}…"):
             r = run(name, live)
         if r is not None:
             state[f"lab_result_{name}"] = r
@@ -95,8 +96,9 @@ def show(r: dict, with_recording: bool = True) -> None:
     source_badge(r["source"], r["device_name"])
     renderer(r["lab"])(r)
     verdict = VERDICTS.get(r["lab"], lambda x: x["verdict"])(r)
+    # a recording's sentences, whole: the longest (reduce-overhead's) run to about 2,300 characters
     (st.warning if r["signal"] else st.success)(("**Signal seen.** " if r["signal"] else "")
-                                                 + esc(verdict, max_chars=1200))  # a recording's sentence
+                                                 + esc(verdict, max_chars=4000))
     gpu, bad = _recorded(r["lab"]) if (with_recording and r["source"] == "simulated") else (None, [])
     if gpu:
         with st.expander("The same lab, recorded on a real GPU"):

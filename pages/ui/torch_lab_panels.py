@@ -44,9 +44,9 @@ def partial_capture(r: dict) -> None:
     c = metric_row()
     c.metric(f"{PYTORCH_EAGER_LABEL} / step", _us(r.get("eager_us")), width="content")
     c.metric("head + tail graphed / step", _us(r.get("partial_us")), _x(r.get("partial_speedup")),
-             delta_color="off", width="content")
+             delta_color="off", delta_arrow="off", width="content")
     c.metric("one graph, branch fixed / step", _us(r.get("whole_fixed_us")), _x(r.get("whole_fixed_speedup")),
-             delta_color="off", width="content")
+             delta_color="off", delta_arrow="off", width="content")
     tables.show([{"part": p.get("part"), "captured": p.get("captured"), "why": p.get("why")}
                  for p in r.get("parts", []) if isinstance(p, dict)])
     runs = [r.get("eager_launches") or {}, r.get("partial_launches") or {}, r.get("whole_fixed_launches") or {}]
@@ -63,7 +63,7 @@ def partial_capture(r: dict) -> None:
 def training_step(r: dict) -> None:
     c = metric_row()
     c.metric(f"{PYTORCH_EAGER_LABEL} training step", _us(r.get("eager_step_us")), width="content")
-    c.metric("replayed graph step", _us(r.get("graph_step_us")), _x(r.get("speedup")), delta_color="off",
+    c.metric("replayed graph step", _us(r.get("graph_step_us")), _x(r.get("speedup")), delta_color="off", delta_arrow="off",
              width="content")
     st.caption(lab_text.text("training_step", "signal"))
     stale = r.get("stale_target") or {}

@@ -48,10 +48,20 @@ def replay_cost_rows(sweep_rec) -> list[dict]:
              "why it matters": why} for name, what, how, why in ROWS]
 
 
+# each constant in words, for the widget's table (its code name, e.g. tax_us, in brackets)
+NAMES = {
+    "tax_us": "host: launch tax per kernel", "kernel_floor_us": "GPU: the smallest kernel's time",
+    "eager_floor_us": "floor of one launch + sync round trip", "sync_us": "host: a synchronize round trip",
+    "graph_launch_us": "host: cudaGraphLaunch", "graph_launch_per_node_us": "host: cudaGraphLaunch, per node",
+    "graph_upload_us": "host: a first replay's extra", "graph_upload_per_node_us": "host: a first replay's extra, per node",
+    "fixed_us": "GPU: replay call → first node starts", "node_gap_us": "GPU: gap between two graph nodes",
+    "stream_gap_us": "GPU: gap between separately launched kernels", "driver_launch_us": "host: the launch alone, from C++",
+}
+
+
 def constant_rows(sweep_rec) -> list[dict]:
-    """Every constant of the calibrated model: its symbol-free name, value and experiment."""
+    """Every constant of the calibrated model: what it is in words (its code name beside), value and experiment."""
     recs = {"sweep": sweep_rec}
-    rows = [{"constant": key, "value": field_text(f"sweep.{key}", recs), "how it was measured": line}
-            for key, line in METHODS.items()]
-    return rows + [{"constant": "driver_launch_us", "value": field_text("sweep.driver_launch_us", recs),
-                    "how it was measured": DRIVER_LAUNCH}]
+    methods = dict(METHODS, driver_launch_us=DRIVER_LAUNCH)
+    return [{"constant": f"{NAMES.get(key, key)} ({key})", "value": field_text(f"sweep.{key}", recs),
+             "how it was measured": line} for key, line in methods.items()]

@@ -49,7 +49,7 @@ def test_each_recorded_lab_panel_renders_labelled_and_fits(server, page_at, shot
             top = page.get_by_role("heading", name=TITLES[f"{name}_title"])
             top.scroll_into_view_if_needed()
         else:
-            top = page.get_by_role("button", name=re.compile(f"run the {name} lab from its recording"))
+            top = page.get_by_role("button", name=re.compile(f"run the {name.replace('_', '-')} lab from its recording"))
             top.scroll_into_view_if_needed()
             top.click()
             wait_until_idle(page)
