@@ -211,7 +211,7 @@ def packages_panel(device: str) -> None:
             _measure_serving(device)
         res = serving_measure.cached_serving(device)
         if res is None:
-            st.info("Not measured on this machine yet. Press **serve through the packages**.")
+            st.info(prose("aot", "serve_not_measured"))
         else:
             source_badge("live" if device == "cuda" else "cpu", _where(res))
             _serving_tables(res)
