@@ -500,3 +500,14 @@ def test_a_real_steps_own_copies_are_not_called_static_buffer_copies():
     spec = next(c.proto.spec for c in at.get("plotly_chart") if '"GPU kernel work"' in c.proto.spec)
     assert "copy into static buffer" not in spec
     assert "memory copy (the model's" in spec
+
+
+def test_the_knobs_are_kept_across_a_visit_to_another_page():
+    """A student picked the CNN, looked at the Claims page and came back to the decoder."""
+    at = open_page(PAGE)
+    models = at.selectbox(key="dg_model").options
+    other = next(m for m in models if m != at.selectbox(key="dg_model").value)
+    at.selectbox(key="dg_model").set_value(other).run()
+    at.switch_page("pages/11_Claims.py").run()
+    at.switch_page(PAGE).run()
+    assert at.selectbox(key="dg_model").value == other and not at.exception

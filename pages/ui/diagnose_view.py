@@ -31,11 +31,19 @@ class Setting:
     batch: int
 
 
+KEPT = "dg_kept"  # a plain key: the knobs' last values, which Streamlit drops with the widgets on another page
+
+
 def _options_knob(kind, label: str, options: list, key: str, default, **kw):
-    """A choice widget whose value is reset to `default` when it is no longer one of `options`."""
+    """A choice widget whose value is reset to `default` when it is no longer one of `options`,
+    and restored from KEPT when the student comes back from another page."""
+    kept = st.session_state.setdefault(KEPT, {})
+    if key not in st.session_state and kept.get(key) in options:
+        st.session_state[key] = kept[key]
     if st.session_state.get(key) not in options:
         st.session_state[key] = default if default in options else options[0]
-    return kind(label, options, key=key, **kw)
+    kept[key] = value = kind(label, options, key=key, **kw)
+    return value
 
 
 def _knob_or_text(container, kind: str, label: str, options: list, key: str, default, **kw):
