@@ -176,7 +176,7 @@ def serving_panel(device: str = "cpu") -> None:
                     exact=esc(", ".join(map(str, plan.loop_exact)))))
     loop = _loop()
     a, b = st.columns(2)
-    batch = a.number_input("request batch size", 1, 256, 5, key="aot_batch")
+    batch = a.number_input("request batch size (1 to 256)", 1, 256, 5, key="aot_batch")
     policy = b.selectbox("on a guard miss", MISS_POLICIES, index=1, key="aot_policy")
     if st.button("send request", key="aot_send"):
         loop.set_policy(policy)

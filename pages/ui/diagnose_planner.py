@@ -46,7 +46,7 @@ def planner_panel(rec: DiagnoseRecording, model: str) -> None:
                          disabled=name != "my list")
     c4, c5, c6 = st.columns(3)
     _clamp("dg_plan_max", 1, curve.max_size, min(256, curve.max_size))
-    top = int(c4.number_input("largest request size", 1, curve.max_size, key="dg_plan_max"))
+    top = int(c4.number_input(f"largest request size (1 to {curve.max_size:,})", 1, curve.max_size, key="dg_plan_max"))
     hi = math.ceil(2 * sum(curve.pool(b) for b in powers_of_two(top)) / MB) + 1
     _clamp("dg_plan_budget", 0, hi, math.ceil(default_budget_bytes(curve, top) / MB))
     budget_mb = c5.slider("graph memory budget (MB)", 0, hi, key="dg_plan_budget")
