@@ -30,5 +30,6 @@ def show(fig, key: str | None = None) -> None:
     # Room above the plot area for Plotly's toolbar (on a touch screen it stays drawn over the top
     # of the chart), and more where subplot titles (annotations) sit there too.
     top = 48 if any(a.yref == "paper" and (a.y or 0) >= 1 for a in fig.layout.annotations) else 32
-    fig.update_layout(title_text="", margin_t=top)
+    # 13 px text (Plotly's default is 12): axis ticks and hover labels stay legible on a projector
+    fig.update_layout(title_text="", margin_t=top, font_size=13)
     st.plotly_chart(fig, width="stretch", key=key)

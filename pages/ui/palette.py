@@ -25,7 +25,7 @@ CYCLE = [BLUE, ORANGE, GREEN, VERMILLION, SKY_BLUE, PURPLE, YELLOW, GREY]
 PATTERNS = ["", "/", "x", ".", "\\", "+", "-", "|"]
 
 
-def legend_below(fig, font_size: int = 11):
+def legend_below(fig, font_size: int = 12):
     """A horizontal legend at the bottom of the figure, under the axis title.
 
     The legend is placed in container coordinates, so Plotly grows the bottom margin to hold it:

@@ -168,7 +168,7 @@ def _accuracy_figure(rec, tol: float) -> go.Figure:
     for f, name in ((1.0, "model = measured"), (1 + tol, f"+{tol:.0%}"), (1 - tol, f"−{tol:.0%}")):
         fig.add_trace(go.Scatter(x=[lo, hi], y=[lo * f, hi * f], mode="lines", name=name,
                                  line=dict(color="#555555", dash="solid" if f == 1.0 else "dot", width=1)))
-    fig.update_layout(height=420, margin=dict(l=10, r=10, t=32, b=10),  # t: room for Plotly's toolbar
+    fig.update_layout(height=420, margin=dict(l=10, r=10, t=32, b=10), font_size=13,  # t: room for the toolbar
                       legend=dict(orientation="h", yanchor="top", y=-0.18, x=0))
     fig.update_xaxes(type="log", title="measured wall time / step (µs)")
     fig.update_yaxes(type="log", title="calibrated model (µs)")
