@@ -49,7 +49,7 @@ def test_pad_runs_the_next_bucket_and_drops_the_padding():
 
 def test_pad_rejects_a_request_larger_than_every_bucket():
     loop = engine("pad")
-    with pytest.raises(RequestRejected, match="padding cannot fix it"):
+    with pytest.raises(RequestRejected, match="padding cannot fix it: batch 9 is larger than every package"):
         loop.serve(torch.ones(9, 4))
     assert (loop.counters.pads, loop.counters.rejects) == (0, 1)
 

@@ -168,8 +168,9 @@ class ServingLoop:
                 and a.guard.miss_reason(_like(x, max(b, a.guard.batch_min))) is None]
         if not fits:
             self.counters.rejects += 1
-            raise RequestRejected(f"guard miss: {reason}, and padding cannot fix it: no bucket in "
-                                  f"{self.supported()} fits this request.")
+            why = (f"batch {b} is larger than every package" if all(a.guard.batch_max < b for a in self.artifacts)
+                   else "no package takes this input, padded or not")
+            raise RequestRejected(f"guard miss: {reason}, and padding cannot fix it: {why} ({self.supported()}).")
         art = min(fits, key=lambda a: max(b, a.guard.batch_min))
         target = max(b, art.guard.batch_min)
         pad = x.new_zeros((target - b,) + tuple(x.shape[1:]))
