@@ -10,6 +10,7 @@
 #      kernels of our own making (never fitted to this grid) is judged on it offline (repredict.py).
 #   2. STEP=tests on the same machine (pytest -m gpu uses GPU 0; ~6 min; carry .whl).
 #   3. STEP=mode on the same machine if the budget still holds ~8 min (explanatory only).
+# With one H200 only: STEP=mode, STEP=tests, then STEP=freshgrid GPUS=1 (about six points a call).
 # STEP=mode (~7 min): process_mode_probe.py: a fresh child's readings, the in-process recorder
 # over GPT-2 decode bf16 b4 first and again after the prompt in fp32 and bf16, the main process's readings,
 # a second fresh child. Its docstring says what each part asks.
