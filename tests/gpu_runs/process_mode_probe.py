@@ -80,7 +80,10 @@ def own_decoder(dtype, batch: int = 4, layers: int = 12, width: int = 768, heads
             for b in blocks:
                 h = F.layer_norm(x, (width,), *b["ln1"])
                 q, k, v = F.linear(h, *b["qkv"]).split(width, dim=-1)
-                q = q.view(batch, 1, heads, -1).transpose(1, 2)
+                # contiguous: on 2026-12-05 the transposed view's replay hit an illegal memory access
+                # (in bf16, where cuDNN's SDPA runs; cf. pytorch/pytorch#169849, SDPA on strided inputs
+                # in a CUDA graph), in a fresh child and in the main process alike
+                q = q.view(batch, 1, heads, -1).transpose(1, 2).contiguous()
                 k = torch.cat([b["k"], k.view(batch, 1, heads, -1).transpose(1, 2)], dim=2)
                 v = torch.cat([b["v"], v.view(batch, 1, heads, -1).transpose(1, 2)], dim=2)
                 a = F.scaled_dot_product_attention(q, k, v).transpose(1, 2).reshape(batch, 1, width)
