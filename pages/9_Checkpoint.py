@@ -21,7 +21,7 @@ from pages.ui.safe_text import esc
 from pages.ui.widget_panels import METRIC_CSS, count_cell, headline_metrics
 from runtime_core.knobs import Knobs
 from runtime_core.lesson.checkpoint import (MAX_RUNS, ORDER, PREDICTION_MAX, STEP_NEEDS, Run, check_step, complete,
-                                            hides, open_step)
+                                            hides, open_step, prediction_in_range)
 from runtime_core.lesson.figures import field_text
 from runtime_core.lesson.page_text import text as prose
 from runtime_core.lesson.prediction import judge, summary
@@ -69,7 +69,7 @@ def on_record(step: str) -> None:
     cur, needs = knob_run(), STEP_NEEDS[step]
     if asks[step] and step not in progress.predictions():
         typed = st.session_state.get(f"ck_pred_{step}")
-        if typed is None or not 0 <= typed <= PREDICTION_MAX:
+        if typed is None or not prediction_in_range(typed):
             st.session_state[f"ck_msg_{step}"] = prose("checkpoint", "predict_before_record")
             return
         progress.predict(step, typed)
@@ -85,7 +85,7 @@ def on_predict(step: str) -> None:
     """A typed prediction goes into the notebook; one out of range is refused with a message the
     student can read on a phone (no hover), and the box goes back to the prediction it held."""
     value = st.session_state[f"ck_pred_{step}"]
-    if value is not None and not 0 <= value <= PREDICTION_MAX:
+    if value is not None and not prediction_in_range(value):
         st.session_state[f"ck_msg_{step}"] = prose("checkpoint", "out_of_range", value=f"{value:g}",
                                                    most=f"{PREDICTION_MAX:,.0f}")
         st.session_state[f"ck_pred_{step}"] = progress.predictions().get(step)

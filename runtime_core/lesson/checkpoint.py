@@ -300,6 +300,11 @@ def encode_predictions(pred: dict[str, float]) -> str:
     return ",".join(f"{step}:{value:.10g}" for step, value in pred.items() if step in STEP_NEEDS)  # as typed
 
 
+def prediction_in_range(v: float) -> bool:
+    """Whether `v` is a prediction the checkpoint keeps (typed, or read back from the URL); NaN is not."""
+    return 0 <= v <= PREDICTION_MAX
+
+
 def decode_predictions(text: str) -> tuple[dict[str, float], list[str]]:
     """{step: value} from "eager:720,streams:722"; a line for each entry that is not one."""
     pred, bad = {}, []
@@ -312,7 +317,7 @@ def decode_predictions(text: str) -> tuple[dict[str, float], list[str]]:
                 v = float(value)
             except ValueError:
                 raise ValueError("not a number") from None
-            if not (0 <= v <= PREDICTION_MAX):
+            if not prediction_in_range(v):
                 raise ValueError(f"out of range (0 to {PREDICTION_MAX:,.0f})")
             pred[step] = v
         except ValueError as e:
