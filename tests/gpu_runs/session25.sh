@@ -18,7 +18,8 @@
 #   run(command="STEP=placement bash tests/gpu_runs/session25.sh", timeout_s=600)
 #   then: mkdir -p tests/gpu_runs/results/placement_<date>; cp <files_at>/* there; commit;
 #         python3 tests/gpu_runs/placement_probe.py --summary tests/gpu_runs/results/placement_<date>
-# STEP=tests ran 69 of the 94 gpu tests within 600 s: split it (TESTS_PART=1 or 2, below).
+# STEP=tests ran 69 of the 94 gpu tests within 600 s: split it (TESTS_PART=1 or 2, below). Those 69 are
+# every test of part 1 and the first 18 of part 2 (up to 12 of test_labs.py's 22), so part 2 is what is owed.
 # STEP=mode (~7 min): process_mode_probe.py: a fresh child's readings, the in-process recorder
 # over GPT-2 decode bf16 b4 first and again after the prompt in fp32 and bf16, the main process's readings,
 # a second fresh child. Its docstring says what each part asks.
@@ -73,6 +74,6 @@ case "${STEP:-mode}" in
       1) FILES=$(echo "$FILES" | awk '$0 <= "tests/test_diagnose_recording.py"') ;;
       2) FILES=$(echo "$FILES" | awk '$0 > "tests/test_diagnose_recording.py"') ;;
     esac
-    python3 -m pytest -m gpu -q -rfE -p no:cacheprovider $FILES 2>&1 | tee "$OUT/gpu_tests_session25${TESTS_PART:+_$TESTS_PART}.log" | tail -8
+    python3 -m pytest -m gpu -q -rfE --durations=12 -p no:cacheprovider $FILES 2>&1 | tee "$OUT/gpu_tests_session25${TESTS_PART:+_$TESTS_PART}.log" | tail -8
     ;;
 esac
