@@ -18,6 +18,8 @@
 #   run(command="STEP=placement bash tests/gpu_runs/session25.sh", timeout_s=600)
 #   then: mkdir -p tests/gpu_runs/results/placement_<date>; cp <files_at>/* there; commit;
 #         python3 tests/gpu_runs/placement_probe.py --summary tests/gpu_runs/results/placement_<date>
+# Twelfth session (2026-12-05, later): no machine was lent (two refused starts, then paused).
+# The order owed now: STEP=freshgrid (the target itself), STEP=tests TESTS_PART=2, STEP=placement.
 # STEP=tests ran 69 of the 94 gpu tests within 600 s: split it (TESTS_PART=1 or 2, below). Those 69 are
 # every test of part 1 and the first 18 of part 2 (up to 12 of test_labs.py's 22), so part 2 is what is owed.
 # STEP=mode (~7 min): process_mode_probe.py: a fresh child's readings, the in-process recorder
