@@ -16,21 +16,14 @@ shares (bounded numbers, --json, --backend, the knobs) are in cli_args.py, benea
 """
 from __future__ import annotations
 
-import argparse
 import importlib
 import json
 import sys
 
+from .cli_args import Parser
 from .errors import UsageError
 
 SUBPACKAGES = ("model", "recordings", "allocator", "labs", "aot", "diagnose")
-
-
-class Parser(argparse.ArgumentParser):
-    """argparse, but a usage error raises UsageError (one line) instead of printing a usage block."""
-
-    def error(self, message):
-        raise UsageError(message)
 
 
 def build_parser() -> Parser:

@@ -1,4 +1,5 @@
-"""The argparse helpers every subcommand shares: bounded numbers, --json, --backend and the knobs.
+"""The argparse helpers every subcommand shares: the one-line parser, bounded numbers, file paths,
+--json, --backend and the knobs.
 
 They sit in the base layer, so each package's cli.py can use them without importing the tree above
 it (runtime_core/cli.py, which imports every package's cli.py).
@@ -6,9 +7,36 @@ it (runtime_core/cli.py, which imports every package's cli.py).
 from __future__ import annotations
 
 import argparse
+import sys
 
 from .errors import UsageError
 from .knobs import LIMITS, Backend, Mode, Range, choices
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse, but a usage error raises UsageError (one line) instead of printing a usage block."""
+
+    def error(self, message):
+        raise UsageError(message)
+
+
+def one_line_errors(prog: str, body, argv: list[str]) -> int:
+    """`body(argv)`'s exit status, with a UsageError as one line on stderr and status 2: for the
+    modules run as scripts (python -m runtime_core.labs.record, ...), as runtime_core/cli.py does
+    for the subcommands."""
+    try:
+        return body(argv)
+    except UsageError as e:
+        print(f"{prog}: error: {str(e).splitlines()[0] if str(e) else type(e).__name__}", file=sys.stderr)
+        return 2
+
+
+def path(text: str) -> str:
+    """An argparse `type=` for a file path: an empty one is refused (a script's unset variable
+    would otherwise turn --record "$OUT" into no recording at all, with exit status 0)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("an empty path (is a shell variable unset?)")
+    return text
 
 
 def number(r: Range, name: str):

@@ -67,6 +67,15 @@ BAD_ARGS_IN_A_CHILD = {("model", "--mode", "eager", "--n", "0", "--tax-us", "6",
     ("measure", "--mode", "eager", "--n", "10", "--work-us", "-1", "--backend", "sim"),
     ("measure", "--mode", "eager", "--n", "10", "--work-us", "2", "--backend", "tpu"),
     ("sweep", "--out", "/nonexistent/x.json", "--refresh"),
+    ("sweep", "--out", "x.json", "--refresh", "--retrace"),
+    ("sweep", "--out", "", "--backend", "sim"),
+    ("alloc", "--record", "", "--backend", "sim"),
+    ("alloc", "--force", "--backend", "sim"),
+    ("aot", "clear-cache", "--record", ""),
+    ("diagnose", "--model", "fake-mlp", "--batch", "2", "--trace-out", ""),
+    ("diagnose", "--model", "fake-mlp", "--sweep", "--trace-out", "t.json"),
+    ("diagnose", "--model", "fake-mlp", "--plan", "uniform", "--from", ""),
+    ("accuracy", "--recording", " "),
     ("bogus",),
 ])
 def test_bad_arguments_exit_2_with_one_line_and_no_traceback(args, capsys):
@@ -87,3 +96,49 @@ def test_sweep_on_the_simulator_writes_a_recording_and_resumes(tmp_path, capsys)
         assert key in rec["meta"]
     for p in rec["points"]:
         assert {"kernel_time_us", "model_wall_us", "driver_calls", "work_us", "extra_tax_us"} <= p.keys()
+
+
+def test_an_unknown_model_on_the_simulator_is_unknown_not_a_gpu_model(capsys):
+    rc, _, err = run_here(capsys, "diagnose", "--model", "bogus", "--batch", "2", "--backend", "sim")
+    assert rc == 2 and "unknown model 'bogus'" in err and "needs a CUDA GPU" not in err
+    rc, _, err = run_here(capsys, "diagnose", "--model", "encoder", "--batch", "2", "--backend", "sim")
+    assert rc == 2 and "needs a CUDA GPU" in err
+
+
+def test_resuming_a_full_sweep_with_quick_is_refused_and_loses_nothing(tmp_path, capsys):
+    out = tmp_path / "rec.json"
+    rc, _, _ = run_here(capsys, "sweep", "--out", str(out), "--backend", "sim", "--budget-s", "2")
+    before = out.read_bytes()
+    held = len(json.loads(before)["points"])
+    assert rc == 0 and held > 24  # more than the whole quick grid
+    rc, so, err = run_here(capsys, "sweep", "--out", str(out), "--backend", "sim", "--resume", "--quick")
+    assert rc == 2 and so == "" and "without --quick" in err and len(err.strip().splitlines()) == 1
+    assert out.read_bytes() == before
+
+
+def test_bounds_json_is_strict_json_when_a_bound_has_no_points(tmp_path, capsys):
+    out = tmp_path / "rec.json"
+    run_here(capsys, "sweep", "--out", str(out), "--backend", "sim", "--quick")
+    rc, so, _ = run_here(capsys, "accuracy", "--recording", str(out), "--bounds", "--json")
+    rows = json.loads(so, parse_constant=lambda c: pytest.fail(f"{c} is not JSON"))["bounds"]
+    empty = [r for r in rows if r["worst_at"] == "no points"]
+    assert empty and all(r["value"] is None and r["ok"] is False for r in empty)
+    assert rc == 1  # a bound nothing checked is not a pass
+
+
+@pytest.mark.parametrize("args", [
+    ("runtime_core.labs.compile_cache",),
+    ("runtime_core.labs.compile_cache", "--record", "README.md"),
+    ("runtime_core.labs.compile_cache", "--record", "x.json", "--build-fixture"),
+    ("runtime_core.labs.compile_cache", "--record", ""),
+    ("runtime_core.labs.record", "--out", "README.md", "--backend", "sim"),
+    ("runtime_core.labs.record", "--out", ""),
+])
+def test_the_module_scripts_refuse_bad_arguments_in_one_line_before_any_work(args):
+    """The README's `python -m runtime_core.labs.*` surfaces keep the same contract as the
+    subcommands: exit 2, one line, no traceback, and nothing written (README.md stays as it is)."""
+    before = (ROOT / "README.md").read_bytes()
+    p = subprocess.run([sys.executable, "-m", *args], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert p.returncode == 2 and p.stdout == ""
+    assert len(p.stderr.strip().splitlines()) == 1 and "Traceback" not in p.stderr
+    assert (ROOT / "README.md").read_bytes() == before

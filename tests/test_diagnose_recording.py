@@ -74,6 +74,26 @@ def test_resuming_on_another_device_is_refused(tmp_path):
         record.run_record(SimRunner(), out, resume=True, quick=True)
 
 
+def test_resuming_a_full_recording_with_quick_is_refused(tmp_path):
+    """--quick on a full grid's partial file would call it complete at the small grid."""
+    out = tmp_path / "diagnose.json"
+    doc = json.loads(SIM_FIXTURE.read_text())
+    doc["meta"]["complete"] = False
+    out.write_text(json.dumps(doc))
+    before = out.read_bytes()
+    with pytest.raises(UsageError, match="without --quick"):
+        record.run_record(SimRunner(), out, resume=True, quick=True)
+    assert out.read_bytes() == before
+
+
+def test_a_new_zoo_recording_says_its_set(tmp_path, monkeypatch):
+    monkeypatch.setattr(record, "ESTIMATE_S", {"base": 0.0, "pass": 0.0, "calibrate": 0.0, "planner": 1e9,
+                                              "variants": 1e9})
+    doc = record.run_record(SimRunner(), tmp_path / "d.json", budget_s=60, quick=True)
+    assert doc["meta"]["set"] == "zoo" == store.load(tmp_path / "d.json", kind="diagnose").data["meta"]["set"]
+    assert json.loads(SIM_FIXTURE.read_text())["meta"]["set"] == "zoo"
+
+
 def _gpu_recordings():
     found, _ = store.scan("diagnose")
     return [DiagnoseRecording(r) for r in found if not r.meta.simulated and r.meta.complete]

@@ -19,7 +19,8 @@ from __future__ import annotations
 import argparse
 from datetime import datetime, timezone
 
-from ..cli_args import add_backend_arg, add_json_flag
+from ..cli_args import add_backend_arg, add_json_flag, path
+from ..errors import UsageError
 from .errors import BadAllocSize
 from .sizes import GiB, MiB, check_size
 
@@ -46,7 +47,7 @@ def register(sub) -> None:
                    help=f"buffer size for the cost table, bytes (1..{MAX_SIZE_BYTES}; default 1 MiB)")
     add_backend_arg(p)
     add_json_flag(p)
-    p.add_argument("--record", metavar="PATH", help="also write the result as a recording")
+    p.add_argument("--record", type=path, metavar="PATH", help="also write the result as a recording")
     p.add_argument("--force", action="store_true", help="with --record: replace an existing file")
     p.set_defaults(func=_cli)
 
@@ -85,6 +86,8 @@ def write_recording(result: dict, path: str, force: bool = True) -> None:
 
 def _cli(a) -> dict:
     from ..recordings import store
+    if a.force and not a.record:
+        raise UsageError("--force replaces a recording: it goes with --record PATH")
     if a.record:  # before the run: a bad path must not cost the whole measurement
         store.check_target(a.record, a.force)
     result = run(a.size_bytes, a.backend)

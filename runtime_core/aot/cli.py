@@ -33,7 +33,7 @@ naming what fits. Bad arguments exit with status 2 and one line on stderr.
 """
 from __future__ import annotations
 
-from ..cli_args import add_json_flag, number
+from ..cli_args import add_json_flag, number, path
 from ..errors import NoCudaDevice, UsageError
 from ..knobs import Range
 
@@ -44,7 +44,7 @@ def register(sub) -> None:
                     choices=("measure", "decoder", "reduce-overhead", "serving", "timing", "clear-cache"))
     ap.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
     add_json_flag(ap)
-    ap.add_argument("--record", metavar="PATH", help="also write a recording (JSON) to PATH")
+    ap.add_argument("--record", type=path, metavar="PATH", help="also write a recording (JSON) to PATH")
     ap.add_argument("--force", action="store_true", help="with --record: replace an existing file")
     ap.add_argument("--tokens", type=number(Range(10, 10_000, integer=True), "tokens"), default=50,
                     help="tokens per timing block (decoder, reduce-overhead)")

@@ -13,7 +13,7 @@ import json
 import sys
 from pathlib import Path
 
-from ..cli_args import add_backend_arg, add_json_flag, number
+from ..cli_args import add_backend_arg, add_json_flag, number, path
 from ..errors import UsageError
 from ..knobs import Range
 from .measure_variants import VARIANTS
@@ -45,7 +45,7 @@ def register(sub) -> None:
     p.add_argument("--constants", choices=("live", "recorded"), default="live",
                    help="calibrate this GPU now (~3 s), or use the best sweep recording's constants")
     p.add_argument("--sweep", action="store_true", help="batch sizes 1..512, eager and our graph, and the crossover")
-    p.add_argument("--record", metavar="PATH", help="with --sweep: write the recording for students without a GPU")
+    p.add_argument("--record", type=path, metavar="PATH", help="with --sweep: write the recording for students without a GPU")
     p.add_argument("--set", dest="grid", choices=("zoo", "external"), default="zoo",
                    help="with --record: our zoo (with --sweep), or the external grid of public networks "
                         "(validation/external.py: torchvision and transformers, --no-compile)")
@@ -63,7 +63,7 @@ def register(sub) -> None:
                    help="with --record: timing passes over the base points, minutes apart; each point keeps "
                         "their median (default: 3 on a GPU, 1 on the simulator; --resume adds missing ones)")
     p.add_argument("--quick", action="store_true", help="a small recording grid (for tests)")
-    p.add_argument("--trace-out", metavar="PATH", help="write the profiled eager step as a Chrome/Perfetto trace")
+    p.add_argument("--trace-out", type=path, metavar="PATH", help="write the profiled eager step as a Chrome/Perfetto trace")
     p.add_argument("--timeline", action="store_true", help="include the two-lane timelines in the JSON")
     p.add_argument("--plan", choices=PRESETS, help="bucket sets for this request preset (from a recording)")
     p.add_argument("--max-size", type=number(Range(1, 4096, integer=True), "max_size"), default=256)
@@ -73,7 +73,7 @@ def register(sub) -> None:
                    help="graph memory budget (default: half of what powers of two need)")
     p.add_argument("--size-kind", choices=("batch", "tokens"), default="batch",
                    help="with --plan: request sizes are batch sizes, or token counts (a model with a token sweep)")
-    p.add_argument("--from", dest="recording", metavar="PATH", help="with --plan: the diagnose recording to use")
+    p.add_argument("--from", dest="recording", type=path, metavar="PATH", help="with --plan: the diagnose recording to use")
     add_json_flag(p)
     p.set_defaults(func=run)
 
@@ -85,6 +85,8 @@ def run(a) -> dict:
         print(f"diagnose: note: {pin_notice}", file=sys.stderr)
     if a.resume and not a.record:
         raise UsageError("--resume continues a recording: give --record PATH")
+    if a.trace_out and (a.sweep or a.record or a.plan):
+        raise UsageError("--trace-out traces one step: give --model NAME --batch B without --sweep, --record or --plan")
     if a.passes and not a.record:
         raise UsageError("--passes is for a recording: give --sweep --record PATH")
     if a.grid == "external" and not a.record:

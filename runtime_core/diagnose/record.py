@@ -48,7 +48,7 @@ def open_target(runner, path: Path, resume: bool, force: bool) -> dict:
     store.check_target(path, force=force or resume)
     from ..engine.measure import _torch_version
     meta = store.new_meta("diagnose", runner.device_name, _torch_version(), runner.backend, complete=False,
-                          calibration_passes=[], models={})
+                          calibration_passes=[], models={}, set="zoo")
     return {"meta": meta, "points": [], "timelines": {}, "planner": []}
 
 
@@ -69,6 +69,8 @@ def run_record(runner, path: Path, budget_s: float = 420.0, resume: bool = False
         if m not in runner.catalog:
             raise UsageError(f"--record measures zoo models only; diagnose {m} without --record")
     models = list(models or default_models(runner, quick))
+    if quick:
+        _check_quick_keeps_all(doc, path, {it.key for it in items(runner, models, True, variants, 1)})
     for m in models:
         e = runner.catalog[m]
         doc["meta"]["models"][m] = {"about": e.about, "shape_name": e.shape_name, "default_shape": e.default_shape}
@@ -103,6 +105,15 @@ def run_record(runner, path: Path, budget_s: float = 420.0, resume: bool = False
         print(f"diagnose record: [{i}/{len(todo)}] {it.label()} in {time.monotonic() - t_item:.1f} s "
               f"({time.monotonic() - t0:.0f} s of {budget_s:.0f})", file=sys.stderr)
     return _finish(doc, path, complete=True)
+
+
+def _check_quick_keeps_all(doc: dict, path: Path, small: set) -> None:
+    """Resuming a full recording with --quick would call it complete at the small grid: refused
+    when the file holds a point outside the small grid."""
+    outside = [p for p in doc["points"] if point_key(p) not in small]
+    if outside:
+        raise UsageError(f"{path.name} holds {len(outside)} points outside the --quick grid (it was started "
+                         "without --quick); resume it without --quick, or record the quick grid to a new file")
 
 
 def _done(doc: dict, it) -> bool:

@@ -28,6 +28,7 @@ import os
 import tempfile
 from pathlib import Path
 
+from ..errors import UsageError
 from ..aot.cache_artifacts import build_package, package_facts, recompile  # noqa: F401  (measured in aot/)
 from .gpu_recorded import REPO_ROOT, from_recording, in_child, live_or_recorded
 
@@ -185,15 +186,30 @@ def record(path: str, force: bool = False) -> dict:
     return doc
 
 
-if __name__ == "__main__":
-    import argparse
+def main(argv: list[str]) -> int:
+    """`--record PATH [--force]` or `--build-fixture` (exactly one): each takes minutes, so every
+    argument is checked first."""
     import json
-    ap = argparse.ArgumentParser(prog="python -m runtime_core.labs.compile_cache")
-    ap.add_argument("--record")
-    ap.add_argument("--force", action="store_true")
-    ap.add_argument("--build-fixture", action="store_true", help="remake the cross-version package fixture")
-    a = ap.parse_args()
+
+    from ..cli_args import Parser, path
+    ap = Parser(prog="python -m runtime_core.labs.compile_cache",
+                description="the compile_cache lab on this machine's CPU (minutes)")
+    what = ap.add_mutually_exclusive_group(required=True)
+    what.add_argument("--record", type=path, metavar="PATH", help="measure here and write the CPU recording")
+    what.add_argument("--build-fixture", action="store_true", help="remake the cross-version package fixture")
+    ap.add_argument("--force", action="store_true", help="with --record: replace an existing file")
+    a = ap.parse_args(argv)
+    if a.force and not a.record:
+        raise UsageError("--force goes with --record")
     if a.build_fixture:
         print(json.dumps(build_fixture())[:2000])
-    if a.record:
+    else:
         print(json.dumps(record(a.record, a.force)["labs"]["compile_cache"], indent=1)[:3000])
+    return 0
+
+
+if __name__ == "__main__":
+    import sys
+
+    from ..cli_args import one_line_errors
+    sys.exit(one_line_errors("compile_cache", main, sys.argv[1:]))

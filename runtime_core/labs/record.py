@@ -7,10 +7,9 @@ it beside the simulated run of the same lab.
 """
 from __future__ import annotations
 
-import argparse
 import sys
 
-from ..errors import UsageError
+from ..cli_args import Parser, one_line_errors, path
 from . import LABS, run_lab
 
 
@@ -30,16 +29,17 @@ def record(out: str, backend: str = "cuda", force: bool = False) -> dict:
 
 
 def main(argv: list[str]) -> int:
-    ap = argparse.ArgumentParser(prog="python -m runtime_core.labs.record", description=__doc__.split("\n")[0])
-    ap.add_argument("--out", required=True)
+    """The command line; a bad argument or target is one line on stderr and exit status 2."""
+    return one_line_errors("runtime_core.labs.record", _main, argv)
+
+
+def _main(argv: list[str]) -> int:
+    ap = Parser(prog="python -m runtime_core.labs.record", description=__doc__.split("\n")[0])
+    ap.add_argument("--out", type=path, required=True)
     ap.add_argument("--backend", default="cuda", choices=("auto", "cuda", "sim"))
     ap.add_argument("--force", action="store_true")
     a = ap.parse_args(argv)
-    try:
-        doc = record(a.out, a.backend, a.force)
-    except UsageError as e:
-        print(f"runtime_core: error: {e}", file=sys.stderr)
-        return 2
+    doc = record(a.out, a.backend, a.force)
     print(f"{a.out}: {len(doc['labs'])} labs, signal in {sum(r['signal'] for r in doc['labs'].values())}")
     return 0
 

@@ -41,7 +41,7 @@ def _worst(pairs, bound: str, target: str, ok) -> dict:
     """pairs: (value, point) for every point a bound applies to; the row reports the worst."""
     pairs = list(pairs)
     if not pairs:
-        return _row(bound, float("nan"), target, False, "no points")
+        return _row(bound, None, target, False, "no points")  # None: JSON null (NaN is not JSON)
     value, p = max(pairs, key=lambda vp: vp[0])
     return _row(bound, round(value, 3), target, ok(value), _at(p))
 
@@ -86,6 +86,6 @@ def table(rows: list[dict]) -> str:
     w = max(len(r["bound"]) for r in rows)
     lines = [f"{'bound':<{w}}  {'value':>10}  {'target':<7}  result  worst at"]
     for r in rows:
-        lines.append(f"{r['bound']:<{w}}  {r['value']:>10}  {r['target']:<7}  "
+        lines.append(f"{r['bound']:<{w}}  {'—' if r['value'] is None else r['value']:>10}  {r['target']:<7}  "
                      f"{'pass' if r['ok'] else 'FAIL':<6}  {r['worst_at']}")
     return "\n".join(lines)

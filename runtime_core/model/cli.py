@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..cli_args import add_knob_args, number
+from ..cli_args import add_knob_args, number, path
 from ..constants import TEXTBOOK
 from ..errors import UsageError
 from ..knobs import LIMITS, SEED_TAX_US, GraphInput, Knobs, Policy, choices
@@ -24,7 +24,7 @@ def register(sub) -> None:
     p.add_argument("--constants", choices=("textbook", "calibrated"), default="textbook",
                    help="textbook: the seed's formulas (720 µs of eager overhead at its defaults); "
                         "calibrated: the constants a recording measured on its GPU")
-    p.add_argument("--recording", default=DEFAULT_RECORDING,
+    p.add_argument("--recording", type=path, default=DEFAULT_RECORDING,
                    help=f"the sweep recording whose meta.calibration --constants calibrated uses "
                         f"(default {DEFAULT_RECORDING})")
     p.add_argument("--policy", choices=choices(Policy), default=Policy.FALLBACK.value,
@@ -34,14 +34,14 @@ def register(sub) -> None:
     p.set_defaults(func=run)
 
     p = sub.add_parser("accuracy", help="the calibrated model against a recording (exit 1 below target)")
-    p.add_argument("--recording", default=DEFAULT_RECORDING)
+    p.add_argument("--recording", type=path, default=DEFAULT_RECORDING)
     p.add_argument("--json", action="store_true", help="print the whole report as JSON")
     p.add_argument("--bounds", action="store_true",
                    help="also check every bound of the recording (model/bounds.py); exit 1 if one fails")
     p.set_defaults(func=run_accuracy)
     p = sub.add_parser("node-costs", help="what a CUDA-graph node costs beyond its kernel, on kernels of our "
                                           "own making (CUDA, ~100 s; the diagnosis's band reads it)")
-    p.add_argument("--out", required=True, help="the node_costs recording to write")
+    p.add_argument("--out", type=path, required=True, help="the node_costs recording to write")
     p.add_argument("--force", action="store_true", help="replace an existing --out file")
     p.add_argument("--mix", action="store_true",
                    help="instead: time memsets, copies and other kernels between kernel nodes (model/node_mix.py, "

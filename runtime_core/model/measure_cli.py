@@ -6,7 +6,7 @@ what would take more than about a minute; `measure --timeline` prints at most ti
 """
 from __future__ import annotations
 
-from ..cli_args import add_backend_arg, add_json_flag, add_knob_args, number
+from ..cli_args import add_backend_arg, add_json_flag, add_knob_args, number, path
 from ..errors import UsageError
 from ..knobs import LIMITS, GraphInput, Knobs, Policy, Range, choices
 
@@ -32,7 +32,7 @@ def register(sub) -> None:
     p.add_argument("--n", type=number(Range(1, 5000, integer=True), "n"), default=120)
     p.add_argument("--work-us", type=number(Range(0, 1000), "work_us"), default=2.0)
     add_json_flag(p)
-    p.add_argument("--record", metavar="PATH", help="also write a bench recording (labs.bench)")
+    p.add_argument("--record", type=path, metavar="PATH", help="also write a bench recording (labs.bench)")
     p.add_argument("--force", action="store_true", help="replace an existing --record file")
     p.set_defaults(func=run_bench_cli)
 

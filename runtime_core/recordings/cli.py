@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ..cli_args import add_backend_arg, number
+from ..cli_args import add_backend_arg, number, path
 from ..errors import UsageError
 from ..knobs import Range
 from . import store
@@ -12,15 +12,16 @@ from . import store
 
 def register(sub) -> None:
     p = sub.add_parser("sweep", help="record a grid of measured points (JSON)")
-    p.add_argument("--out", required=True)
+    p.add_argument("--out", type=path, required=True)
     add_backend_arg(p)
     p.add_argument("--budget-s", type=number(Range(1, 86_400), "budget_s"), default=480.0)
-    p.add_argument("--resume", action="store_true", help="continue a partial recording at --out")
+    mode = p.add_mutually_exclusive_group()  # one way to open an existing --out
+    mode.add_argument("--resume", action="store_true", help="continue a partial recording at --out")
     p.add_argument("--force", action="store_true", help="replace an existing file at --out")
     p.add_argument("--quick", action="store_true", help="a small grid (for tests)")
-    p.add_argument("--retrace", action="store_true",
+    mode.add_argument("--retrace", action="store_true",
                    help="trace the shipped timelines of an existing recording again (needs the device)")
-    p.add_argument("--refresh", action="store_true",
+    mode.add_argument("--refresh", action="store_true",
                    help="recompute the derived fields of an existing recording (no device needed)")
     p.add_argument("--passes", type=number(Range(1, 10, integer=True), "passes"), default=None,
                    help="timing passes over the grid (default: 5 on a GPU, 1 simulated)")

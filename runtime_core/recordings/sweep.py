@@ -69,6 +69,7 @@ def run_sweep(out: Path, backend: str = "auto", budget_s: float = 480.0, resume:
     rec = store.load(out, kind="sweep").data if (resume and out.exists()) else None
     if rec is not None:
         _check_same_device(rec, dev)
+        _check_same_grid(rec, out, quick)
         passes = passes or rec["meta"].get("passes")
     passes = passes or (1 if dev.deterministic else 5)
     pin_to_one_core()  # for the whole sweep
@@ -189,6 +190,19 @@ def _check_same_device(rec: dict, dev, verb: str = "resume") -> None:
         raise UsageError(f"cannot {verb} a recording of {m['device_name']} ({m['backend']}) "
                          f"on {dev.name} ({dev.backend}); "
                          + ("write to a new --out instead" if verb == "resume" else "run it on that device"))
+
+
+def _check_same_grid(rec: dict, out: Path, quick: bool) -> None:
+    """A resumed recording keeps every point it holds: resuming a full-grid recording with
+    --quick would keep only the small grid's points (and call that complete), so it is refused.
+    (Resuming a quick recording without --quick only adds the full grid's other points.)"""
+    if not quick:
+        return
+    small = {key(k) for k in grid(True) + low_tax_grid(True)}
+    outside = [p for p in rec["points"] if key(p) not in small]
+    if outside:
+        raise UsageError(f"{out} holds {len(outside)} points of the full grid that --quick would drop; "
+                         "resume it without --quick (or write the quick grid to a new --out)")
 
 
 def trimmed_mean(xs: list[float]) -> float:

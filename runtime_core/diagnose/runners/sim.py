@@ -83,8 +83,16 @@ class SimRunner:
 
     def resolve(self, name: str) -> FakeModel:
         if name not in FAKE_ZOO:
+            from ..user_model import PATTERN, is_user_model
+            from ..zoo import ZOO
+            fakes = ", ".join(FAKE_ZOO)
+            if is_user_model(name) and not PATTERN.match(name):
+                raise UsageError(f"--model {name!r}: give a zoo name or package.module:factory")
+            if name not in ZOO and not is_user_model(name):
+                raise UsageError(f"unknown model {name!r}; the simulator runs {fakes} (on a CUDA GPU: the "
+                                 f"zoo's {', '.join(ZOO)}, or package.module:factory for your own)")
             raise UsageError(f"model {name!r} needs a CUDA GPU, and there is none here (or --backend sim "
-                             f"was asked for); on the simulator use one of: {', '.join(FAKE_ZOO)}")
+                             f"was asked for); on the simulator use one of: {fakes}")
         return FAKE_ZOO[name]
 
     def build(self, spec: Spec, max_batch: int | None = None) -> SimStep:
