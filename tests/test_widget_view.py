@@ -31,6 +31,16 @@ def test_the_seed_defaults_in_eager_show_the_textbook_720_us_beneath_the_overhea
     assert m["driver calls"].delta == "textbook 120"
 
 
+@pytest.mark.parametrize("mode", ["eager", "streams"])
+def test_without_a_graph_the_valid_flag_is_a_dash_not_true(mode):
+    """Eager and streams dispatch capture nothing: "graph valid? TRUE" there would teach that
+    they have a graph, dynamic shapes or not (the checkpoint's tables already say "no graph")."""
+    for dynamic in (False, True):
+        g = by_stem(view(Knobs(mode, 120, 2.0, tax_us=6.0, dynamic=dynamic)))["graph valid?"]
+        assert "TRUE" not in g.value and "FALSE" not in g.value and "no graph" in g.value
+        assert "TRUE" not in g.delta and "capture nothing" in g.help
+
+
 def test_graph_mode_is_one_driver_call_and_valid_with_a_copy_row():
     v = view(Knobs("graph", 120, 2.0, tax_us=6.0))
     m = by_stem(v)

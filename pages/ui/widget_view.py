@@ -82,10 +82,17 @@ def headline_metrics(numbers: dict, note: str, book: dict) -> list[Metric]:
                "From the first launch to the last kernel's end, per step."),
         Metric(f"driver calls{at}", "—" if calls is None else f"{calls:,}", f"textbook {book['driver_calls']:,}",
                prose("widget", "not_counted") if calls is None else "kernel launches plus graph launches in one step"),
-        Metric(f"graph valid?{at}", ":green[TRUE]" if numbers["graph_valid"] else ":red[FALSE]",
-               f"textbook {'TRUE' if book['graph_valid'] else 'FALSE'}",
-               prose("widget", "graph_valid_help")),
+        _graph_valid(numbers, book, at),
     ]
+
+
+def _graph_valid(numbers: dict, book: dict, at: str) -> Metric:
+    """TRUE or FALSE in graph mode; in eager and streams mode nothing was captured, so a dash."""
+    if numbers.get("mode", "graph") != "graph":
+        return Metric(f"graph valid?{at}", "— (no graph)", "textbook: no graph",
+                      prose("widget", "graph_valid_no_graph"))
+    return Metric(f"graph valid?{at}", ":green[TRUE]" if numbers["graph_valid"] else ":red[FALSE]",
+                  f"textbook {'TRUE' if book['graph_valid'] else 'FALSE'}", prose("widget", "graph_valid_help"))
 
 
 def tax_line(shown, k: Knobs, own_tax_us: float | None, gpu: str) -> str:
