@@ -22,28 +22,33 @@ def playground_panel() -> None:
     pg = state.setdefault("alloc_playground", Playground())
     size_kib = st.select_slider("request size (KiB)", [1, 4, 64, 256, 1024, 3072, 12288], value=256,
                                 key="alloc_pg_size")
-    try:
-        with st.container(horizontal=True):  # the buttons wrap onto a new line where the screen is narrow
-            if st.button("malloc", key="alloc_pg_malloc", help="allocate on the default stream and write the block"):
-                pg.malloc(size_kib * 1024)
-            if st.button("free newest", key="alloc_pg_free",
-                         help="free on its own stream: reusable at once, no event (the stream runs in order)"):
-                pg.free_newest()
-            if st.button("advance 1 ms", key="alloc_pg_adv"):
-                pg.advance(1000.0)
-            if st.button("empty_cache", key="alloc_pg_empty"):
-                pg.empty_cache()
-        st.caption(prose("caching_allocator", "side_stream", kernel_ms=1))
-        with st.container(horizontal=True):
-            if st.button("with record_stream", key="alloc_pg_side",
-                         help="record_stream(side) makes the free wait for an event on the side stream"):
-                pg.use_on_side_then_free(1000.0, record_stream=True)
-            if st.button("without record_stream", key="alloc_pg_side_norec",
-                         help="the block is reusable at once, and the next malloc writes it before the "
-                              "side stream has read it"):
-                pg.use_on_side_then_free(1000.0, record_stream=False)
-    except (AllocatorOOM, BadAllocSize) as e:
-        st.error(esc(e, max_chars=600))  # quotes the size the student asked for: text, not Markdown
+    # every button is drawn before any of them acts: an out-of-memory malloc must not hide the
+    # buttons that would free memory
+    pressed = []
+    with st.container(horizontal=True):  # the buttons wrap onto a new line where the screen is narrow
+        if st.button("malloc", key="alloc_pg_malloc", help="allocate on the default stream and write the block"):
+            pressed.append(lambda: pg.malloc(size_kib * 1024))
+        if st.button("free newest", key="alloc_pg_free",
+                     help="free on its own stream: reusable at once, no event (the stream runs in order)"):
+            pressed.append(pg.free_newest)
+        if st.button("advance 1 ms", key="alloc_pg_adv"):
+            pressed.append(lambda: pg.advance(1000.0))
+        if st.button("empty_cache", key="alloc_pg_empty"):
+            pressed.append(pg.empty_cache)
+    st.caption(prose("caching_allocator", "side_stream", kernel_ms=1))
+    with st.container(horizontal=True):
+        if st.button("with record_stream", key="alloc_pg_side",
+                     help="record_stream(side) makes the free wait for an event on the side stream"):
+            pressed.append(lambda: pg.use_on_side_then_free(1000.0, record_stream=True))
+        if st.button("without record_stream", key="alloc_pg_side_norec",
+                     help="the block is reusable at once, and the next malloc writes it before the "
+                          "side stream has read it"):
+            pressed.append(lambda: pg.use_on_side_then_free(1000.0, record_stream=False))
+    for act in pressed:
+        try:
+            act()
+        except (AllocatorOOM, BadAllocSize) as e:
+            st.error(esc(e, max_chars=600))  # quotes the size the student asked for: text, not Markdown
     rows = pg.pool.snapshot()
     if rows:
         charts.show(alloc_charts.block_map(rows, "Block map: segments as rows"), key="alloc_pg_map")

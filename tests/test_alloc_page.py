@@ -52,6 +52,25 @@ def test_playground_state_persists_across_reruns(page):
     assert not at.exception
 
 
+def test_an_out_of_memory_malloc_keeps_every_button_that_frees_memory(page):
+    page.select_slider(key="alloc_pg_size").set_value(12288).run()
+    at = page
+    for _ in range(6):  # 6 x 12 MiB in a 64 MiB pool: the last one does not fit
+        at = at.button(key="alloc_pg_malloc").click().run()
+    assert any("out of memory" in e.value.lower() or "oom" in e.value.lower() for e in at.error), [e.value for e in at.error]
+    keys = {b.key for b in at.button}
+    assert {"alloc_pg_free", "alloc_pg_adv", "alloc_pg_empty", "alloc_pg_side", "alloc_pg_side_norec"} <= keys
+    at = at.button(key="alloc_pg_empty").click().run()
+    assert not at.error and any("released" in c.value and c.value.startswith("Last:") for c in at.caption)
+
+
+def test_freeing_an_empty_pool_says_there_is_nothing_to_free(page):
+    at = page.button(key="alloc_pg_free").click().run()
+    assert any("nothing to free" in c.value for c in at.caption)
+    at = at.button(key="alloc_pg_side_norec").click().run()
+    assert any("nothing to free" in c.value for c in at.caption)
+
+
 def test_pytorchs_own_allocator_is_shown_beside_ours_from_the_recording():
     """The corrections issue: record_stream reuse, empty_cache and memory_stats, measured on
     torch.cuda's allocator (not our CachingPool) and shown without a GPU."""

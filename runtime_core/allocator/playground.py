@@ -17,6 +17,9 @@ from .caching_pool import CachingPool
 from .sizes import MiB
 
 
+NOTHING_LIVE = "nothing to free: the pool hands out no block now (press malloc first)"
+
+
 class Playground:
     """Args: capacity_bytes of the simulated device (default 64 MiB)."""
 
@@ -49,7 +52,9 @@ class Playground:
 
     def free_newest(self) -> None:
         """Free the newest block on its own stream: reusable at once, no event needed."""
-        if self.live:
+        if not self.live:
+            self.log.append(NOTHING_LIVE)
+        else:
             block = self.live.pop()
             self.pool.free(block)
             self.log.append(f"free block at offset {block.offset_bytes:,} B: reusable now (same stream, "
@@ -59,6 +64,7 @@ class Playground:
         """The side stream runs a `kernel_us` kernel and then reads the newest block; the host
         frees the block at once, with or without record_stream(side) first."""
         if not self.live:
+            self.log.append(NOTHING_LIVE)
             return
         block = self.live.pop()
         dev = self.device
