@@ -84,7 +84,7 @@ with tabs["Dynamic shapes"]:
     if view.dynamic_hint:
         st.info(view.dynamic_hint)
     else:
-        policy_panel(k, view.simulated, view.measured, shown.note)
+        policy_panel(k, view.simulated, view.measured, shown.note, shown.label)
 
 with tabs["Timeline files"]:
     st.caption(view.files_captions[0])

@@ -152,3 +152,20 @@ def test_knobs_come_from_the_url_and_junk_falls_back_with_a_notice():
     assert n_box(at).value == 120 and at.radio(key="w_mode").value == "graph"
     notices = unescape(" ".join(w.value for w in at.warning))
     assert "n=banana" in notices and "mode=warp" in notices and "tax=-3" in notices
+
+
+def test_the_recapture_counters_name_their_source_and_their_calls():
+    """The dynamic-shapes tab compares the simulator with the measured (or recorded) run: the
+    column says which, each column says how many calls it made, and when the two differ a
+    caption says why their counters differ (a storm needs more shapes than the cache holds)."""
+    at = open_widget()
+    at.radio(key="w_mode").set_value("graph").run()
+    at.checkbox(key="w_dynamic").set_value(True).run()
+    at.selectbox(key="w_policy").set_value("recapture").run()
+    assert not at.exception
+    policy = next(t.value for t in list(at.table) + list(at.dataframe) if "counter" in t.value.columns)
+    assert "calls in the run (guard checks)" in policy.to_string().replace("\\", "")
+    if expected_source() == "recorded":
+        assert list(policy.columns)[2] == "recorded H200"
+        captions = " ".join(c.value for c in at.main.caption)
+        assert "different numbers of calls" in captions

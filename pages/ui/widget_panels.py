@@ -7,6 +7,8 @@ import streamlit as st
 
 from pages.ui import tables as ui_tables
 from pages.ui.widget_view import headline_metrics as view_metrics
+from runtime_core.engine.measure import DEFAULT_CACHE_SIZE as CACHE_SIZE
+from runtime_core.engine.workload import DYNAMIC_VARIANTS
 from runtime_core.knobs import mode_label
 from runtime_core.lesson.replay_costs import constant_rows
 from runtime_core.model.accuracy import accuracy
@@ -96,24 +98,29 @@ def _policy_cell(key: str, x) -> str:
     return f"{int(round(x)):,}"
 
 
-def policy_panel(k, sim: dict, measured: dict | None, note: str = "") -> None:
-    """With dynamic shapes in graph mode: what the chosen miss policy costs."""
+def policy_panel(k, sim: dict, measured: dict | None, note: str = "", label: str = "measured") -> None:
+    """With dynamic shapes in graph mode: what the chosen miss policy costs. `label` names the
+    measured column's source (live, or the recorded GPU), as the side-by-side table does."""
     if not (k.dynamic and k.mode == "graph"):
         return
     st.markdown(f"##### Dynamic shapes, policy **{k.policy.value}**")
     rows = {"simulated": sim.get("graph_stats")}
     if measured and measured.get("graph_stats"):
-        rows["measured" + (f" ({note})" if note else "")] = measured["graph_stats"]
+        rows[label + (f" ({note})" if note else "")] = measured["graph_stats"]
     rows = {name: s for name, s in rows.items() if s}
     if not rows:
         st.caption("No policy counters recorded for this setting.")
         return
-    ui_tables.compare("counter", list(rows), [(label, [_policy_cell(key, s.get(key)) for s in rows.values()])
-                                             for key, label in POLICY_ROWS.items()])
+    calls = [s.get("hits", 0) + s.get("misses", 0) for s in rows.values()]
+    ui_tables.compare("counter", list(rows), [("calls in the run (guard checks)", [f"{c:,}" for c in calls])]
+                      + [(label_, [_policy_cell(key, s.get(key)) for s in rows.values()])
+                         for key, label_ in POLICY_ROWS.items()])
     st.caption({"fallback": "Every call misses the guard and runs without the graph (asynchronously): graph-capture valid is FALSE.",
-                "recapture": "Each new shape warms up and captures a graph (LRU cache of 4): a capture storm.",
+                "recapture": f"Each new shape warms up and captures a graph (LRU cache of {CACHE_SIZE}): a capture storm.",
                 "bucket": "Inputs are padded to a power-of-two size that has a graph: replays stay valid, "
                           "padded elements are wasted work."}[k.policy])
+    if len(set(calls)) > 1:
+        st.caption(prose("widget", "policy_calls_differ", shapes=DYNAMIC_VARIANTS + 1, cache=CACHE_SIZE))
 
 
 MODE_STYLE = {"eager": ("#D55E00", "circle"), "streams": ("#0072B2", "square"),

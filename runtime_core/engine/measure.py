@@ -26,6 +26,7 @@ from .workload import ChainWorkload
 # lower bound, 0.9·N·tax, when the host sped up just after it. A deterministic device (the
 # simulator's virtual clock) takes one sample.
 TAX_SAMPLES = 3
+DEFAULT_CACHE_SIZE = 4  # graphs the recapture and bucket policies keep (GraphExecutor's LRU cache)
 
 
 def default_repeats(dev, n: int, work_us: float) -> int:
@@ -38,7 +39,7 @@ def default_repeats(dev, n: int, work_us: float) -> int:
 
 
 def measure(dev, k: Knobs, repeats: int | None = None, trace: bool = True,
-            cache_size: int = 4) -> Result:
+            cache_size: int = DEFAULT_CACHE_SIZE) -> Result:
     """Run one point of the widget on `dev` and return what was measured.
 
     Args:
