@@ -155,10 +155,11 @@ def _cost_table(allocators: dict) -> None:
     tables.show([{"allocator": f"{ALLOCATOR_NAMES.get(name, name)}: {v['what']}",
                   "µs per alloc + free": tables.num(v["alloc_free_us"]),
                   "driver mallocs, steady loop": tables.num(v["driver_mallocs_steady"]),
-                  "peak reserved": fmt_bytes(v["peak_reserved_bytes"])}
+                  "memory reserved": fmt_bytes(v["peak_reserved_bytes"])
+                  + (" added to a warm cache" if name == "torch" else "")}
                  for name, v in allocators.items()])
     where = sorted({v["measured_on"] for v in allocators.values()})
-    st.caption(f"Measured on: {esc(', '.join(where))}.")
+    st.caption(f"Measured on: {esc(', '.join(where))}. " + prose("caching_allocator", "reserved_column"))
 
 
 def _request_text(r: dict) -> str:
