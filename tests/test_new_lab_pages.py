@@ -70,6 +70,9 @@ def test_interview_cards_3_4_7_link_their_labs():
     cards = json.loads((ROOT / "lessons" / "interview.json").read_text())["cards"]
     by_id = {c["id"]: c for c in cards}
     assert by_id["caching_allocator"]["live_labs"] == ["stream_reuse"]
+    # card 2 (launch-bound at batch 1) is about gaps between tiny kernels, shown by the page's
+    # 120-kernel panel; the d2h-hazard lab (a copy read too early) answers another question
+    assert by_id["launch_bound_async"]["live_labs"] == [] and "120 kernels" in by_id["launch_bound_async"]["live_hint"]
     assert by_id["cuda_graph_reduce_overhead"]["live_labs"] == ["reduce_overhead", "partial_capture", "training_step"]
     assert by_id["cuda_graph_reduce_overhead"]["live_page"] == "CUDA_graphs"
     assert set(NEW_LABS[1:]) | {"training_step", "graph_rng"} <= set(by_id["graph_wrong_outputs"]["live_labs"])
