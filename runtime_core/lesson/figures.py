@@ -132,9 +132,9 @@ def _stale_err(rec):
     return rec.data["decoder"]["stale_input"]["fresh_tensor_max_abs_err"]
 
 
-def _sim_params():
-    from ..engine.sim.params import SimParams
-    return SimParams()
+def _sim_driver_call_us() -> float:
+    from ..recordings.shipped import shipped_driver_call_us
+    return shipped_driver_call_us()
 
 
 def _lab(name: str, *keys: str):
@@ -208,7 +208,7 @@ FIGURES: dict[str, Figure] = {
         (v["setup_s"] for pt in rec.data["points"] for name, v in (pt.get("variants") or {}).items()
          if name in ("compile", "reduce_overhead") and v.get("setup_s")), default=None), ".0f", "s"),
     # the simulator's own parameters (engine/sim/params.py)
-    "sim.driver_call_us": Figure(None, lambda _rec: _sim_params().driver_call_us, ".0f", "µs"),
+    "sim.driver_call_us": Figure(None, lambda _rec: _sim_driver_call_us(), ".0f", "µs"),
     # the shipped sweep (sweep_*.json): its calibrated constants and its points
     "sweep.tax_us": Figure("sweep", lambda rec: rec.meta.intrinsic_tax_us, ".1f", "µs"),
     "sweep.sync_us": Figure("sweep", _cal("sync_us"), ".1f", "µs"),

@@ -25,8 +25,9 @@ class SimParams:
         queue_depth: launches a stream holds before an enqueue blocks the host (CUDA: 1024).
         elems_per_us: elements a chain kernel processes per µs; sets kernel time from size.
         capture_us_per_node: host cost of recording and instantiating one graph node.
-        driver_call_us: host cost of one raw cudaMalloc or cudaFree: half of the ≈102 µs
-            measured for a 1 MiB pair on an H200 (shared/reference/h200-measurements.md, Memory).
+        driver_call_us: host cost of one raw cudaMalloc or cudaFree (default 0: free, like every
+            cost of SIM_MACHINE; the lesson's device, recordings/shipped.get_device, passes half
+            the shipped H200 recording's measured 1 MiB pair).
         h2d_pinned_us_per_mib, h2d_pageable_us_per_mib: upload time per MiB from pinned and
             pageable host memory: 64 MiB took ≈1.27 ms and ≈9.28 ms on an H200 (same file,
             "Streams and copies").
@@ -37,7 +38,7 @@ class SimParams:
     queue_depth: int = 1024
     elems_per_us: float = 1000.0
     capture_us_per_node: float = 1.0
-    driver_call_us: float = 51.0
+    driver_call_us: float = 0.0
     h2d_pinned_us_per_mib: float = 1270.0 / 64
     h2d_pageable_us_per_mib: float = 9280.0 / 64
 
