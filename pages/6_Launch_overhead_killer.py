@@ -11,7 +11,7 @@ import streamlit as st
 
 from pages.ui import charts, knobs, tables as ui_tables, widget_sources as src
 from pages.ui.safe_text import esc
-from pages.ui.timeline_chart import timeline_figure
+from pages.ui.timeline_chart import STATIC_COPY, timeline_figure
 from pages.ui.widget_panels import accuracy_panel, compare_panel, downloads, draw_metrics, policy_panel
 from pages.ui.widget_view import timeline_choices, widget_view
 from runtime_core.errors import UsageError
@@ -70,7 +70,8 @@ with out_col:
     drawn = {"simulated": "simulated", "textbook model": "model"}.get(view.timeline.pick)
     if drawn and drawn != view.badge[0]:  # the cards above come from elsewhere: label the drawing itself
         source_badge(drawn, "the timeline below")
-    charts.show(timeline_figure(view.timeline.spans, view.timeline.title, height=300), key="w_timeline")
+    charts.show(timeline_figure(view.timeline.spans, view.timeline.title, height=300, labels=STATIC_COPY),
+                key="w_timeline")
 
 tabs = dict(zip(view.tabs, st.tabs(view.tabs)))
 with tabs["Side by side"]:

@@ -1,11 +1,15 @@
 """The fusion lab's bars keep their labels level and short: a one-line label with the mode's long
 name was set on its side by Plotly and took three quarters of the chart's height (issue 27)."""
+from pathlib import Path
+
 import pytest
 
 pytest.importorskip("plotly")
 
 from pages.ui.lab_charts import work_vs_overhead_bars  # noqa: E402
 from runtime_core.labs import run_lab  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_the_fusion_bars_labels_are_level_and_a_few_short_lines():
@@ -16,3 +20,17 @@ def test_the_fusion_bars_labels_are_level_and_a_few_short_lines():
         lines = label.split("<br>")
         assert len(lines) == 3 and max(len(s) for s in lines) <= 12, label
     assert {lbl.split("<br>")[1] for lbl in fig.data[0].x} == {"streams", "graph"}
+
+
+def test_a_labs_copy_is_a_memory_copy_and_only_the_widgets_graph_copy_is_a_static_buffer():
+    """The sync lab's hatched spans are the .item() read: "copy into static buffer", a graph's
+    idea, belongs to the widget's graph-mode copy only (page 6 passes STATIC_COPY)."""
+    from pages.ui.timeline_chart import STATIC_COPY, timeline_figure
+    from runtime_core.labs import run_lab
+    spans = run_lab("sync", "sim")["timelines"]["sync"]
+    assert any(s["kind"] == "copy" for s in spans)
+    names = {t.name for t in timeline_figure(spans, "sync").data}
+    assert "memory copy" in names and "copy into static buffer" not in names
+    assert "copy into static buffer" in {t.name for t in timeline_figure(spans, "x", labels=STATIC_COPY).data}
+    page = (ROOT / "pages" / "6_Launch_overhead_killer.py").read_text()
+    assert "labels=STATIC_COPY" in page

@@ -19,7 +19,7 @@ KIND_STYLE = {
     "graph": ("one driver call (graph launch)", P.VERMILLION, ""),
     "sync": ("CPU waits (synchronize)", P.LIGHT_GREY, "."),
     "blocked": ("CPU blocked: launch queue full", P.GREY, "x"),
-    "copy": ("copy into static buffer", P.PURPLE, "\\"),
+    "copy": ("memory copy", P.PURPLE, "\\"),
     "capture": ("capture + instantiate", P.ORANGE, "+"),
     "kernel": ("GPU kernel work", P.GREEN, ""),
 }
@@ -31,6 +31,9 @@ def _field(s, name):
     return s[name] if isinstance(s, dict) else getattr(s, name)
 
 
+# The widget's chain (page 6) copies only in graph mode: the input into the captured graph's static
+# buffer. Elsewhere a copy is whatever the step copies (the sync lab's .item() read, say).
+STATIC_COPY = {"copy": "copy into static buffer"}
 # A real network's step (page 7): its copies are its own (an eager step has no static buffer), and a
 # graph step's add the inputs copied into the static buffers.
 MODEL_COPY = {"copy": "memory copy (the model's, or an input into a graph's static buffer)"}
