@@ -182,3 +182,11 @@ def test_the_shipped_h200_recordings_explain_the_crashed_python_loader_and_show_
     assert "The child's report: serving child: child step" in unescape(infos)
     timed = next(f for f in tables_of(at) if "timed" in f.columns)  # the runner's times, each saying what
     assert sum(plain(t).startswith("C++ runner: ") and "one call" in plain(t) for t in timed["timed"]) >= 5
+
+
+def test_the_send_button_names_the_batch_it_will_send(page):
+    """A value out of range leaves the box red in the browser and its last good value in place:
+    the button's label says which batch goes out, before it is pressed."""
+    assert page.button(key="aot_send").label == "send a request of batch 5"
+    page.number_input(key="aot_batch").set_value(17).run()
+    assert page.button(key="aot_send").label == "send a request of batch 17"

@@ -178,7 +178,10 @@ def serving_panel(device: str = "cpu") -> None:
     a, b = st.columns(2)
     batch = a.number_input("request batch size (1 to 256)", 1, 256, 5, key="aot_batch")
     policy = b.selectbox("on a guard miss", MISS_POLICIES, index=1, key="aot_policy")
-    if st.button("send request", key="aot_send"):
+    # the label says which batch goes out: a box left red by a value out of range keeps its last
+    # good value, which is what the button sends (the browser never hands over the typed one)
+    if st.button(f"send a request of batch {int(batch)}", key="aot_send",
+                 help="sends the last value the box accepted (1 to 256)"):
         loop.set_policy(policy)
         try:
             with torch.no_grad():
