@@ -135,7 +135,8 @@ def _plan() -> dict:
 def plan_panel() -> None:
     st.subheader("The lesson-06 plan, realized")
     p = _plan()
-    st.caption(f"{p['model']}: traced with torch.fx, sizes from ShapeProp. Measured on the CPU.")
+    source_badge("cpu", "the plan built and run on this CPU when the page opened")
+    st.caption(f"{p['model']}: traced with torch.fx, sizes from ShapeProp.")
     charts.show(alloc_charts.plan_layout(p["layout"], p["arena_bytes"]), key="alloc_plan")
     row = metric_row()
     row.metric("sum of buffers", fmt_bytes(p["sum_bytes"]), help=f"{p['buffers']} intermediates", width="content")

@@ -100,3 +100,12 @@ def test_the_cost_table_does_not_say_pytorch_needs_no_memory(page):
         assert torch_row["memory reserved"].str.endswith("added to a warm cache").all()
         assert "peak reserved" not in t.columns
     assert any("already warm" in c.value for c in page.caption)
+
+
+def test_the_realized_plan_carries_the_cpu_source_badge(page):
+    """Numbers measured on this CPU when the page opens wear the CPU badge, like every other
+    measured block, not only a grey caption."""
+    heads = [s.value for s in page.subheader]
+    assert "The lesson-06 plan, realized" in heads
+    captions = [c.value for c in page.caption]
+    assert any(c.startswith(":violet-badge[CPU]") and "plan built and run on this CPU" in c for c in captions)
