@@ -87,3 +87,28 @@ def test_a_user_model_reference_is_checked_before_anything_runs():
     for bad in ("no_such_package_xyz.models:make", "json:no_such_factory", "json", "json:"):
         with pytest.raises(UsageError):
             resolve(bad)
+
+
+@pytest.mark.parametrize("out, says", [
+    (None, "returned NoneType"),
+    ((lambda x: x,), "a tuple of length 1"),
+    ((3, ()), "int, which cannot be called"),
+    ((lambda x: x, 5), "inputs are a int"),
+    ((lambda x: x, ()), "no inputs"),
+])
+def test_a_factory_that_returns_the_wrong_shape_is_one_line(out, says):
+    """What a factory returns is checked before anything runs on the GPU: a wrong shape is a
+    usage error naming what came back, not a traceback from unpacking it."""
+    from runtime_core.diagnose.user_model import unpack
+    with pytest.raises(UsageError, match="--model pkg.mod:make: ") as e:
+        unpack("pkg.mod:make", out)
+    assert says in str(e.value) and "\n" not in str(e.value)
+
+
+def test_a_factory_may_return_one_tensor_as_its_one_input():
+    import torch
+    from runtime_core.diagnose.user_model import unpack
+    x = torch.zeros(4, 3)
+    model, inputs = unpack("pkg.mod:make", (torch.nn.Identity(), x))
+    assert len(inputs) == 1 and inputs[0] is x  # not split into its 4 rows
+    assert unpack("pkg.mod:make", [torch.nn.Identity(), [x, x]])[1] == (x, x)

@@ -6,7 +6,8 @@ The factory is called with keywords and returns the model and one step's inputs:
         model = MyNet().to(device, dtype).eval()
         return model, (torch.randn(batch, 128, device=device, dtype=dtype),)
 
-`model` is an nn.Module or any callable; the inputs are tensors on `device`. An input whose
+`model` is an nn.Module or any callable; the inputs are a tuple of tensors on `device` (one tensor
+alone counts as one input; any other shape is a one-line usage error, `unpack`). An input whose
 first dimension equals `batch` counts as batched. The diagnosis runs the model under
 torch.no_grad(), captures it as a CUDA graph, and (unless told otherwise) compiles it.
 """
@@ -61,3 +62,23 @@ def resolve(name: str) -> UserModel:
     if not callable(fn):
         raise UsageError(f"--model {name}: module {module!r} has no callable {attr!r}")
     return UserModel(name)
+
+
+def unpack(name: str, out) -> tuple:
+    """(model, inputs) from what the factory of `name` returned, or a UsageError that says what
+    it returned instead. One tensor as `inputs` counts as one input (tuple() would split its rows)."""
+    import torch
+    if not isinstance(out, (tuple, list)) or len(out) != 2:
+        got = f"a {type(out).__name__} of length {len(out)}" if isinstance(out, (tuple, list)) else type(out).__name__
+        raise UsageError(f"--model {name}: the factory returned {got}; return (model, inputs)")
+    model, inputs = out
+    if not callable(model):
+        raise UsageError(f"--model {name}: the factory's model is a {type(model).__name__}, which cannot be called")
+    if isinstance(inputs, torch.Tensor):
+        return model, (inputs,)
+    if not isinstance(inputs, (tuple, list)):
+        raise UsageError(f"--model {name}: the factory's inputs are a {type(inputs).__name__}; "
+                         "return a tuple of tensors")
+    if not inputs:
+        raise UsageError(f"--model {name}: the factory returned no inputs; return a tuple of tensors")
+    return model, tuple(inputs)

@@ -12,7 +12,7 @@ import torch
 
 from ...errors import UsageError
 from ..spec import Spec
-from ..user_model import is_user_model, resolve as resolve_user
+from ..user_model import is_user_model, resolve as resolve_user, unpack as unpack_user
 from ..zoo import DTYPES, ZOO, build, example_inputs
 
 
@@ -75,9 +75,8 @@ class CudaRunner:
         decoder's KV cache), for serving padded requests from one model."""
         entry = self.resolve(spec.model)
         if getattr(entry, "user", False):
-            model, inputs = entry.factory()(batch=spec.batch, seq=spec.seq, dtype=DTYPES[spec.dtype],
-                                            device="cuda")
-            inputs = tuple(inputs)
+            model, inputs = unpack_user(spec.model, entry.factory()(batch=spec.batch, seq=spec.seq,
+                                                                     dtype=DTYPES[spec.dtype], device="cuda"))
             _check_user_inputs(spec, inputs)
             return TorchStep(model, inputs, tuple(x.dim() > 0 and x.shape[0] == spec.batch for x in inputs))
         model = build(spec.model, max(spec.batch, max_batch or 1), spec.seq, spec.dtype)
