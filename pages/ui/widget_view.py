@@ -89,7 +89,7 @@ def headline_metrics(numbers: dict, note: str, book: dict) -> list[Metric]:
 def _graph_valid(numbers: dict, book: dict, at: str) -> Metric:
     """TRUE or FALSE in graph mode; in eager and streams mode nothing was captured, so a dash."""
     if numbers.get("mode", "graph") != "graph":
-        return Metric(f"graph valid?{at}", "— (no graph)", "textbook: no graph",
+        return Metric(f"graph valid?{at}", "—", "no graph",
                       prose("widget", "graph_valid_no_graph"))
     return Metric(f"graph valid?{at}", ":green[TRUE]" if numbers["graph_valid"] else ":red[FALSE]",
                   f"textbook {'TRUE' if book['graph_valid'] else 'FALSE'}", prose("widget", "graph_valid_help"))
