@@ -29,7 +29,8 @@ with live_col:
             st.subheader("More failures, inside torch's own machinery")
             st.caption("These go past the lesson's list: cudagraph trees, compile caches and PyTorch's own allocator. "
                        + ("Each runs on this machine's GPU." if ctx.live else
-                          "They need a GPU, so here each shows its shipped H200 recording, labelled RECORDED."))
+                          ("Each shows its shipped recording under its own badge: the H200's, labelled RECORDED, "
+                           "or, where the lab also runs on a CPU, a CPU run labelled CPU, RECORDED.")))
         with st.container(border=True):
             st.markdown(f"**{i}. {fm['title']}**")
             st.caption(f"Look for: {fm['look_for']}")
