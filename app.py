@@ -56,7 +56,5 @@ with col_b:
         st.caption("A GPU is present, but live measuring is switched off (RUNTIME_LIVE=0): every page "
                    "shows the recorded numbers.")
     st.markdown(
-        "Every number is labelled with its source:\n"
-        f"- {SOURCE_LABELS['live']}\n- {SOURCE_LABELS['recorded']}\n- {SOURCE_LABELS['simulated']}\n"
-        f"- {SOURCE_LABELS['model']}"
+        "Every number is labelled with its source:\n" + "\n".join(f"- {label}" for label in SOURCE_LABELS.values())
     )

@@ -110,3 +110,12 @@ def test_streamlits_own_page_list_is_switched_off():
     import tomllib
     config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())
     assert config["client"]["showSidebarNavigation"] is False
+
+
+def test_the_landing_page_explains_every_source_badge_the_pages_use():
+    """A badge a page wears (CPU, CPU, RECORDED included) is explained where the app begins."""
+    from pages.ui.common import SOURCE_BADGES
+    at = open_page()
+    text = " ".join(m.value for m in at.markdown)
+    for colour, name in SOURCE_BADGES.values():
+        assert f":{colour}-badge[{name}]" in text, name
