@@ -489,7 +489,7 @@ def test_a_choice_the_recording_holds_once_is_text_not_a_widget_and_the_planner_
     shown = [m.value for m in at.markdown]
     assert "**128** · the only one recorded" in shown and "**batch sizes** · the only kind recorded for this model" in shown
     gain = next(c.value for c in at.caption if "Under the same budget" in c.value)
-    assert "time than powers of two take" in gain and ("% less time" in gain or "% more time" in gain)
+    assert "than powers of two (" in gain and ("% less than" in gain or "% more than" in gain)
 
 
 def test_a_real_steps_own_copies_are_not_called_static_buffer_copies():
@@ -511,3 +511,16 @@ def test_the_knobs_are_kept_across_a_visit_to_another_page():
     at.switch_page("pages/11_Claims.py").run()
     at.switch_page(PAGE).run()
     assert at.selectbox(key="dg_model").value == other and not at.exception
+
+
+def test_the_planners_caption_and_chart_count_the_captures_it_weighs():
+    """At one request per capture the planner picks no buckets, since capturing costs more than it
+    saves: the caption and chart compare the step plus the capture share (what it minimizes), so
+    the planner is not shown as the slowest choice."""
+    at = open_page(PAGE)
+    at.number_input(key="dg_plan_requests").set_value(1).run()
+    assert not at.exception
+    cap = next(c.value for c in at.caption if "the planner's set costs a request" in c.value)
+    assert "% less than powers of two" in cap or "0.0% more" in cap, cap
+    spec = next(c.proto.spec for c in at.get("plotly_chart") if "its share of the captures" in c.proto.spec)
+    assert '"barmode":"stack"' in spec.replace(" ", "")

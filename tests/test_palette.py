@@ -52,7 +52,8 @@ def _figures():
         "diagnose_charts (sweep, times)": diagnose_charts.sweep_figures(points, None)[0],
         "diagnose_charts (sweep, speedup)": diagnose_charts.sweep_figures(points, {"measured": 2, "predicted": 4})[1],
         "diagnose_charts (planner)": diagnose_charts.planner_figure(
-            {"powers of two": {"expected_step_us": 50.0, "captures": 3, "pool_bytes": 1 << 20, "wasted_work_pct": 5.0}}),
+            {"powers of two": {"expected_step_us": 50.0, "capture_us_per_request": 2.0, "objective_us": 52.0,
+                               "captures": 3, "pool_bytes": 1 << 20, "wasted_work_pct": 5.0}}),
     }
 
 

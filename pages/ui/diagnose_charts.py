@@ -47,17 +47,24 @@ def sweep_figures(points: list[dict], crossover: dict | None) -> tuple[go.Figure
 
 
 def planner_figure(sets: dict) -> go.Figure:
-    """Expected µs per request of each bucket set (bars), with its captures and pool in the hover."""
+    """Expected µs per request of each bucket set: its step, and its share of the captures stacked
+    on top (what the planner minimizes, the total, is written above each bar); captures, pool and
+    padded work in the hover."""
     names = list(sets)
-    fig = go.Figure(go.Bar(
-        x=names, y=[sets[n]["expected_step_us"] for n in names],
-        text=[f"{sets[n]['expected_step_us']:,.0f} µs" for n in names], textposition="outside",
-        customdata=[[sets[n]["captures"], sets[n]["pool_bytes"] / (1 << 20), sets[n]["wasted_work_pct"]]
-                    for n in names],
-        hovertemplate="%{x}<br>%{y:.1f} µs per request<br>%{customdata[0]} captures, "
-                      "%{customdata[1]:.1f} MB pool<br>%{customdata[2]:.1f}% padded work<extra></extra>",
-        marker_color=P.CYCLE[: len(names)]))  # each bar is named on its axis
-    fig.update_layout(height=300, margin=dict(l=10, r=10, t=30, b=10), yaxis_title="expected µs per request")
+    custom = [[sets[n]["captures"], sets[n]["pool_bytes"] / (1 << 20), sets[n]["wasted_work_pct"]] for n in names]
+    hover = ("%{x}<br>%{y:.1f} µs per request, {part}<br>%{customdata[0]} captures, "
+             "%{customdata[1]:.1f} MB pool<br>%{customdata[2]:.1f}% padded work<extra></extra>")
+    fig = go.Figure()
+    fig.add_trace(go.Bar(x=names, y=[sets[n]["expected_step_us"] for n in names], name="the step",
+                         marker_color=P.BLUE, customdata=custom, hovertemplate=hover.replace("{part}", "the step")))
+    fig.add_trace(go.Bar(x=names, y=[sets[n]["capture_us_per_request"] for n in names], name="its share of the captures",
+                         marker=dict(color=P.ORANGE, pattern=dict(shape="/", fgcolor=P.BLACK, size=6)),
+                         customdata=custom, hovertemplate=hover.replace("{part}", "capture share"),
+                         text=[f"{sets[n]['objective_us']:,.0f} µs" for n in names], textposition="outside",
+                         cliponaxis=False))
+    fig.update_layout(barmode="stack", height=320, margin=dict(l=10, r=10, t=30, b=10),
+                      yaxis_title="expected µs per request")
+    P.legend_below(fig)
     return fig
 
 

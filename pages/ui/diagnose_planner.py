@@ -83,7 +83,7 @@ def _predicted_table(sets: dict, label: str) -> None:
         ("padded work", [f"{v['wasted_work_pct']:.1f}%" for v in vs]),
         ("run eagerly", [f"{v['eager_share_pct']:.1f}%" for v in vs])])
     charts.show(planner_figure({SET_NAMES[k]: v for k, v in sets.items()}), key="dg_plan_chart")
-    p2, pl = sets["powers_of_two"]["expected_step_us"], sets["planner"]["expected_step_us"]
+    p2, pl = sets["powers_of_two"]["objective_us"], sets["planner"]["objective_us"]  # the planner's own measure
     gain = 100 * (1 - pl / p2)
     st.caption(prose("diagnose", "planner_gain", label=esc(label), planner=f"{pl:,.1f}", powers=f"{p2:,.1f}",
                     gain=f"{abs(gain):.1f}", direction="less" if gain >= 0 else "more"))
