@@ -135,8 +135,7 @@ def setup_page(title: str, icon: str = ":material/bolt:", own_url: bool = False)
         st.markdown("**Numbers on this machine**")
         st.caption(SOURCE_LABELS[ctx.source])
         if not ctx.live:
-            st.caption("That is where a GPU number comes from here. Each block on a page wears its own "
-                       "badge: a lab may run on the simulator, with the GPU's recorded run beside it.")
+            st.caption(prose("app", "sidebar_badges"))
         if ctx.live_switched_off:
             st.caption("This machine has a GPU, but live measuring is switched off for the class "
                        "(RUNTIME_LIVE=0): the numbers are the recording's.")

@@ -89,7 +89,9 @@ def verdict(p: dict, source_caption: str) -> None:
         _cannot_capture(p, source_caption)
         return
     # the code's words from the point's own numbers, so an older recording reads as a new one does
-    why = because(v["host_dispatch_us"], p["gpu_ops"], p["busy_us"], v["gpu_us"], v["graphs_help"])
+    split = (p.get("explanation") or {}).get("saving") or {}
+    why = because(v["host_dispatch_us"], p["gpu_ops"], p["busy_us"], v["gpu_us"], v["graphs_help"],
+                  split.get("host_dispatch_removed_us"))  # the split table's own number, where it has one
     title = headline(v["launch_bound"], p["predicted_graph_speedup"], _work_added(p))
     (st.success if v["graphs_help"] else st.warning)(f"### {esc(title)}\n{why}")
     st.caption(regime(v["launch_bound"], v["host_dispatch_us"], v["gpu_us"]))  # the code's words, old points too

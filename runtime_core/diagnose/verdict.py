@@ -7,7 +7,7 @@ the predicted speedup against the 1.2x threshold. Both come with the numbers tha
 """
 from __future__ import annotations
 
-from .predict import SPEEDUP_THRESHOLD, Machine, StepCounts
+from .predict import SPEEDUP_THRESHOLD, Machine, StepCounts, saving_split
 
 
 def verdict(k: StepCounts, m: Machine, predicted_speedup: float) -> dict:
@@ -18,7 +18,8 @@ def verdict(k: StepCounts, m: Machine, predicted_speedup: float) -> dict:
     helps = predicted_speedup >= SPEEDUP_THRESHOLD
     return {"launch_bound": launch_bound, "graphs_help": helps,
             "headline": headline(launch_bound, predicted_speedup, k.graph_busy_us - k.busy_us),
-            "because": because(k.host_us, K, k.busy_us, gpu_us, helps),
+            "because": because(k.host_us, K, k.busy_us, gpu_us, helps,
+                               saving_split(k, m)["host_dispatch_removed_us"]),
             "regime": regime(launch_bound, k.host_us, gpu_us),
             "host_dispatch_us": round(k.host_us, 3), "gpu_us": round(gpu_us, 3),
             "host_to_gpu_ratio": round(k.host_us / gpu_us, 3) if gpu_us else None,
@@ -53,11 +54,15 @@ def regime(launch_bound: bool, host_us: float, gpu_us: float) -> str:
             "faster kernels help more than fewer launches.")
 
 
-def because(host_us: float, gpu_ops: int, busy_us: float, gpu_us: float, helps: bool | None = None) -> str:
+def because(host_us: float, gpu_ops: int, busy_us: float, gpu_us: float, helps: bool | None = None,
+            wait_us: float | None = None) -> str:
     """Why: the host's dispatch time against the GPU's time for the same K operations launched one
     by one (B of kernels plus the gaps between them), each split per operation. `helps`: whether
-    graphs are predicted to help (False: a launch-bound step says how little the GPU waits). Pages
-    call it on a recorded point's own numbers, so older recordings read the same way."""
+    graphs are predicted to help (False: a launch-bound step says how little the GPU waits).
+    `wait_us`: that wait as the saving's split prices it (predict.saving_split's host time removed:
+    the predicted eager step beyond the GPU's own work and the sync), so the sentence and the
+    split's table quote one number; without it, H less the GPU's time. Pages call it on a recorded
+    point's own numbers, so older recordings read the same way."""
     K = gpu_ops
     gaps = max(0.0, gpu_us - busy_us)
     text = (f"The host needs {host_us:,.0f} µs to dispatch {K} GPU operations ({host_us / K:.1f} µs each); "
@@ -66,6 +71,7 @@ def because(host_us: float, gpu_ops: int, busy_us: float, gpu_us: float, helps: 
     if host_us <= gpu_us:
         return text + "The host runs ahead of the GPU, so removing launches removes little of the step."
     if helps is False:
-        return text + (f"The GPU waits for the host, but only about {host_us - gpu_us:,.0f} µs a step: a graph "
+        wait = host_us - gpu_us if wait_us is None else max(0.0, wait_us)
+        return text + (f"The GPU waits for the host, but only about {wait:,.0f} µs a step: a graph "
                        f"removes that wait and the gaps, and the GPU's own work remains.")
     return text + "The GPU waits for the host, and a graph replays all of them with one launch."
