@@ -10,6 +10,7 @@ from pages.ui.diagnose_charts import sweep_figures
 from pages.ui.diagnose_external import external_panel
 from pages.ui.diagnose_data import live_diagnosis, load_source, skipped_files
 from pages.ui.diagnose_planner import planner_panel
+from pages.ui.kept_state import keep, restore
 from pages.ui.safe_text import esc, md
 from pages.ui.timeline_chart import MODEL_COPY, timeline_figure
 from runtime_core.diagnose.diagnosis import with_band
@@ -49,8 +50,10 @@ st.subheader("The evidence")
 st.markdown("##### One real step, two lanes")
 tl_batches = rec.timeline_batches(s.model)
 c1, c2 = st.columns([2, 3])
+restore("dg_tl_variant", "eager", valid=lambda v: v in ("eager", "our_graph"))
 variant = c1.radio("step", ["eager", "our_graph"], key="dg_tl_variant", horizontal=True,
                    format_func={"eager": "eager", "our_graph": "graph replay"}.get)
+keep("dg_tl_variant")
 near = min(tl_batches, key=lambda b: abs(b - s.batch), default=None)
 spans = rec.timeline(s.model, "fp32", near, rec.default_shape(s.model), variant) if near else []
 if spans:

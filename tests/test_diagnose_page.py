@@ -513,6 +513,26 @@ def test_the_knobs_are_kept_across_a_visit_to_another_page():
     assert at.selectbox(key="dg_model").value == other and not at.exception
 
 
+def test_the_planner_and_timeline_knobs_are_kept_across_a_visit_to_another_page():
+    """An instructor's prepared planner (uniform up to 100, 1,000 requests a capture) and the
+    timeline's graph replay are still set after a look at another page, with no warning."""
+    at = open_page(PAGE)
+    at.radio(key="dg_tl_variant").set_value("our_graph").run()
+    at.slider(key="dg_plan_zipf").set_value(1.6).run()
+    at.radio(key="dg_plan_preset").set_value("uniform").run()
+    at.number_input(key="dg_plan_max").set_value(100).run()
+    at.number_input(key="dg_plan_requests").set_value(1000).run()
+    at.switch_page("pages/11_Claims.py").run()
+    at.switch_page(PAGE).run()
+    assert not at.exception and not [w for w in at.warning if "Session State API" in w.value]
+    assert at.radio(key="dg_tl_variant").value == "our_graph"
+    assert at.radio(key="dg_plan_preset").value == "uniform"
+    assert at.number_input(key="dg_plan_max").value == 100
+    assert at.number_input(key="dg_plan_requests").value == 1000
+    assert at.slider(key="dg_plan_zipf").value == 1.6
+    assert "uniform over 1..100" in _text(at)
+
+
 def test_the_planners_caption_and_chart_count_the_captures_it_weighs():
     """At one request per capture the planner picks no buckets, since capturing costs more than it
     saves: the caption and chart compare the step plus the capture share (what it minimizes), so

@@ -10,6 +10,7 @@ from pages.ui.common import metric_row, source_badge
 from pages.ui.diagnose_charts import external_figure
 from pages.ui.diagnose_timing import h_how
 from pages.ui.diagnose_view import explanation, verdict
+from pages.ui.kept_state import keep, restore
 from pages.ui.safe_text import esc
 from runtime_core.diagnose.accuracy import (BAND_HALF_WIDTH, BAND_SHARE, TARGET_SHARE, TOLERANCE, VERDICT_SHARE,
                                             band_half_width, graph_step_accuracy, repeatability)
@@ -130,7 +131,9 @@ def external_panel() -> None:
                          threshold=f"{SPEEDUP_THRESHOLD:.1f}x",
                          again=prose("diagnose", "external_chart_again") if regrid else ""))
     labels = [_label(p) for p in points]
+    restore("dg_ext_point", labels[0], valid=lambda v: v in labels)
     choice = st.selectbox("explain one point", labels, key="dg_ext_point")
+    keep("dg_ext_point")
     p = points[labels.index(choice)]
     verdict(p, f"Recorded: {esc(choice)} on {esc(rec.meta.device_name)}.")
     explanation(p)

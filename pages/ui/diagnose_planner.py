@@ -9,6 +9,7 @@ import streamlit as st
 
 from pages.ui import charts, tables
 from pages.ui.diagnose_charts import planner_figure
+from pages.ui.kept_state import keep, kept, restore
 from pages.ui.safe_text import esc
 from runtime_core.diagnose.planner import CostModel, compare, default_budget_bytes, powers_of_two, preset
 from runtime_core.diagnose.records import DiagnoseRecording
@@ -21,10 +22,12 @@ PRESET_NAMES = {"uniform": "uniform", "Zipf": "zipf", "my list": "list"}
 SET_NAMES = {"planner": "planner", "powers_of_two": "powers of two", "serving_default": "serving defaults",
              "all_eager": "no graphs"}
 DEFAULT_LIST = "1, 1, 1, 1, 2, 2, 3, 4, 6, 8, 8, 12, 16, 24, 32, 48, 64"
+PLANNER_KEYS = ("dg_plan_kind", "dg_plan_preset", "dg_plan_zipf", "dg_plan_list", "dg_plan_max", "dg_plan_budget",
+                "dg_plan_requests")
 
 
 def _clamp(key: str, lo, hi, default) -> None:
-    value = st.session_state.get(key, default)
+    value = st.session_state.get(key, kept().get(key, default))
     st.session_state[key] = min(max(value, lo), hi)
 
 
@@ -34,15 +37,20 @@ def planner_panel(rec: DiagnoseRecording, model: str) -> None:
     kinds = ["batch sizes"] + (["sequence lengths (tokens)"] if rec.token_sweep(model) else [])
     c1, c2, c3 = st.columns([3, 3, 3])
     if len(kinds) > 1:
+        restore("dg_plan_kind", kinds[0], valid=lambda v: v in kinds)
         kind = KINDS[c1.radio("request sizes are", kinds, key="dg_plan_kind", horizontal=True)]
     else:  # no token sweep recorded for this model: one choice is no choice
         c1.caption("request sizes are")
         c1.markdown(f"**{kinds[0]}** · the only kind recorded for this model")
         kind = KINDS[kinds[0]]
     curve = rec.curve(model, kind)
-    name = c2.radio("request sizes follow", list(PRESET_NAMES), key="dg_plan_preset", index=1, horizontal=True)
-    exponent = c3.slider("Zipf exponent", 0.0, 3.0, 1.1, 0.1, key="dg_plan_zipf", disabled=name != "Zipf")
-    text = st.text_input("my list of request sizes (one entry per request)", DEFAULT_LIST, key="dg_plan_list",
+    restore("dg_plan_preset", "Zipf", valid=lambda v: v in PRESET_NAMES)
+    restore("dg_plan_zipf", 1.1)
+    restore("dg_plan_list", DEFAULT_LIST)
+    restore("dg_plan_requests", 100_000)
+    name = c2.radio("request sizes follow", list(PRESET_NAMES), key="dg_plan_preset", horizontal=True)
+    exponent = c3.slider("Zipf exponent", 0.0, 3.0, step=0.1, key="dg_plan_zipf", disabled=name != "Zipf")
+    text = st.text_input("my list of request sizes (one entry per request)", key="dg_plan_list",
                          disabled=name != "my list")
     c4, c5, c6 = st.columns(3)
     _clamp("dg_plan_max", 1, curve.max_size, min(256, curve.max_size))
@@ -50,8 +58,10 @@ def planner_panel(rec: DiagnoseRecording, model: str) -> None:
     hi = math.ceil(2 * sum(curve.pool(b) for b in powers_of_two(top)) / MB) + 1
     _clamp("dg_plan_budget", 0, hi, math.ceil(default_budget_bytes(curve, top) / MB))
     budget_mb = c5.slider("graph memory budget (MB)", 0, hi, key="dg_plan_budget")
-    per_capture = c6.number_input("requests served per capture", 1, 10_000_000, 100_000, step=1000,
+    per_capture = c6.number_input("requests served per capture", 1, 10_000_000, step=1000,
                                   key="dg_plan_requests", help="a capture's time is shared by this many requests")
+    for key in PLANNER_KEYS:  # for the next visit: Streamlit drops them with the page
+        keep(key)
     try:
         sets, label = _planned(rec.meta.file, rec.meta.recorded_at, model, kind, PRESET_NAMES[name], top,
                                exponent, text, budget_mb, per_capture, rec)

@@ -10,6 +10,7 @@ import streamlit as st
 
 from pages.ui import tables
 from pages.ui.common import metric_row
+from pages.ui.kept_state import kept as kept_values
 from pages.ui.diagnose_timing import _band_help, _floor, _measured_help, _us, _window, host_moved
 from pages.ui.safe_text import esc
 from runtime_core.diagnose.accuracy import TOLERANCE
@@ -31,13 +32,12 @@ class Setting:
     batch: int
 
 
-KEPT = "dg_kept"  # a plain key: the knobs' last values, which Streamlit drops with the widgets on another page
 
 
 def _options_knob(kind, label: str, options: list, key: str, default, **kw):
     """A choice widget whose value is reset to `default` when it is no longer one of `options`,
-    and restored from KEPT when the student comes back from another page."""
-    kept = st.session_state.setdefault(KEPT, {})
+    and restored from kept_state when the student comes back from another page."""
+    kept = kept_values()
     if key not in st.session_state and kept.get(key) in options:
         st.session_state[key] = kept[key]
     if st.session_state.get(key) not in options:
