@@ -250,6 +250,11 @@ def steps_panel() -> dict:
         st.success(prose("checkpoint", "all_close"))
     else:
         st.markdown(f"**{len(done)} of {len(ORDER)} steps done.** {line}")
+    if now_open is None:  # every step done: where to go from here
+        st.markdown(prose("checkpoint", "next_steps"))
+        links = st.container(horizontal=True)
+        links.page_link("pages/10_Interview.py", label="Interview cards", icon=":material/arrow_forward:")
+        links.page_link("pages/11_Claims.py", label="Claims against measurements", icon=":material/arrow_forward:")
     return judgements
 
 

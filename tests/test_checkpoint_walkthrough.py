@@ -98,6 +98,10 @@ def test_the_last_steps_verdict_is_shown_when_every_step_is_done():
     _record(at, "dynamic_graph", w_mode="graph", w_dynamic=True)
     assert steps_done(at) == 6
     assert any(w.value.startswith("Step 6: Far off: you predicted 7,") for w in at.warning), [w.value for w in at.warning]
+    # a finished checkpoint says where to go next, and how to try the predictions again
+    assert "What next." in _all(at, "markdown") and "reset your progress" in _all(at, "markdown")
+    links = [e.proto.page for e in at.get("page_link")]
+    assert any("Interview" in x for x in links) and any("Claims" in x for x in links), links
 
 
 def test_a_hidden_setting_before_the_prediction_is_not_named_as_the_open_steps():
