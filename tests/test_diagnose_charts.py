@@ -56,3 +56,16 @@ def test_a_recording_with_values_no_log_axis_can_hold_draws_the_rest():
     assert list(b.error_y.array) == [0.0] and list(b.error_y.arrayminus) == [0.0]   # a band not around it: none
     assert not any(t.name == "the same point, measured again" for t in fig.data)
     assert external_figure([_pt("a", 1, 4.0, None, None)], None, 0.15, "t") is None   # nothing to draw
+
+
+def test_the_sweep_charts_label_their_log_axes_with_units_not_bare_minor_digits():
+    """From a projector, a log axis's minor labels ("2 3 4 … 9") give no magnitude: the time axis
+    labels decades only and says µs, the speedup axis labels round speedups with an x."""
+    from pages.ui.diagnose_charts import sweep_figures
+    pts = [{"batch": b, "eager_us": 900.0 / b ** 0.1, "predicted_eager_us": 880.0, "graph_us": 200.0 * b ** 0.5,
+            "predicted_graph_us": 190.0 * b ** 0.5, "measured_graph_speedup": 4.5 / b ** 0.6,
+            "predicted_graph_speedup": 4.6 / b ** 0.6} for b in (1, 2, 4, 8, 16, 32, 64)]
+    times, speed = sweep_figures(pts, None)
+    assert times.layout.yaxis.title.text == "µs per step" and times.layout.yaxis.dtick == 1
+    assert speed.layout.yaxis.title.text == "× eager"
+    assert all(t.endswith("x") for t in speed.layout.yaxis.ticktext) and "1.2x" in speed.layout.yaxis.ticktext

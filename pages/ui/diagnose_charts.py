@@ -40,10 +40,23 @@ def sweep_figures(points: list[dict], crossover: dict | None) -> tuple[go.Figure
             if x is not None:  # a shape on a log axis takes the data value itself
                 fig.add_vline(x=x, line=dict(color=P.BLACK, dash=dash, width=1))
         fig.update_xaxes(type="log", title="batch size", dtick=0.30103)
-        fig.update_yaxes(type="log")
         fig.update_layout(title=dict(text=title, y=0.98), height=380, margin=dict(l=10, r=10, t=48, b=10))
         P.legend_below(fig)
+    # whole labels only, each with its unit (a log axis's own minor labels read "2 3 4 … 9" from afar)
+    times.update_yaxes(type="log", title="µs per step", dtick=1, tickformat=",", minor=dict(ticks="outside"))
+    speeds = [p[k] for p in pts for k in ("measured_graph_speedup", "predicted_graph_speedup") if p.get(k)]
+    ticks = _speedup_ticks(min(speeds + [SPEEDUP_THRESHOLD]), max(speeds + [SPEEDUP_THRESHOLD]))
+    speed.update_yaxes(type="log", title="× eager", tickvals=ticks, ticktext=[f"{t:g}x" for t in ticks])
     return times, speed
+
+
+SPEEDUP_TICKS = (0.1, 0.2, 0.5, 1, 1.2, 2, 5, 10, 20, 50, 100)
+
+
+def _speedup_ticks(lo: float, hi: float) -> list[float]:
+    """The speedup axis's labels: the round values inside the data's range (and one either side)."""
+    inside = [t for t in SPEEDUP_TICKS if lo / 2 <= t <= hi * 2]
+    return inside or [1, SPEEDUP_THRESHOLD]
 
 
 def planner_figure(sets: dict) -> go.Figure:
