@@ -213,8 +213,9 @@ def explanation(p: dict) -> None:
         st.markdown(prose("diagnose", "explain_branch", captured_ops=ex["graph_nodes"],
                           captured_busy=_us(ex["graph_busy_us"]), ops=p["gpu_ops"], busy=_us(p["busy_us"])))
     c1, c2 = st.columns(2)
-    if not ex.get("top_host"):  # nothing to rank: the saving takes the first column
+    if not ex.get("top_host"):  # nothing to rank: the saving takes the first column, and a line says why
         c1, c2 = None, c1
+        st.caption(prose("diagnose", "explain_no_host"))
     if c1 is not None:
         c1.caption(prose("diagnose", "explain_host"))
         with c1:
