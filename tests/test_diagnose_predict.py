@@ -92,7 +92,8 @@ def test_a_launch_bound_step_that_gains_little_says_how_little_the_gpu_waits():
     assert "replays all of them with one launch" in because(2800.0, 175, 400.0, 700.0, helps=True)
     assert "runs ahead of the GPU" in because(700.0, 175, 2400.0, 2700.0, helps=False)
     # given the split's own wait, the sentence quotes it: the verdict and the saving's table agree
-    assert "but only about 20 µs a step" in because(2800.0, 175, 2400.0, 2700.0, helps=False, wait_us=20.1)
+    assert "would remove only about 20 µs of waiting a step" in because(2800.0, 175, 2400.0, 2700.0, helps=False,
+                                                                       wait_us=20.1)
 
 
 def test_the_verdicts_wait_is_the_saving_splits_host_time_removed():
@@ -102,7 +103,7 @@ def test_the_verdicts_wait_is_the_saving_splits_host_time_removed():
     v = verdict(k, M, 1.05)
     wait = saving_split(k, M)["host_dispatch_removed_us"]
     assert v["launch_bound"] and not v["graphs_help"] and wait > 0
-    assert f"but only about {wait:,.0f} µs a step" in v["because"]
+    assert f"would remove only about {wait:,.0f} µs of waiting a step" in v["because"]
 
 
 def test_op_by_op_eager_finds_the_gpu_waiting_behind_the_host_where_the_single_max_does_not():

@@ -81,7 +81,7 @@ def test_resuming_a_full_recording_with_quick_is_refused(tmp_path):
     doc["meta"]["complete"] = False
     out.write_text(json.dumps(doc))
     before = out.read_bytes()
-    with pytest.raises(UsageError, match="without --quick"):
+    with pytest.raises(UsageError, match="outside the --quick grid"):
         record.run_record(SimRunner(), out, resume=True, quick=True)
     assert out.read_bytes() == before
 

@@ -148,12 +148,15 @@ def test_judge_d2h_hazard_from_a_fixture_and_priorities_either_way():
     assert r["signal"] and r["fix_exact"] and r["priority_measurable"] is True
     assert "measurably sooner" in r["verdict"]
     flat = d2h_hazard.judge(fx.d2h_hazard(priority={"normal_us": 40.0, "high_us": 39.0}))
-    assert flat["priority_measurable"] is False and "3% sooner, short of the 20%" in flat["verdict"]
+    assert flat["priority_measurable"] is False and "2.5% sooner, short of the 20%" in flat["verdict"]
+    # 22.5% sooner but only 4.5 µs: the verdict names the µs test, the one that failed
+    small = d2h_hazard.judge(fx.d2h_hazard(priority={"normal_us": 20.0, "high_us": 15.5}))
+    assert small["verdict"].endswith("4.5 µs sooner, short of the 5 µs this lab asks of a clear gain.")
     slower = d2h_hazard.judge(fx.d2h_hazard(priority={"normal_us": 40.0, "high_us": 41.0}))
     assert slower["verdict"].endswith("no sooner.")
     # a 14% gap is not "no measurable difference": the verdict names the gap and the rule
     near = d2h_hazard.judge(fx.d2h_hazard(priority={"normal_us": 127.5, "high_us": 109.7}))
-    assert "14% sooner" in near["verdict"] and "no measurable difference" not in near["verdict"]
+    assert "14.0% sooner" in near["verdict"] and "no measurable difference" not in near["verdict"]
     # labs.json words the rule as "a fifth": it must follow PRIORITY_GAIN
     assert d2h_hazard.PRIORITY_GAIN == 0.8 and "fifth" in lab_text.text("d2h_hazard", "priority_not_measurable")
     failed = d2h_hazard.judge(fx.d2h_hazard(priority={"error": "RuntimeError: x"}))

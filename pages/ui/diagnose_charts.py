@@ -43,7 +43,9 @@ def sweep_figures(points: list[dict], crossover: dict | None) -> tuple[go.Figure
         fig.update_layout(title=dict(text=title, y=0.98), height=380, margin=dict(l=10, r=10, t=48, b=10))
         P.legend_below(fig)
     # whole labels only, each with its unit (a log axis's own minor labels read "2 3 4 … 9" from afar)
-    times.update_yaxes(type="log", title="µs per step", dtick=1, tickformat=",", minor=dict(ticks="outside"))
+    steps = [p[k] for p in pts for k in ("eager_us", "predicted_eager_us", "graph_us", "predicted_graph_us") if p.get(k)]
+    t_ticks = _one_two_five(min(steps), max(steps)) if steps else []
+    times.update_yaxes(type="log", title="µs per step", tickvals=t_ticks, ticktext=[f"{t:,g}" for t in t_ticks])
     speeds = [p[k] for p in pts for k in ("measured_graph_speedup", "predicted_graph_speedup") if p.get(k)]
     ticks = _speedup_ticks(min(speeds + [SPEEDUP_THRESHOLD]), max(speeds + [SPEEDUP_THRESHOLD]))
     speed.update_yaxes(type="log", title="× eager", tickvals=ticks, ticktext=[f"{t:g}x" for t in ticks])
@@ -51,6 +53,16 @@ def sweep_figures(points: list[dict], crossover: dict | None) -> tuple[go.Figure
 
 
 SPEEDUP_TICKS = (0.1, 0.2, 0.5, 1, 1.2, 2, 5, 10, 20, 50, 100)
+
+
+def _one_two_five(lo: float, hi: float) -> list[float]:
+    """1-2-5 values from just below `lo` to just above `hi` (µs): several whole labels even where
+    the data spans less than a decade (a log axis's own labels would show one, or none)."""
+    out, decade = [], 10.0 ** math.floor(math.log10(lo))
+    while decade <= hi * 10:
+        out += [m * decade for m in (1, 2, 5) if lo / 2.5 <= m * decade <= hi * 2.5]
+        decade *= 10
+    return out
 
 
 def _speedup_ticks(lo: float, hi: float) -> list[float]:
@@ -76,7 +88,7 @@ def planner_figure(sets: dict) -> go.Figure:
                          text=[f"{sets[n]['objective_us']:,.0f} µs" for n in names], textposition="outside",
                          cliponaxis=False))
     fig.update_layout(barmode="stack", height=320, margin=dict(l=10, r=10, t=30, b=10),
-                      yaxis_title="expected µs per request")
+                      yaxis_title="µs per request: step + capture share")
     P.legend_below(fig)
     return fig
 

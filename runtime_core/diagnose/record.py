@@ -112,8 +112,9 @@ def _check_quick_keeps_all(doc: dict, path: Path, small: set) -> None:
     when the file holds a point outside the small grid."""
     outside = [p for p in doc["points"] if point_key(p) not in small]
     if outside:
-        raise UsageError(f"{path.name} holds {len(outside)} points outside the --quick grid (it was started "
-                         "without --quick); resume it without --quick, or record the quick grid to a new file")
+        raise UsageError(f"{path.name} holds {len(outside)} points outside the --quick grid of these models (it "
+                         "was started without --quick, or with other models); resume it as it was started, or "
+                         "record the quick grid to a new file")
 
 
 def _done(doc: dict, it) -> bool:

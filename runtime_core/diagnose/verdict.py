@@ -71,7 +71,10 @@ def because(host_us: float, gpu_ops: int, busy_us: float, gpu_us: float, helps: 
     if host_us <= gpu_us:
         return text + "The host runs ahead of the GPU, so removing launches removes little of the step."
     if helps is False:
-        wait = host_us - gpu_us if wait_us is None else max(0.0, wait_us)
-        return text + (f"The GPU waits for the host, but only about {wait:,.0f} µs a step: a graph "
-                       f"removes that wait and the gaps, and the GPU's own work remains.")
+        if wait_us is None:
+            return text + (f"The GPU waits for the host, but only about {host_us - gpu_us:,.0f} µs a step: a graph "
+                           f"removes that wait and the gaps, and the GPU's own work remains.")
+        return text + (f"The GPU waits for the host, but a graph would remove only about {max(0.0, wait_us):,.0f} µs "
+                       f"of waiting a step (the predicted eager step beyond the GPU's own work and its closing "
+                       f"sync), and the gaps; the GPU's own work remains.")
     return text + "The GPU waits for the host, and a graph replays all of them with one launch."
