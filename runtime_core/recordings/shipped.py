@@ -2,7 +2,8 @@
 
 The simulator reads no recording (engine/sim/params.py): this layer, which knows the recordings,
 reads sweep_h200.json's calibration (and alloc_h200.json's raw driver call) and passes it down,
-so the simulated device behaves like the GPU the lesson was measured on. get_device() here is what the CLI, the labs and the pages use.
+so the simulated device behaves like the GPU the lesson was measured on. get_device() here is what
+the CLI, the labs and the pages use.
 """
 from __future__ import annotations
 
