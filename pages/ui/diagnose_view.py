@@ -10,7 +10,7 @@ import streamlit as st
 
 from pages.ui import tables
 from pages.ui.common import metric_row
-from pages.ui.kept_state import kept as kept_values
+from pages.ui.kept_state import keep, restore
 from pages.ui.diagnose_timing import _band_help, _floor, _measured_help, _us, _window, host_moved
 from pages.ui.safe_text import esc
 from runtime_core.diagnose.accuracy import TOLERANCE
@@ -37,12 +37,12 @@ class Setting:
 def _options_knob(kind, label: str, options: list, key: str, default, **kw):
     """A choice widget whose value is reset to `default` when it is no longer one of `options`,
     and restored from kept_state when the student comes back from another page."""
-    kept = kept_values()
-    if key not in st.session_state and kept.get(key) in options:
-        st.session_state[key] = kept[key]
+    first = default if default in options else options[0]
+    restore(key, first, valid=lambda v: v in options)
     if st.session_state.get(key) not in options:
-        st.session_state[key] = default if default in options else options[0]
-    kept[key] = value = kind(label, options, key=key, **kw)
+        st.session_state[key] = first
+    value = kind(label, options, key=key, **kw)
+    keep(key)
     return value
 
 
