@@ -45,7 +45,7 @@ def test_graph_mode_is_one_driver_call_and_valid_with_a_copy_row():
     m = by_stem(v)
     assert m["driver calls"].delta == "textbook 1" and "TRUE" in m["graph valid?"].value
     labels = [q[0] for q in v.side_by_side.quantities]
-    assert labels[-1] == "copy into the static input (µs)"
+    assert labels[-1] == wv.COPY_ROW and "either input choice" in wv.COPY_ROW  # not a stale zero-copy row
     assert v.side_by_side.columns[:2] == ["textbook model", "simulated"]
 
 
@@ -76,6 +76,31 @@ def test_a_tax_off_the_grid_shows_the_points_whole_tax_and_short_labels():
     assert all(len(m.label) <= len("graph valid? (recorded point)") + 4 for m in v.metrics), [m.label for m in v.metrics]
     text = " ".join([m.label for m in v.metrics] + v.side_by_side.columns + v.side_by_side.captions)
     assert "extra tax" not in text and f"tax {own + 20:.4g} µs" in text
+
+
+@pytest.mark.parametrize("mode", ["eager", "streams"])
+def test_the_side_by_side_table_says_no_graph_outside_graph_mode_as_the_card_does(mode):
+    """The card said "— no graph" while the table's row read TRUE in every column."""
+    v = view(Knobs(mode, 120, 2.0, tax_us=6.0, dynamic=True))
+    row = dict(v.side_by_side.quantities)["graph-capture valid?"]
+    assert row and all(c == "— (no graph)" for c in row), row
+    graph = dict(view(Knobs("graph", 120, 2.0, tax_us=6.0)).side_by_side.quantities)["graph-capture valid?"]
+    assert set(graph) == {"TRUE"}
+
+
+@pytest.mark.skipif(REC is None, reason="needs the shipped sweep recording")
+@pytest.mark.parametrize("mode,tax", [("streams", 20.0), ("eager", 100.0)])
+def test_off_grid_tax_puts_the_textbook_chips_at_the_shown_points_tax(mode, tax):
+    """The line above the chips says they are for the recorded point; they were priced at the
+    knob's tax (100 µs: "textbook 12.0 ms" beside a point measured at 28 µs a launch)."""
+    k = Knobs(mode, 120, 2.0, tax_us=tax)
+    shown = src.shown(False, REC, k)
+    assert shown.note, "the recording now has a point at this tax"
+    v = wv.widget_view(k, SimpleNamespace(live=False, recording=REC, recordings=[REC]), shown, src)
+    d = shown.numbers
+    book = src.textbook(k.replace(n=d["n"], work_us=d["work_us"], tax_us=round(d["tax_us"], 2)))
+    assert by_stem(v)["wall time / step"].delta == f"textbook {wv.fmt_us(book['wall_us'])}"
+    assert by_stem(v)["wall time / step"].delta != f"textbook {wv.fmt_us(src.textbook(k)['wall_us'])}"
 
 
 def test_without_a_recording_the_simulator_is_the_column_and_no_measured_timeline():

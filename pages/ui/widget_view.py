@@ -154,6 +154,28 @@ def _copy_costs(k: Knobs, sources: dict, columns: list[str]) -> list[float | Non
     return out
 
 
+COPY_ROW = "what the copy into the static input costs (µs, either input choice)"
+
+
+def _valid_cell(k: Knobs, numbers: dict) -> str:
+    """The table's graph-capture cell: "—" outside graph mode, as the headline card says."""
+    if k.mode != "graph":
+        return "— (no graph)"
+    return "TRUE" if numbers["graph_valid"] else "FALSE"
+
+
+def _at_point(k: Knobs, shown, own_tax_us: float | None) -> Knobs:
+    """The knobs of the point the headline column shows: the recorded point's N, work and whole
+    launch tax when it is off the reader's setting (its textbook chips are for that point)."""
+    if not shown.note:
+        return k
+    d = shown.numbers
+    tax = d.get("tax_us")
+    if tax is None:
+        tax = (own_tax_us or 0.0) + float(d.get("extra_tax_us", 0.0))
+    return k.replace(n=d["n"], work_us=d["work_us"], tax_us=round(float(tax), 2))
+
+
 def _side_by_side(k: Knobs, ctx, shown, src, book: dict, sim: dict) -> SideBySide:
     d, has_measured = shown.numbers, not shown.fallback
     meas_col = shown.label + (f" ({shown.note})" if shown.note else "")
@@ -167,11 +189,11 @@ def _side_by_side(k: Knobs, ctx, shown, src, book: dict, sim: dict) -> SideBySid
                   ("wall time / step (µs)", [r["wall_us"] for r in rows.values()]),
                   ("kernel work (µs)", [r["kernel_work_us"] for r in rows.values()]),
                   ("driver calls", [r["driver_calls"] for r in rows.values()]),
-                  ("graph-capture valid?", ["TRUE" if r["graph_valid"] else "FALSE" for r in rows.values()])]
+                  ("graph-capture valid?", [_valid_cell(k, r) for r in rows.values()])]
     if k.mode == "graph" and not k.dynamic:
         rec = ctx.recording
         extra = max(0.0, k.tax_us - (rec.meta.intrinsic_tax_us or 0.0)) if rec else 0.0
-        quantities.append(("copy into the static input (µs)", _copy_costs(k, {
+        quantities.append((COPY_ROW, _copy_costs(k, {
             "textbook model": src.textbook, "simulated": src.simulated_numbers, "calibrated model": calibrated,
             meas_col: (lambda kk: src.recorded(rec, kk.replace(extra_tax_us=extra)))
             if (rec and shown.source != "live") else None}, list(rows))))
@@ -195,7 +217,6 @@ def widget_view(k: Knobs, ctx, shown, src, pick: str | None = None) -> WidgetVie
     """
     d, has_measured = shown.numbers, not shown.fallback
     book, sim = src.textbook(k), src.simulated(k)
-    at_shown = k if not shown.note else k.replace(n=d["n"], work_us=d["work_us"])
     timeline = _timeline(k, shown, book, sim, pick)
     tabs = ["Side by side", "Dynamic shapes", "Timeline files"]
     if ctx.recording and not ctx.live:
@@ -208,6 +229,7 @@ def widget_view(k: Knobs, ctx, shown, src, pick: str | None = None) -> WidgetVie
     live = shown.source == "live"
     own = src.live_floor_us() if live else (ctx.recording.meta.intrinsic_tax_us if ctx.recording else None)
     gpu = "this GPU" if live else (src.short_device(ctx.recording) if ctx.recording else "GPU")
+    at_shown = _at_point(k, shown, own)
     return WidgetView(badge=_badge(k, ctx, shown), tax_line=tax_line(shown, k, own, gpu), metrics=headline_metrics(d, shown.note, src.textbook(at_shown)),
                       timeline=timeline, tabs=tabs, side_by_side=_side_by_side(k, ctx, shown, src, book, sim),
                       dynamic_hint="" if (k.dynamic and k.mode == "graph") else prose("widget", "dynamic_hint"),
