@@ -159,6 +159,8 @@ FIGURES: dict[str, Figure] = {
     "decoder.our_graph_ms_per_token": Figure("decoder", _dec("our_graph", "ms_per_token"), ".2f", "ms"),
     "decoder.raw_graph_ms_per_token": Figure("decoder", _dec("raw_graph", "ms_per_token"), ".2f", "ms"),
     "decoder.reduce_overhead_ms_per_token": Figure("decoder", _dec("reduce_overhead", "ms_per_token"), ".2f", "ms"),
+    "decoder.our_graph_launches_per_token": Figure("decoder", _dec("our_graph", "launches_per_token"), ".0f"),
+    "decoder.reduce_overhead_launches_per_token": Figure("decoder", _dec("reduce_overhead", "launches_per_token"), ".0f"),
     "decoder.our_graph_speedup": Figure("decoder", _speedup("our_graph"), ".1f", "×"),
     "decoder.reduce_overhead_speedup": Figure("decoder", _speedup("reduce_overhead"), ".1f", "×"),
     "decoder.stale_input_max_error": Figure("decoder", _stale_err, ".2f"),
