@@ -7,8 +7,8 @@ COLDWARM_ROWS = (
     ("eager first call", "eager_first_call_s", "no compile at all"),
     ("torch.compile, cold cache", "compile_cold_s", "fresh process, empty TORCHINDUCTOR_CACHE_DIR"),
     ("torch.compile, warm cache", "compile_warm_s", "fresh process, the cache dir an earlier run filled"),
-    ("torch.export", "export_s", "0 s means the package came from .cache/aot/ and was not built again"),
-    ("AOTInductor package", "aot_compile_s", "0 s means the package came from .cache/aot/ and was not built again"),
+    ("torch.export", "export_s", "no seconds means the package came from .cache/aot/ and was not built again"),
+    ("AOTInductor package", "aot_compile_s", "no seconds means the package came from .cache/aot/ and was not built again"),
     ("AOT load from Python (first)", "aot_load_python_s", "child process; includes lazy imports"),
     ("AOT load from Python (again)", "aot_load_python_again_s", "same child, the loader alone"),
     ("AOT load from C++", "aot_load_cpp_s", "no Python in the process"),
@@ -21,8 +21,10 @@ def coldwarm_rows(res: dict) -> list[dict]:
     for label, key, note in COLDWARM_ROWS:
         v = res.get(key)
         if key in PACKAGE_STEPS and res.get("package_cached") is not None:
-            note = ("not run: this measurement reused the package already in .cache/aot/ (so 0 s)"
+            note = ("not run: this measurement reused the package already in .cache/aot/"
                     if res["package_cached"] else "built in this measurement")
+            if res["package_cached"]:
+                v = None  # a step that did not run has no seconds ("—"), not 0 s, which reads as instant
         rows.append({"step": label, "seconds": None if v is None else round(float(v), 4), "note": note})
     return rows
 
@@ -57,7 +59,7 @@ def compile_stage_rows(res: dict) -> list[dict]:
         if cold is None or warm is None:
             verdict = NOT_REPORTED
         elif c is not None and w is not None:
-            verdict = "ran again" + (f" ({100 * w / c:.0f}% of its cold time)" if c > 0 else "")
+            verdict = "ran again" + (f" ({_share_of_cold(w, c)})" if c > 0 else "")
             if warm_nest.get(stage.label) != cold_nest.get(stage.label) and warm_nest.get(stage.label):
                 verdict += f", inside '{warm_nest[stage.label]}' this time"
         elif c is not None:
@@ -66,9 +68,40 @@ def compile_stage_rows(res: dict) -> list[dict]:
             verdict = "only when warm: reading the caches"
         else:
             verdict = "did not run here"
-        rows.append({"stage": prefix + stage.label, "cold s": _round(c), "warm s": _round(w),
-                     "on a warm start": verdict})
+        rows.append({"stage": prefix + stage.label + _also_inside(stage, cold_nest, warm_nest),
+                     "cold s": _round(c), "warm s": _round(w), "on a warm start": verdict})
     return rows
+
+
+def _share_of_cold(warm_s: float, cold_s: float) -> str:
+    """A warm stage's time against its cold time, as a reader takes it in: "under 1%", "35%",
+    "35× its cold time" (never "0%" for a stage that ran, nor "3464%")."""
+    share = 100 * warm_s / cold_s
+    if share < 1:
+        return "under 1% of its cold time"
+    if share >= 200:
+        return f"{warm_s / cold_s:.0f}× its cold time"
+    return f"{share:.0f}% of its cold time"
+
+
+def _also_inside(stage, cold_nest: dict, warm_nest: dict) -> str:
+    """For a stage whose timer ran, within one run, inside two of its declared parents (the C++
+    compile runs during code generation and again when the generated module loads): the one it
+    is not drawn under, so a child longer than its drawn parent does not read as a contradiction.
+    A parent that is an ancestor of the drawn one adds nothing: its seconds hold both."""
+    shown = cold_nest.get(stage.label) or warm_nest.get(stage.label)
+
+    def ancestors(label, nest):
+        while (label := nest.get(label)) is not None:
+            yield label
+    others = []
+    for nest in (cold_nest, warm_nest):
+        ran = [p for p in stage.parents if p in nest]
+        if stage.label in nest and len(ran) > 1:
+            others += [p for p in ran if p != shown and p not in others and p not in ancestors(shown, nest)]
+    if shown is None or not others:
+        return ""
+    return " (its seconds also count time inside " + " and ".join(f"'{p}'" for p in others) + ")"
 
 
 def compile_stage_problems(res: dict) -> list[str]:
