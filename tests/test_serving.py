@@ -130,3 +130,16 @@ def test_jit_compile_fn_compiles_for_the_new_shape():
     assert r.path == "miss -> recompile" and loop.counters.recompiles == 1
     with torch.no_grad():
         assert torch.allclose(r.output, model(x), rtol=1e-5, atol=1e-6)
+
+
+def test_a_miss_names_every_artifacts_range_not_the_newest_alone():
+    """After a recompile at batch 200, batch 100 read "outside batch 200", as if the ranged
+    package were not there."""
+    arts = [Artifact("ranged", Guard(2, 64, FEATURES), lambda x: x)]
+    loop = ServingLoop(arts, "recompile", compile_fn=lambda x: (lambda y: y))
+    loop.serve(torch.ones(200, 4))
+    r = loop.serve(torch.ones(100, 4))
+    assert r.miss_reason == "batch 100 outside batch 200, batch 2..64"
+    many = ServingLoop(bucket_artifacts(lambda x: x, range(1, 11), FEATURES), "reject")
+    with pytest.raises(RequestRejected, match=r"batch 11 outside batch 1, batch 2, batch 3, batch 4, batch 5, … 5 more"):
+        many.serve(torch.ones(11, 4))

@@ -134,7 +134,7 @@ def test_the_packages_own_check_is_reported_per_request():
     table = {r["batch"]: r for r in serving_rows({"rows": list(rows.values())})}
     assert table[37]["ranged package's own check"] == "accepts"
     assert table[200]["ranged package's own check"] == "refused 200"
-    assert table[1]["guard's verdict"].startswith("miss (batch 1 outside batch 2..64): padded 1 up to")
+    assert table[1]["guard's verdict"].startswith("miss (batch 1 outside batch 2..64, batch 128): padded 1 up to")
 
 
 def test_plan_round_trips_through_json():

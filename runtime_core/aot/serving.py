@@ -146,8 +146,15 @@ class ServingLoop:
         return f"{batches} (features {tuple(g.feature_shape)}, {g.dtype}, {g.device})"
 
     def _closest_reason(self, x) -> str:
+        """Why no artifact took x. When only the batch kept every artifact out, the batch against
+        every artifact's range ("batch 100 outside batch 200, batch 2..64"), not the first
+        artifact's alone, which named a just-compiled batch-200 one as if it were the only one."""
         reasons = [a.guard.miss_reason(x) for a in self.artifacts]
         batch_only = [r for r in reasons if r and r.startswith("batch")]
+        if batch_only and len(batch_only) == len(reasons) > 1:
+            ranges = [a.guard.describe_batch() for a in self.artifacts]
+            shown = ranges if len(ranges) <= 6 else ranges[:5] + [f"… {len(ranges) - 5} more"]
+            return f"batch {x.shape[0]} outside " + ", ".join(shown)
         return (batch_only or reasons or ["no artifacts loaded"])[0]
 
     def _recompile(self, x, reason: str) -> Response:
