@@ -63,6 +63,9 @@ def playground_panel() -> None:
                f"awaiting events {s['blocks_awaiting_events']}")
     if pg.log:
         st.caption("Last: " + esc(pg.log[-1]))
+    if pg.races:  # the lesson of the side-stream buttons: kept in full until the playground resets
+        st.warning(prose("caching_allocator", "playground_race", count=len(pg.races))
+                   + esc(pg.races[-1], max_chars=None))
 
 
 def stream_reuse_panel() -> None:

@@ -58,10 +58,21 @@ def test_an_out_of_memory_malloc_keeps_every_button_that_frees_memory(page):
     for _ in range(6):  # 6 x 12 MiB in a 64 MiB pool: the last one does not fit
         at = at.button(key="alloc_pg_malloc").click().run()
     assert any("out of memory" in e.value.lower() or "oom" in e.value.lower() for e in at.error), [e.value for e in at.error]
+    assert any(c.value.startswith("Last: malloc 12,582,912 B failed") for c in at.caption)  # not the one before
     keys = {b.key for b in at.button}
     assert {"alloc_pg_free", "alloc_pg_adv", "alloc_pg_empty", "alloc_pg_side", "alloc_pg_side_norec"} <= keys
     at = at.button(key="alloc_pg_empty").click().run()
     assert not at.error and any("released" in c.value and c.value.startswith("Last:") for c in at.caption)
+
+
+def test_the_race_stays_on_the_page_in_full_after_the_next_click(page):
+    at = page.button(key="alloc_pg_malloc").click().run()
+    at = at.button(key="alloc_pg_side_norec").click().run()
+    at = at.button(key="alloc_pg_malloc").click().run()  # writes the block the side stream still reads
+    at = at.button(key="alloc_pg_adv").click().run()       # the log moves on
+    warned = [w.value for w in at.warning if "race detector" in w.value]
+    assert len(warned) == 1 and "more characters" not in warned[0] and "1 race" in warned[0], warned
+    assert any(c.value.startswith("Last: advance") for c in at.caption)
 
 
 def test_freeing_an_empty_pool_says_there_is_nothing_to_free(page):

@@ -151,3 +151,22 @@ def test_playground_follows_pytorchs_stream_rules():
     pg.malloc(4096)
     assert pg.live[-1].address == address  # handed out again while the side stream still reads it
     assert pg.device.races.found and "RACE" in pg.log[-1]
+
+
+def test_a_failed_malloc_is_the_last_line_and_a_race_is_kept_after_the_log_moves_on():
+    """An out-of-memory malloc left "Last: malloc 12,582,912 B → block at …" (the previous,
+    successful one) under the red box; the race line was clipped and gone after the next click."""
+    import pytest
+    from runtime_core.allocator.errors import AllocatorOOM
+    from runtime_core.allocator.playground import Playground
+    pg = Playground()
+    with pytest.raises(AllocatorOOM):
+        for _ in range(10):
+            pg.malloc(12 * 1024 * 1024)
+    assert pg.log[-1].startswith("malloc 12,582,912 B failed: ")
+    pg = Playground()
+    pg.malloc(4096)
+    pg.use_on_side_then_free(1000.0, record_stream=False)
+    pg.malloc(4096)
+    pg.advance(1000.0)
+    assert len(pg.races) == 1 and "race" in pg.races[0].lower() and "RACE" not in pg.log[-1]

@@ -34,6 +34,7 @@ class Playground:
         self.side = self.device.new_stream()
         self.live: list = []
         self.log: list[str] = []
+        self.races: list[str] = []  # every race the simulator found, in order (kept: the log moves on)
         self._races_logged = 0
 
     def _first_element(self, block):
@@ -42,8 +43,12 @@ class Playground:
 
     def malloc(self, nbytes: int) -> None:
         """Allocate on the default stream and write the new block at once (may raise AllocatorOOM
-        or BadAllocSize)."""
-        block = self.pool.malloc(nbytes)
+        or BadAllocSize; the log then says the malloc failed, so "Last:" is never the previous one)."""
+        try:
+            block = self.pool.malloc(nbytes)
+        except Exception as e:
+            self.log.append(f"malloc {nbytes:,} B failed: {str(e).splitlines()[0] if str(e) else type(e).__name__}")
+            raise
         self.live.append(block)
         self.device.fill(self._first_element(block), 1.0)  # the new tensor is written at once
         self.log.append(f"malloc {nbytes:,} B -> block at offset {block.offset_bytes:,} B of segment "
@@ -98,4 +103,5 @@ class Playground:
     def _new_races(self) -> str:
         found = self.device.races.found[self._races_logged:]
         self._races_logged += len(found)
+        self.races += [str(r) for r in found]
         return "" if not found else f". RACE (the simulator's detector; a GPU says nothing): {found[0]}"
