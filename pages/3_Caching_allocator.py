@@ -154,16 +154,19 @@ MEASURE_BYTES = 1 << 20  # the comparison's buffer size
 ALLOCATOR_NAMES = {"raw": "raw driver", "torch": "PyTorch", "caching_pool": "our pool", "plan_arena": "plan arena"}
 
 
-def _cost_table(allocators: dict) -> None:
-    """One row per allocator: what it is, its µs per alloc+free pair, its driver calls, its peak."""
-    tables.show([{"allocator": f"{ALLOCATOR_NAMES.get(name, name)}: {v['what']}",
+def _cost_table(allocators: dict, simulated: bool = False) -> None:
+    """One row per allocator: what it is, its µs per alloc+free pair, its driver calls, its peak.
+    On the simulated device the "torch" row is the simulator's own buffers: no PyTorch cache."""
+    names = dict(ALLOCATOR_NAMES, torch="the device's own buffers") if simulated else ALLOCATOR_NAMES
+    tables.show([{"allocator": f"{names.get(name, name)}: {v['what']}",
                   "µs per alloc + free": tables.num(v["alloc_free_us"]),
                   "driver mallocs, steady loop": tables.num(v["driver_mallocs_steady"]),
                   "memory reserved": fmt_bytes(v["peak_reserved_bytes"])
-                  + (" added to a warm cache" if name == "torch" else "")}
+                  + (" added to a warm cache" if name == "torch" and not simulated else "")}
                  for name, v in allocators.items()])
     where = sorted({v["measured_on"] for v in allocators.values()})
-    st.caption(f"Measured on: {esc(', '.join(where))}. " + prose("caching_allocator", "reserved_column"))
+    st.caption(f"Measured on: {esc(', '.join(where))}. "
+               + prose("caching_allocator", "reserved_column_simulated" if simulated else "reserved_column"))
 
 
 def _request_text(r: dict) -> str:
@@ -219,7 +222,7 @@ def cost_panel() -> None:
         else:
             source_badge("simulated", prose("caching_allocator", "cost_simulated_badge", markdown=False,
                                            size=f"{MEASURE_BYTES >> 20} MiB"))
-        _cost_table(state["alloc_costs"])
+        _cost_table(state["alloc_costs"], simulated=not ctx.live)
     elif not rec:
         st.info(prose("caching_allocator", "cost_none"))
 

@@ -113,6 +113,19 @@ def test_the_cost_table_does_not_say_pytorch_needs_no_memory(page):
     assert any("already warm" in c.value for c in page.caption)
 
 
+def test_the_simulated_comparison_does_not_call_the_simulator_pytorch(page):
+    """Pressed on a CPU, the simulated table's row read "PyTorch: SimDevice (simulated)'s own
+    allocator … added to a warm cache", under a caption about PyTorch's warm cache."""
+    from conftest import tables_of
+    at = page.button(key="alloc_measure").click().run()
+    sim = [t for t in tables_of(at) if "µs per alloc + free" in t.columns and t["allocator"].str.contains("SimDevice").any()]
+    assert sim, "the simulated cost table"
+    rows = list(sim[-1]["allocator"])
+    assert not any(r.startswith("PyTorch") for r in rows) and any(r.startswith("the device's own buffers") for r in rows)
+    assert not sim[-1]["memory reserved"].str.endswith("added to a warm cache").any()
+    assert any("The simulator keeps no cache of its own" in c.value for c in at.caption)
+
+
 def test_the_realized_plan_carries_the_cpu_source_badge(page):
     """Numbers measured on this CPU when the page opens wear the CPU badge, like every other
     measured block, not only a grey caption."""
