@@ -121,7 +121,7 @@ def hot_path_panel() -> None:
     steps = 6
     runs = {flag: hot_path.hot_path_sim(steps=steps, empty_cache_each_step=flag) for flag in (True, False)}
     r = runs[every]
-    charts.show(alloc_charts.memory_over_time(r["samples"], "Reserved bytes saw up and down"
+    charts.show(alloc_charts.memory_over_time(r["samples"], "Reserved bytes go up and down every step"
                                               if every else "Reserved bytes stay put"), key="alloc_hot_mem")
     charts.show(alloc_charts.host_timeline(r["spans"], "Driver calls before kernels (CPU lane)"), key="alloc_hot_tl")
     st.caption(prose("caching_allocator", "hot_path_caption", steps=steps, wall_every=f"{runs[True]['wall_us']:.0f}",
