@@ -5,7 +5,7 @@ The live panel comes first (knobs beside the headline metrics and the timeline);
 table, the policy counters, the model's accuracy and the comparison of recordings sit in tabs
 under it, and the lesson's prose follows. What each part shows is pages/ui/widget_view.py's
 widget_view(); this page only draws it."""
-from pages.ui.common import render_lesson, setup_page, source_badge
+from pages.ui.common import PHONE_MAX_WIDTH_PX, render_lesson, setup_page, source_badge
 
 import streamlit as st
 
@@ -13,9 +13,13 @@ from pages.ui import charts, knobs, tables as ui_tables, widget_sources as src
 from pages.ui.safe_text import esc
 from pages.ui.timeline_chart import STATIC_COPY, timeline_figure
 from pages.ui.widget_panels import accuracy_panel, compare_panel, downloads, draw_metrics, policy_panel
-from pages.ui.widget_view import timeline_choices, widget_view
+from pages.ui.widget_view import result_line, timeline_choices, widget_view
 from runtime_core.errors import UsageError
 from runtime_core.lesson.page_text import text as prose
+
+# Only where the columns stack (a phone): the knobs then come first, some thousand pixels of them.
+PHONE_RESULT_CSS = ("<style>.st-key-w_phone_result { display: none; } @media (max-width: %dpx) "
+                    "{ .st-key-w_phone_result { display: block; } }</style>" % PHONE_MAX_WIDTH_PX)
 
 ctx = setup_page("Launch-overhead killer", own_url=True)
 notices = knobs.init_from_url()
@@ -30,6 +34,7 @@ with knob_col:
     rec_floor = ctx.recording.meta.intrinsic_tax_us if (ctx.recording and not ctx.live) else None
     k = knobs.render(floor if ctx.live else rec_floor, "this GPU" if ctx.live else "the recorded GPU")
     knobs.write_url(k)
+    phone_result = st.container(key="w_phone_result")  # filled once the view is known (result_line)
     try:  # the price of this setting, before anything runs (the CLI's limit, engine/cost.py)
         src.check_cost(k.replace(extra_tax_us=0.0), src.sim_device(k))
         if ctx.live:
@@ -65,6 +70,9 @@ with out_col:
             st.caption(view.tax_line)
     with metrics:
         draw_metrics(view.metrics)
+    with phone_result:
+        st.html(PHONE_RESULT_CSS)
+        st.caption(esc(result_line(view), max_chars=None))
     if view.timeline.caption:
         st.caption(view.timeline.caption)
     drawn = {"simulated": "simulated", "textbook model": "model"}.get(view.timeline.pick)

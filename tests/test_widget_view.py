@@ -139,3 +139,12 @@ def test_measured_is_not_offered_where_the_recording_has_no_timeline_for_the_set
     assert "showing the simulated one" in v.timeline.caption
     assert view(k, pick="textbook model").timeline.caption == ""
     assert "measured" in view(Knobs("graph", 120, 2.0, tax_us=6.0)).timeline.choices
+
+
+def test_the_phone_result_line_carries_the_headline_numbers_and_their_source():
+    """On a phone the knobs stack above the cards: a knob's change showed no number on screen."""
+    v = view(Knobs("eager", 120, 2.0, tax_us=6.0))
+    line = wv.result_line(v)
+    m = by_stem(v)
+    assert line.startswith(f"Result ({v.badge[0]}, ") and m["launch overhead"].value in line
+    assert f"wall time / step {m['wall time / step'].value}" in line and "driver calls" in line

@@ -95,6 +95,15 @@ def _graph_valid(numbers: dict, book: dict, at: str) -> Metric:
                   f"textbook {'TRUE' if book['graph_valid'] else 'FALSE'}", prose("widget", "graph_valid_help"))
 
 
+def result_line(view) -> str:
+    """The headline numbers in one line, for a phone: there the knobs stack above the cards, some
+    thousand pixels of them, so a knob's change showed nothing on screen. The page draws it under
+    the knobs on narrow screens only."""
+    source, detail = view.badge
+    nums = ", ".join(f"{m.label.split(' (')[0]} {m.value}" for m in view.metrics[:3])
+    return f"Result ({source}, {detail}): {nums}. The cards, timeline and tables follow below."
+
+
 def tax_line(shown, k: Knobs, own_tax_us: float | None, gpu: str) -> str:
     """One line under the source badge: the shown point's setting and its whole launch tax (as
     measured, then what it is made of: the GPU's own tax `own_tax_us` and the host work added)."""
