@@ -12,6 +12,7 @@ from runtime_core.aot.tables import decoder_rows
 from runtime_core.labs import failure_modes, labs_on
 from runtime_core.lesson.claims import evaluate_claims, load_claims
 from runtime_core.lesson.replay_costs import constant_rows, replay_cost_rows
+from runtime_core.lesson.figures import UNMEASURED
 from runtime_core.lesson.page_text import text as prose
 
 ctx = setup_page("CUDA graphs")
@@ -25,11 +26,13 @@ def replay_costs_panel() -> None:
         st.info("No sweep recording is shipped, so there are no calibrated constants to show.")
         return
     source_badge(rec.meta.source, f"{rec.label()}: the calibrated constants of this sweep")
-    ui_tables.show(replay_cost_rows(rec))
+    rows, constants = replay_cost_rows(rec), constant_rows(rec)
+    ui_tables.show(rows)
     with st.expander("Each constant's experiment, in full"):
-        ui_tables.show(constant_rows(rec))
-    st.caption("A value the calibration holds as 0 was not measured by the run that made this recording "
-               "(an older calibration); a newer recording fills it in.")
+        ui_tables.show(constants)
+    if any(r["value"] == UNMEASURED for r in rows + constants):  # only where one is
+        st.caption("A value the calibration holds as 0 was not measured by the run that made this recording "
+                   "(an older calibration); a newer recording fills it in.")
 
 
 def stale_panel() -> None:
