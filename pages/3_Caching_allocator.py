@@ -64,7 +64,8 @@ def playground_panel() -> None:
     if pg.log:
         st.caption("Last: " + esc(pg.log[-1]))
     if pg.races:  # the lesson of the side-stream buttons: kept in full until the playground resets
-        st.warning(prose("caching_allocator", "playground_race", count=len(pg.races))
+        st.warning(prose("caching_allocator", "playground_race",
+                         races=f"{len(pg.races)} race" + ("s" if len(pg.races) != 1 else ""))
                    + esc(pg.races[-1], max_chars=None))
 
 

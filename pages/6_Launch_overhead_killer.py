@@ -72,7 +72,7 @@ with out_col:
         draw_metrics(view.metrics)
     with phone_result:
         st.html(PHONE_RESULT_CSS)
-        st.caption(esc(result_line(view), max_chars=None))
+        st.caption(esc(result_line(view, shown.note), max_chars=None))
     if view.timeline.caption:
         st.caption(view.timeline.caption)
     drawn = {"simulated": "simulated", "textbook model": "model"}.get(view.timeline.pick)

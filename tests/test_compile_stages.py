@@ -196,3 +196,21 @@ def test_a_package_step_that_did_not_run_has_no_seconds_not_zero():
         assert rows[step]["seconds"] is None and rows[step]["note"].startswith("not run")
     built = {r["step"]: r for r in coldwarm_rows(dict(res, export_s=1.5, package_cached=False))}
     assert built["torch.export"]["seconds"] == 1.5 and built["torch.export"]["note"] == "built in this measurement"
+
+
+def test_an_older_result_without_package_cached_shows_no_seconds_for_a_zero_package_step():
+    from runtime_core.aot.tables import coldwarm_rows
+    rows = {r["step"]: r for r in coldwarm_rows({"export_s": 0.0, "aot_compile_s": 3.0})}
+    assert rows["torch.export"]["seconds"] is None and rows["AOTInductor package"]["seconds"] == 3.0
+    assert "no seconds means" in rows["torch.export"]["note"]
+
+
+def test_a_second_parent_nested_under_the_drawn_one_adds_no_note():
+    """Drawn under the backend (the cold run loaded no module), autotuning's warm timer also ran
+    inside the module load: that load is inside the backend, so nothing needs saying."""
+    cold = {"_compile.compile_inner": 3.0, "OutputGraph.call_user_compiler": 2.9, "select_algorithm.autotune": 0.5}
+    warm = {"_compile.compile_inner": 1.0, "OutputGraph.call_user_compiler": 0.9, "AOTAutogradCache.inductor_load": 0.8,
+            "PyCodeCache.load_by_key_path": 0.7, "select_algorithm.autotune": 0.1}
+    rows = compile_stage_rows({"compile_cold_detail": detail(cold, False), "compile_warm_detail": detail(warm, True)})
+    tune = next(r for r in rows if "autotuning" in r["stage"])
+    assert "also count" not in tune["stage"], tune

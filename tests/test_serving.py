@@ -143,3 +143,10 @@ def test_a_miss_names_every_artifacts_range_not_the_newest_alone():
     many = ServingLoop(bucket_artifacts(lambda x: x, range(1, 11), FEATURES), "reject")
     with pytest.raises(RequestRejected, match=r"batch 11 outside batch 1, batch 2, batch 3, batch 4, batch 5, … 5 more"):
         many.serve(torch.ones(11, 4))
+
+
+def test_a_range_two_artifacts_share_is_named_once():
+    arts = [Artifact("a", Guard(8, 8, FEATURES), lambda x: x), Artifact("b", Guard(8, 8, FEATURES), lambda x: x),
+            Artifact("c", Guard(2, 4, FEATURES), lambda x: x)]
+    with pytest.raises(RequestRejected, match=r"guard miss: batch 5 outside batch 8, batch 2\.\.4\. "):
+        ServingLoop(arts, "reject").serve(torch.ones(5, 4))

@@ -148,3 +148,18 @@ def test_the_phone_result_line_carries_the_headline_numbers_and_their_source():
     m = by_stem(v)
     assert line.startswith(f"Result ({v.badge[0]}, ") and m["launch overhead"].value in line
     assert f"wall time / step {m['wall time / step'].value}" in line and "driver calls" in line
+    if REC is not None:  # an off-grid point says which point it is, as the cards' line does
+        k = Knobs("eager", 169, 2.0, tax_us=6.0)
+        shown = src.shown(False, REC, k)
+        off = wv.result_line(view(k), shown.note)
+        assert shown.note and f"{shown.note}, not your setting" in off
+
+
+@pytest.mark.skipif(REC is None, reason="needs the shipped sweep recording")
+def test_a_point_off_only_in_n_keeps_the_knobs_tax_in_its_chips_as_an_exact_point_does():
+    """Eager at tax 6: the exact N=120 point's chip read "textbook 720 µs"; the same point shown
+    for N=169 must not jump to 1,030 µs because its measured tax replaced the knob's."""
+    exact = by_stem(view(Knobs("eager", 120, 2.0, tax_us=6.0)))
+    off = by_stem(view(Knobs("eager", 169, 2.0, tax_us=6.0)))
+    assert exact["launch overhead"].delta == off["launch overhead"].delta == "textbook 720 µs"
+    assert exact["wall time / step"].delta == off["wall time / step"].delta

@@ -95,13 +95,14 @@ def _graph_valid(numbers: dict, book: dict, at: str) -> Metric:
                   f"textbook {'TRUE' if book['graph_valid'] else 'FALSE'}", prose("widget", "graph_valid_help"))
 
 
-def result_line(view) -> str:
+def result_line(view, note: str = "") -> str:
     """The headline numbers in one line, for a phone: there the knobs stack above the cards, some
     thousand pixels of them, so a knob's change showed nothing on screen. The page draws it under
-    the knobs on narrow screens only."""
+    the knobs on narrow screens only. `note` is the shown point's off-grid note ("recorded at N=120")."""
     source, detail = view.badge
     nums = ", ".join(f"{m.label.split(' (')[0]} {m.value}" for m in view.metrics[:3])
-    return f"Result ({source}, {detail}): {nums}. The cards, timeline and tables follow below."
+    where = f"; {note}, not your setting" if note else ""
+    return f"Result ({source}, {detail}{where}): {nums}. The cards, timeline and tables follow below."
 
 
 def tax_line(shown, k: Knobs, own_tax_us: float | None, gpu: str) -> str:
@@ -174,15 +175,21 @@ def _valid_cell(k: Knobs, numbers: dict) -> str:
 
 
 def _at_point(k: Knobs, shown, own_tax_us: float | None) -> Knobs:
-    """The knobs of the point the headline column shows: the recorded point's N, work and whole
-    launch tax when it is off the reader's setting (its textbook chips are for that point)."""
+    """The knobs of the point the headline column shows when it is off the reader's setting (its
+    textbook chips are for that point): the point's N and work, and its whole launch tax where
+    the point added other host work than the knob asks for (as off_grid_note names it). A point
+    off only in N or work keeps the knob's tax, as an exact point does."""
     if not shown.note:
         return k
     d = shown.numbers
+    at = k.replace(n=d["n"], work_us=d["work_us"])
+    asked_extra = max(0.0, k.tax_us - (own_tax_us or 0.0))
+    if float(d.get("extra_tax_us", 0.0)) == float(asked_extra):
+        return at
     tax = d.get("tax_us")
     if tax is None:
         tax = (own_tax_us or 0.0) + float(d.get("extra_tax_us", 0.0))
-    return k.replace(n=d["n"], work_us=d["work_us"], tax_us=round(float(tax), 2))
+    return at.replace(tax_us=round(float(tax), 2))
 
 
 def _side_by_side(k: Knobs, ctx, shown, src, book: dict, sim: dict) -> SideBySide:

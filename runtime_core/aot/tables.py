@@ -25,6 +25,8 @@ def coldwarm_rows(res: dict) -> list[dict]:
                     if res["package_cached"] else "built in this measurement")
             if res["package_cached"]:
                 v = None  # a step that did not run has no seconds ("—"), not 0 s, which reads as instant
+        elif key in PACKAGE_STEPS and v is not None and float(v) == 0.0:
+            v = None      # an older result without package_cached: its 0 s meant "not built again" too
         rows.append({"step": label, "seconds": None if v is None else round(float(v), 4), "note": note})
     return rows
 
@@ -88,7 +90,7 @@ def _also_inside(stage, cold_nest: dict, warm_nest: dict) -> str:
     """For a stage whose timer ran, within one run, inside two of its declared parents (the C++
     compile runs during code generation and again when the generated module loads): the one it
     is not drawn under, so a child longer than its drawn parent does not read as a contradiction.
-    A parent that is an ancestor of the drawn one adds nothing: its seconds hold both."""
+    A parent that is an ancestor or a descendant of the drawn one adds nothing: one holds the other."""
     shown = cold_nest.get(stage.label) or warm_nest.get(stage.label)
 
     def ancestors(label, nest):
@@ -98,7 +100,8 @@ def _also_inside(stage, cold_nest: dict, warm_nest: dict) -> str:
     for nest in (cold_nest, warm_nest):
         ran = [p for p in stage.parents if p in nest]
         if stage.label in nest and len(ran) > 1:
-            others += [p for p in ran if p != shown and p not in others and p not in ancestors(shown, nest)]
+            others += [p for p in ran if p != shown and p not in others and p not in ancestors(shown, nest)
+                       and shown not in ancestors(p, nest)]  # nested either way: one holds the other
     if shown is None or not others:
         return ""
     return " (its seconds also count time inside " + " and ".join(f"'{p}'" for p in others) + ")"
