@@ -59,7 +59,7 @@ def _shapes(r: dict) -> None:
     p = r.get("new_shapes") or {}
     st.markdown("**3. Each new shape records a new graph**")
     if p.get("per_batch"):
-        ui_tables.show([{"batch": x["batch"], "graphs recorded": x["new_recordings"],
+        ui_tables.show([{"batch": x["batch"], "new graphs recorded at this batch": x["new_recordings"],
                                     "size warning": "yes" if x["warned"] else ""} for x in p["per_batch"]])
         if p.get("warning"):
             st.caption(f"With cudagraph_dynamic_shape_warn_limit = {p['warn_limit']} (torch's default: "
