@@ -24,6 +24,9 @@
 # every test of part 1 and the first 18 of part 2 (up to 12 of test_labs.py's 22), so part 2 is what is owed.
 # Thirteenth session (2026-12-05): `paused` from the start, no machine. It changed the CUDA runner's
 # unpacking of a user factory's answer (user_model.unpack): TESTS_PART=1 is owed again besides part 2.
+# Fourteenth session (2026-12-05): only one-GPU kinds lent, every start refused (H200 and H100). Its
+# changes were page-side and CPU-side (no CUDA runner change). With one GPU: STEP=tests TESTS_PART=2,
+# then TESTS_PART=1, then STEP=freshgrid GPUS=1.
 # STEP=mode (~7 min): process_mode_probe.py: a fresh child's readings, the in-process recorder
 # over GPT-2 decode bf16 b4 first and again after the prompt in fp32 and bf16, the main process's readings,
 # a second fresh child. Its docstring says what each part asks.
