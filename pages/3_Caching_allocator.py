@@ -63,7 +63,7 @@ def playground_panel() -> None:
                f"awaiting events {s['blocks_awaiting_events']}")
     if pg.log:
         st.caption("Last: " + esc(pg.log[-1]))
-    if pg.races:  # the lesson of the side-stream buttons: kept in full until the playground resets
+    if pg.races:  # the lesson of the side-stream buttons: kept in full for the session
         st.warning(prose("caching_allocator", "playground_race",
                          races=f"{len(pg.races)} race" + ("s" if len(pg.races) != 1 else ""))
                    + esc(pg.races[-1], max_chars=None))

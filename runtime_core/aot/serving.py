@@ -151,8 +151,8 @@ class ServingLoop:
         artifact's alone, which named a just-compiled batch-200 one as if it were the only one."""
         reasons = [a.guard.miss_reason(x) for a in self.artifacts]
         batch_only = [r for r in reasons if r and r.startswith("batch")]
-        if batch_only and len(batch_only) == len(reasons) > 1 and len({a.guard.describe_batch() for a in self.artifacts}) > 1:
-            ranges = list(dict.fromkeys(a.guard.describe_batch() for a in self.artifacts))  # once each, in order
+        ranges = list(dict.fromkeys(a.guard.describe_batch() for a in self.artifacts))  # once each, in order
+        if batch_only and len(batch_only) == len(reasons) and len(ranges) > 1:
             shown = ranges if len(ranges) <= 6 else ranges[:5] + [f"… {len(ranges) - 5} more"]
             return f"batch {x.shape[0]} outside " + ", ".join(shown)
         return (batch_only or reasons or ["no artifacts loaded"])[0]
