@@ -112,9 +112,8 @@ def tax_line(shown, k: Knobs, own_tax_us: float | None, gpu: str) -> str:
     if shown.fallback or own_tax_us is None:
         return ""
     added = float(d.get("extra_tax_us", 0.0))
-    total = d.get("tax_us")
     parts = {"gpu": esc(gpu), "own": f"{own_tax_us:.4g}", "added": f"{added:g}",
-             "total": f"{total:.1f}" if total is not None else f"{own_tax_us + added:.1f}"}
+             "total": f"{point_tax_us(d, own_tax_us):.1f}"}
     key = "tax_line_added" if added > 0 else "tax_line_own"
     if shown.note:
         return prose("widget", key + "_off_grid", n=d["n"], work=f"{d['work_us']:g}", your_n=k.n,
@@ -186,10 +185,13 @@ def _at_point(k: Knobs, shown, own_tax_us: float | None) -> Knobs:
     asked_extra = max(0.0, k.tax_us - (own_tax_us or 0.0))
     if float(d.get("extra_tax_us", 0.0)) == float(asked_extra):
         return at
+    return at.replace(tax_us=round(point_tax_us(d, own_tax_us), 2))
+
+
+def point_tax_us(d: dict, own_tax_us: float | None) -> float:
+    """A recorded point's whole launch tax: as measured there, else the GPU's own plus what it added."""
     tax = d.get("tax_us")
-    if tax is None:
-        tax = (own_tax_us or 0.0) + float(d.get("extra_tax_us", 0.0))
-    return at.replace(tax_us=round(float(tax), 2))
+    return float(tax) if tax is not None else (own_tax_us or 0.0) + float(d.get("extra_tax_us", 0.0))
 
 
 def _side_by_side(k: Knobs, ctx, shown, src, book: dict, sim: dict) -> SideBySide:
