@@ -216,6 +216,10 @@ def test_the_external_grid_shows_its_targets_the_band_and_the_explanation():
     assert "Where the predicted saving" in text
     assert "Cannot be captured whole" in text and "pinned" in text and "uncapturable_model.py" in text
     assert "What usually fixes it" in text
+    # its lines agree with its verdict: counted in words, labelled with its dtype, no graph promised
+    assert "1 copy from pageable host memory" in text and "copy(ies)" not in text
+    assert any(unescape(c.value).startswith("Recorded: uncapturable_model:make, fp32, batch 4") for c in at.caption)
+    assert any(c.value.startswith("Regime:") and "cannot be captured whole" in c.value for c in at.caption)
 
 
 def test_a_one_process_grid_shows_its_fresh_re_checks_beside_it(tmp_path, monkeypatch):

@@ -66,6 +66,35 @@ def test_the_verdict_names_the_regime_from_its_own_numbers():
     assert gpu.startswith("Regime: GPU-bound") and "compute-bound or memory-bandwidth-bound" in gpu
 
 
+def test_the_regime_never_promises_what_the_headline_denies():
+    """An overhead-bound step that graphs barely help (or slow down), or that cannot be captured,
+    is not told that "graphs attack exactly this"."""
+    from runtime_core.diagnose.verdict import regime
+    assert regime(True, 4254.0, 954.0, 3.1).endswith("graphs attack exactly this.")
+    little = regime(True, 4960.0, 4955.0, 1.12)
+    assert "attack exactly" not in little and "only by 5 µs a step" in little
+    slower = regime(True, 4960.0, 4000.0, 0.49)
+    assert "attack exactly" not in slower and "costs more" in slower
+    uncapturable = regime(True, 4960.0, 19.0, capturable=False)
+    assert "attack exactly" not in uncapturable and "cannot be captured whole" in uncapturable
+    assert "kernels and the gaps between them" in regime(False, 300.0, 900.0)
+
+
+def test_the_page_regime_agrees_with_a_headline_of_little_gain():
+    """The recorded decoder in fp32 at batch 512 is headlined "gain little" (H only just above the
+    GPU's time); its regime line must not then say graphs attack exactly this."""
+    from conftest import open_page
+    at = open_page("pages/7_Will_graphs_help_my_model.py")
+    at.selectbox(key="dg_model").set_value("decoder").run()
+    at.radio(key="dg_dtype").set_value("fp32").run()
+    at.select_slider(key="dg_batch").set_value(512).run()
+    assert not at.exception
+    heads = " ".join(m.value for m in at.warning) + " ".join(m.value for m in at.success)
+    assert "gain little" in heads
+    regimes = [c.value for c in at.caption if c.value.startswith("Regime: ")]
+    assert regimes and "attack exactly" not in regimes[0] and "only by" in regimes[0]
+
+
 def test_the_diagnose_page_shows_the_regime_of_the_point_it_judges():
     from conftest import open_page
     at = open_page("pages/7_Will_graphs_help_my_model.py")

@@ -143,7 +143,8 @@ def external_panel() -> None:
     if example:
         st.markdown("##### A network that cannot be captured")
         st.caption(prose("diagnose", "cannot_capture_example"))
-        verdict(example, f"Recorded: {esc(example['model'])}, batch {example['batch']} on {esc(rec.meta.device_name)}.")
+        verdict(example, f"Recorded: {esc(example['model'])}, {esc(example['dtype'])}, batch {example['batch']} "
+                         f"on {esc(rec.meta.device_name)}.")
 
 
 def _row(p: dict) -> dict:

@@ -94,7 +94,8 @@ def verdict(p: dict, source_caption: str) -> None:
                   split.get("host_dispatch_removed_us"))  # the split table's own number, where it has one
     title = headline(v["launch_bound"], p["predicted_graph_speedup"], _work_added(p))
     (st.success if v["graphs_help"] else st.warning)(f"### {esc(title)}\n{why}")
-    st.caption(regime(v["launch_bound"], v["host_dispatch_us"], v["gpu_us"]))  # the code's words, old points too
+    st.caption(regime(v["launch_bound"], v["host_dispatch_us"], v["gpu_us"],  # the code's words, old points too
+                      p["predicted_graph_speedup"]))
     st.caption(source_caption)
     _counts_row(p)
     c = metric_row()
@@ -170,15 +171,15 @@ def _counts_row(p: dict) -> None:
 
 
 def _cannot_capture(p: dict, source_caption: str) -> None:
-    from runtime_core.diagnose.capture_failure import headline
+    from runtime_core.diagnose.capture_failure import evidence_words, headline
     v = p["verdict"]
     st.warning(f"### {esc(headline(v))}")  # a verdict, not an app error; the code's words (a recording's may be older)
     st.markdown(prose("diagnose", "cannot_capture", reason=esc(v.get("reason") or "", max_chars=400),
                       culprit=esc(v.get("culprit") or "not named by the error", max_chars=300),
-                      evidence=esc(v.get("evidence") or "nothing the profiler names", max_chars=300)))
+                      evidence=esc(evidence_words(v.get("evidence")) or "nothing the profiler names", max_chars=300)))
     st.markdown(prose("diagnose", "cannot_capture_try") + "\n" +
                 "\n".join(f"- {esc(t, max_chars=300)}" for t in v.get("what_to_try") or []))
-    st.caption(regime(v["launch_bound"], v["host_dispatch_us"], v["gpu_us"]))
+    st.caption(regime(v["launch_bound"], v["host_dispatch_us"], v["gpu_us"], capturable=False))
     st.caption(source_caption)
     _counts_row(p)
     c = metric_row()

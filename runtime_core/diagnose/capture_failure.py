@@ -14,6 +14,7 @@ synchronizes. When our capture fails, the diagnosis keeps its eager analysis and
 from __future__ import annotations
 
 import os
+import re
 import traceback
 
 from ..words import count
@@ -74,6 +75,14 @@ def evidence(profile) -> str | None:
         return None
     return (f"the eager step makes {count(len(pageable), 'copy', 'copies')} from pageable host memory "
             f"({pageable[0][4]}): a graph cannot record one")
+
+
+def evidence_words(stored: str | None) -> str | None:
+    """A recorded evidence line in the code's words: recordings made before words.count wrote
+    "1 copy(ies)"; the count they hold is said as "1 copy" or "2 copies"."""
+    if not stored:
+        return stored
+    return re.sub(r"\b(\d+) copy\(ies\)", lambda m: count(int(m.group(1)), "copy", "copies"), stored)
 
 
 def headline(failure: dict) -> str:

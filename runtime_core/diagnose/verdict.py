@@ -20,7 +20,7 @@ def verdict(k: StepCounts, m: Machine, predicted_speedup: float) -> dict:
             "headline": headline(launch_bound, predicted_speedup, k.graph_busy_us - k.busy_us),
             "because": because(k.host_us, K, k.busy_us, gpu_us, helps,
                                saving_split(k, m)["host_dispatch_removed_us"]),
-            "regime": regime(launch_bound, k.host_us, gpu_us),
+            "regime": regime(launch_bound, k.host_us, gpu_us, predicted_speedup),
             "host_dispatch_us": round(k.host_us, 3), "gpu_us": round(gpu_us, 3),
             "host_to_gpu_ratio": round(k.host_us / gpu_us, 3) if gpu_us else None,
             "threshold": SPEEDUP_THRESHOLD}
@@ -43,15 +43,28 @@ def headline(launch_bound: bool, s: float, work_added_us: float = 0.0) -> str:
     }[(launch_bound, s >= SPEEDUP_THRESHOLD)]
 
 
-def regime(launch_bound: bool, host_us: float, gpu_us: float) -> str:
-    """The regime of the step, named as practitioners name it, from the verdict's own numbers."""
-    if launch_bound:
-        return (f"Regime: overhead-bound. The host's dispatch ({host_us:,.0f} µs) outlasts the GPU's work "
-                f"({gpu_us:,.0f} µs), so the launch tax sets the step time; graphs attack exactly this.")
-    return (f"Regime: GPU-bound. The GPU's work ({gpu_us:,.0f} µs) outlasts the host's dispatch "
-            f"({host_us:,.0f} µs). Whether it is compute-bound or memory-bandwidth-bound depends on each "
-            "kernel's arithmetic per byte moved, which one profiled step does not show; either way, "
-            "faster kernels help more than fewer launches.")
+def regime(launch_bound: bool, host_us: float, gpu_us: float, speedup: float | None = None,
+           capturable: bool = True) -> str:
+    """The regime of the step, named as practitioners name it, from the verdict's own numbers.
+    `gpu_us` is the GPU's time for the step launched op by op: its kernels and the gaps between
+    them. `speedup`: the predicted graph speedup, so the sentence never promises what the headline
+    denies (an overhead-bound step that graphs help only a little, or slow down). `capturable`:
+    False where the capture failed, so no graph is offered as the remedy."""
+    if not launch_bound:
+        return (f"Regime: GPU-bound. The GPU's kernels and the gaps between them ({gpu_us:,.0f} µs) outlast "
+                f"the host's dispatch ({host_us:,.0f} µs). Whether it is compute-bound or memory-bandwidth-bound "
+                "depends on each kernel's arithmetic per byte moved, which one profiled step does not show; "
+                "either way, faster kernels help more than fewer launches.")
+    lead = (f"Regime: overhead-bound. The host's dispatch ({host_us:,.0f} µs) outlasts the GPU's kernels and "
+            f"the gaps between them ({gpu_us:,.0f} µs), so the launch tax sets the step time")
+    if not capturable:
+        return lead + ("; a graph would remove it, but this step cannot be captured whole, so only a part "
+                       "captured on its own, or fewer launches, can.")
+    if speedup is None or speedup >= SPEEDUP_THRESHOLD:
+        return lead + "; graphs attack exactly this."
+    if speedup >= 1.0:
+        return lead + (f", but only by {host_us - gpu_us:,.0f} µs a step: little is left for a graph to remove.")
+    return lead + (", yet the step as captured costs more than the launches a graph removes.")
 
 
 def because(host_us: float, gpu_ops: int, busy_us: float, gpu_us: float, helps: bool | None = None,
