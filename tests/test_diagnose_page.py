@@ -559,3 +559,17 @@ def test_a_point_without_a_host_profile_says_why_its_host_table_is_missing():
         pytest.skip("the shipped zoo recording has host profiles now")
     at = open_page(PAGE)
     assert any("kept no host profile" in c.value for c in at.caption) and not at.exception
+
+
+def test_a_gpu_bound_step_does_not_say_the_gpu_waits_for_the_host():
+    """The recorded encoder at batch 512 is GPU-bound ("The host runs ahead of the GPU"); the
+    saving's prose then explains its small host part as the GPU's occasional waits, not as
+    "the GPU waits for the host" of a launch-bound step."""
+    at = open_page(PAGE)
+    at.selectbox(key="dg_model").set_value("encoder").run()
+    at.select_slider(key="dg_batch").set_value(512).run()
+    assert any("The host runs ahead of the GPU" in m.value for m in at.warning)
+    saving = [unescape(c.value) for c in at.caption if c.value.startswith("Where the predicted saving")]
+    # the first is this point's (the external grid's explained point follows, launch-bound)
+    assert saving and "Here the GPU is the slower side" in saving[0]
+    assert "Eagerly, the GPU waits for the host" not in saving[0]

@@ -239,7 +239,8 @@ def _saving_table(sv: dict, p: dict) -> None:
                      {"part": "predicted saving per step", "µs": tables.num(sv["saving_us"])}])
         return
     eager = p["predicted_eager_us"]
-    st.caption(prose("diagnose", "explain_saving", saving=_us(sv["saving_us"]), eager=_us(eager),
+    which = "explain_saving" if p["verdict"].get("launch_bound", True) else "explain_saving_gpu_bound"
+    st.caption(prose("diagnose", which, saving=_us(sv["saving_us"]), eager=_us(eager),
                      gpu_own=_us(eager - sv["host_dispatch_removed_us"])))
     rows = [("host time the GPU waited for, removed", sv["host_dispatch_removed_us"]),
             ("GPU gaps between kernels removed", sv["gpu_gaps_removed_us"]),
