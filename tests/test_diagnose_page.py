@@ -573,3 +573,20 @@ def test_a_gpu_bound_step_does_not_say_the_gpu_waits_for_the_host():
     # the first is this point's (the external grid's explained point follows, launch-bound)
     assert saving and "Here the GPU is the slower side" in saving[0]
     assert "Eagerly, the GPU waits for the host" not in saving[0]
+
+
+def test_a_judged_band_and_error_read_the_way_they_were_judged():
+    """Encoder batch 512 measured just outside its band: the line says "misses" and its printed
+    figures show the measurement outside the printed band (not "1.01–1.02x misses 1.01x")."""
+    import re
+    at = open_page(PAGE)
+    at.selectbox(key="dg_model").set_value("encoder").run()
+    at.select_slider(key="dg_batch").set_value(512).run()
+    lines = [unescape(m.value) for m in (*at.warning, *at.caption) if "**Band:**" in m.value]
+    assert lines
+    band = re.search(r"\*\*Band:\*\* ([0-9.]+)–([0-9.]+)x (holds|misses) the measured ([0-9.]+)x", lines[0])
+    lo, hi, said, meas = float(band[1]), float(band[2]), band[3], float(band[4])
+    assert (lo <= meas <= hi) == (said == "holds")
+    err = re.search(r"\*\*Within ±15%:\*\* (yes|no), the point prediction was ([-+][0-9.]+)% off", lines[0])
+    if err:
+        assert (abs(float(err[2])) <= 15) == (err[1] == "yes")

@@ -14,6 +14,7 @@ from pages.ui.kept_state import keep, restore
 from pages.ui.safe_text import esc
 from runtime_core.diagnose.accuracy import (BAND_HALF_WIDTH, BAND_SHARE, TARGET_SHARE, TOLERANCE, VERDICT_SHARE,
                                             band_half_width, graph_step_accuracy, repeatability)
+from runtime_core.diagnose.judged_text import band_figures, error_figure
 from runtime_core.diagnose.predict import SPEEDUP_THRESHOLD
 from runtime_core.diagnose.record_external import FRESH_PROTOCOLS, fresh_checks, is_fresh
 from runtime_core.diagnose.records import best_recording
@@ -156,9 +157,12 @@ def _row(p: dict) -> dict:
     within = {None: f"{tol} not judged", True: f"within {tol}", False: f"{tol} missed"}[t["within"]]
     judged = ["verdict right" if t["verdict_right"] else "verdict WRONG", within,
               *([] if t["band_holds"] is None else ["in band" if t["band_holds"] else "outside band"])]
-    predicted = tables.num(pred, unit="x")
-    if band is not None:
-        predicted += f" ({band[0]:.2f}–{band[1]:.2f}, ±{band_half_width(p):.0%})"
+    predicted, measured = tables.num(pred, unit="x"), tables.num(meas, unit="x")
+    if band is not None and t["band_holds"] is not None:
+        lo, hi, shown = band_figures(band, meas, t["band_holds"])
+        predicted += f" ({lo}–{hi}, ±{band_half_width(p):.0%})"
+        measured = f"{shown}x"
     return {"network": _label(p), "predicted (band, half-width)": predicted,
-            "measured (error)": tables.num(meas, unit="x") + ("" if t["error"] is None else f" ({t['error']:+.0%})"),
+            "measured (error)": measured + ("" if t["error"] is None else
+                                            f" ({error_figure(t['error'], TOLERANCE, t['within'])})"),
             "targets": "; ".join(judged)}

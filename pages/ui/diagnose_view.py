@@ -13,7 +13,8 @@ from pages.ui.common import metric_row
 from pages.ui.kept_state import keep, restore
 from pages.ui.diagnose_timing import _band_help, _floor, _measured_help, _us, _window, host_moved
 from pages.ui.safe_text import esc
-from runtime_core.diagnose.accuracy import TOLERANCE
+from runtime_core.diagnose.accuracy import TOLERANCE, point_targets
+from runtime_core.diagnose.judged_text import band_figures, error_figure
 from runtime_core.diagnose.predict import SPEEDUP_THRESHOLD
 from runtime_core.diagnose.measure_variants import LABELS, VARIANTS
 from runtime_core.diagnose.records import DiagnoseRecording
@@ -100,13 +101,16 @@ def verdict(p: dict, source_caption: str) -> None:
     _counts_row(p)
     c = metric_row()
     c.metric("GPU idle in eager", f"{100 * p['gpu_idle_share']:.0f}%", width="content")
-    band = p.get("predicted_speedup_band")
+    band, t = p.get("predicted_speedup_band"), point_targets(p)
+    lo, hi, meas = (band_figures(band, p["measured_graph_speedup"], bool(t["band_holds"])) if band
+                    else (None, None, f"{p['measured_graph_speedup']:.2f}"))
     c.metric("predicted speedup", f"{p['predicted_graph_speedup']:.2f}x", width="content",
-             delta=f"band {band[0]:.2f}–{band[1]:.2f}x" if band else None, delta_color="off", delta_arrow="off",
+             delta=f"band {lo}–{hi}x" if band else None, delta_color="off", delta_arrow="off",
              help=_band_help(p) if band else None)
     err = p["predicted_graph_speedup"] / p["measured_graph_speedup"] - 1
-    c.metric("measured speedup", f"{p['measured_graph_speedup']:.2f}x", width="content",
-             delta=f"the prediction was {abs(err):.0%} {'high' if err > 0 else 'low'}" if abs(err) >= 0.005
+    off = error_figure(err, TOLERANCE, t["within"]).lstrip("+-")
+    c.metric("measured speedup", f"{meas}x", width="content",
+             delta=f"the prediction was {off} {'high' if err > 0 else 'low'}" if abs(err) >= 0.005
              else "the prediction was on it", delta_color="off", delta_arrow="off", help=_measured_help(p))
     st.caption(prose("diagnose", "ops_caption", ops=p["gpu_ops"], kernels=p["kernels"],
                      copies=p["gpu_ops"] - p["kernels"]))
@@ -122,7 +126,6 @@ def judgement(p: dict) -> tuple[bool, str] | None:
     """(missed, text): how this point's prediction did against the targets (accuracy.point_targets),
     in words: the verdict, the ±15% (judged only where the speedup measured 1.2x or more) and the
     band. None where nothing was measured."""
-    from runtime_core.diagnose.accuracy import point_targets
     meas = p.get("measured_graph_speedup")
     if meas is None or not p.get("predicted_graph_speedup"):
         return None
@@ -135,10 +138,11 @@ def judgement(p: dict) -> tuple[bool, str] | None:
                            tolerance=f"{TOLERANCE:.0%}"))
     else:
         parts.append(prose("diagnose", "judge_within_" + ("yes" if t["within"] else "no"),
-                           err=f"{t['error']:+.0%}", tolerance=f"{TOLERANCE:.0%}"))
+                           err=error_figure(t["error"], TOLERANCE, t["within"]), tolerance=f"{TOLERANCE:.0%}"))
     if t["band_holds"] is not None:
+        lo, hi, shown = band_figures(band, meas, t["band_holds"])
         parts.append(prose("diagnose", "judge_band_" + ("holds" if t["band_holds"] else "misses"),
-                           meas=f"{meas:.2f}x", lo=f"{band[0]:.2f}", hi=f"{band[1]:.2f}x"))
+                           meas=f"{shown}x", lo=lo, hi=f"{hi}x"))
     return t["missed"], " ".join(parts)
 
 
@@ -323,7 +327,7 @@ def accuracy_panel(rec: DiagnoseRecording) -> None:
                 setting = f"{m['model']}, {m['dtype']}, batch {m['batch']}" + (
                     f", shape {m['seq']}" if m.get("seq") is not None else "")
                 st.markdown(f"- **{esc(setting)}**: predicted {m['predicted_speedup']:.2f}x, measured "
-                            f"{m['measured_speedup']:.2f}x ({m['error_pct']:.0f}% off). {esc(m['reason'], max_chars=400)}")
+                            f"{m['measured_speedup']:.2f}x ({error_figure(m['error_pct'] / 100, TOLERANCE, False).lstrip('+-')} off). {esc(m['reason'], max_chars=400)}")
     else:
         st.caption(f"No setting missed by more than ±{TOLERANCE:.0%}.")
 

@@ -1,0 +1,35 @@
+"""A point's judgement in figures that cannot contradict it: a band printed with enough digits
+that the measurement visibly falls inside it (or outside), and an error printed with enough
+digits that it visibly lands within the tolerance (or past it). Two decimals and whole percents
+are the default; more only where rounding would make "misses 3.78x" sit beside "3.46–3.78x"."""
+from __future__ import annotations
+
+from ..lesson.prediction import percent_off
+
+
+def band_figures(band: list[float] | tuple[float, float], meas: float, holds: bool) -> tuple[str, str, str]:
+    """(lo, hi, measured) as text, with the fewest decimals (2 to 4) at which the printed
+    measurement sits where `holds` says: inside [lo, hi] or outside it, and a band of some width
+    never prints as one number ("1.01–1.01")."""
+    lo, hi = band
+    for d in (2, 3, 4):
+        a, b, m = (round(x, d) for x in (lo, hi, meas))
+        if (a <= m <= b) == holds and (a < b or lo == hi):
+            return f"{lo:.{d}f}", f"{hi:.{d}f}", f"{meas:.{d}f}"
+    return f"{lo:.4f}", f"{hi:.4f}", f"{meas:.4f}"
+
+
+def error_figure(err: float, tolerance: float, within: bool | None) -> str:
+    """The signed error (predicted / measured − 1) as a percent: whole where that agrees with
+    `within` (None: not judged, whole), else with the decimals percent_off needs (a miss by 15.04% against ±15% reads
+    "+15.04%", never "+15%"); a point judged within never reads above the tolerance."""
+    sign = "+" if err >= 0 else "-"
+    if within is None:
+        return f"{err:+.0%}"
+    if within is False:
+        return sign + percent_off(abs(err), tolerance)
+    for d in (0, 1, 2):
+        text = f"{abs(err) * 100:.{d}f}"
+        if float(text) <= tolerance * 100:
+            return sign + text + "%"
+    return sign + f"{abs(err) * 100:.2f}%"
