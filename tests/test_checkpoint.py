@@ -73,6 +73,10 @@ def test_a_setting_is_hidden_while_the_step_that_asks_about_it_waits_for_its_pre
     assert hides(run("eager"), ["eager"]) and not hides(run("eager"), ["streams"])
     assert not hides(run("eager", 40.0), ["eager"])  # another setting gives nothing away
     assert hides(run("graph", 2.0, True), ["dynamic_graph"]) and not hides(run("graph"), ["dynamic_graph"])
+    # step work_40 asks about streams at 40 µs; graph at 40 µs equals it there, so it waits too
+    assert hides(run("streams", 40.0), ["work_40"]) and hides(run("graph", 40.0), ["work_40"])
+    # eager at 2 µs was step eager's own result: step streams' wait does not hide it again
+    assert not hides(run("eager"), ["streams"]) and hides(run("streams"), ["streams"])
 
 
 def test_a_relation_that_fails_is_reported_with_both_sides():
@@ -195,3 +199,18 @@ def test_junk_progress_in_the_url_is_named_and_the_rest_kept():
     assert any("junk" in w.value for w in at.main.warning)      # and again on the checkpoint, once
     at.switch_page("pages/3_Caching_allocator.py").run()
     assert not any("junk" in w.value for w in at.sidebar.warning)
+
+
+def test_step_4s_answer_waits_while_graph_at_40_would_tell_it():
+    """Step 4 asks for streams at 40 µs, which equals graph at 40 µs: with its prediction still
+    open, switching to graph at 40 µs shows no numbers (the student could copy them)."""
+    at = open_page(PAGE)
+    for step, guess, knobs in (("defaults_graph", 250, {}), ("eager", 720, {"w_mode": "eager"}),
+                               ("streams", 722, {"w_mode": "streams"})):
+        _predict(at, step, guess)
+        _record(at, step, **knobs)
+    _predict(at, "work_40", 1)
+    at.number_input(key="w_work").set_value(40.0).run()
+    at.radio(key="w_mode").set_value("graph").run()
+    assert any(c.value.startswith(":blue-badge[numbers hidden]") for c in at.caption)
+    assert not [m for m in at.metric if m.label.startswith("wall time")]
