@@ -260,7 +260,7 @@ def steps_panel() -> dict:
 
 now_col, knob_col = st.columns([1.6, 1], gap="medium")  # the steps first: a phone stacks them above the knobs
 with knob_col:
-    k = knobs.render(None)
+    k = knobs.render(None, graph_input=False)  # a run here always copies (Run has no input choice)
 knobs.write_url(k)  # the knobs and the notebook (a record or a prediction ran in its callback)
 cur = Run(k.mode.value, k.n, k.tax_us, k.work_us, k.dynamic, k.policy.value if k.dynamic else "fallback")
 # before the open step's prediction is typed, every setting's numbers wait; then only those of a step not yet recorded

@@ -214,3 +214,14 @@ def test_step_4s_answer_waits_while_graph_at_40_would_tell_it():
     at.radio(key="w_mode").set_value("graph").run()
     assert any(c.value.startswith(":blue-badge[numbers hidden]") for c in at.caption)
     assert not [m for m in at.metric if m.label.startswith("wall time")]
+
+
+def test_the_checkpoint_draws_no_graph_input_knob_its_runs_would_ignore():
+    """A checkpoint run always copies into the captured input (Run has no input choice), so a
+    zero-copy knob there changed nothing: it is not drawn, and a line says why."""
+    at = open_page(PAGE)
+    assert not [r for r in at.radio if r.key == "w_input"]
+    assert any(c.value.startswith("graph input: copy.") for c in at.caption)
+    at.radio(key="w_mode").set_value("streams").run()   # the other knobs still rerun cleanly
+    at.radio(key="w_mode").set_value("graph").run()
+    assert not at.exception

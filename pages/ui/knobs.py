@@ -147,10 +147,12 @@ def render_n() -> None:
                    on_change=_n_from, args=(box, "box"), label_visibility="hidden")
 
 
-def render(tax_floor_us: float | None, floor_of: str = "this GPU") -> Knobs:
+def render(tax_floor_us: float | None, floor_of: str = "this GPU", graph_input: bool = True) -> Knobs:
     """Draw the knobs (laid out for a narrow column) and return the setting. `tax_floor_us` is
     the measured GPU's intrinsic tax (`floor_of` names that GPU); the textbook model and the
-    simulator have no floor."""
+    simulator have no floor. `graph_input`: False on a page whose runs always copy into the
+    captured input (the checkpoint's): the knob is not drawn, a line says so, and the setting
+    keeps the session's choice for the pages that use it."""
     # Every knob is drawn with its current value as the element's default, not only as a one-shot
     # set_value: Streamlit drops a run's unsent messages when a rerun interrupts it, and a browser
     # that missed the one-shot mounts the widget from its default and sends that back with its next
@@ -177,11 +179,15 @@ def render(tax_floor_us: float | None, floor_of: str = "this GPU") -> Knobs:
                  help="fallback: dispatch without the graph (asynchronously, as PyTorch does; the "
                       "seed's textbook snaps back to eager); recapture: capture per shape (LRU cache "
                       "of 4); bucket: pad to a power-of-two size that has a graph")
-    st.radio("graph input", GRAPH_INPUTS, index=GRAPH_INPUTS.index(s["w_input"]), key="w_input", horizontal=True,
-             disabled=st.session_state["w_mode"] != "graph",
-             help="copy: each request arrives in a fresh buffer and is copied into the captured one "
-                  "before the replay; zero-copy: the producer writes it straight into the captured "
-                  "buffer (as serving engines do with token ids), so the step has no copy")
+    if graph_input:
+        st.radio("graph input", GRAPH_INPUTS, index=GRAPH_INPUTS.index(s["w_input"]), key="w_input",
+                 horizontal=True, disabled=st.session_state["w_mode"] != "graph",
+                 help="copy: each request arrives in a fresh buffer and is copied into the captured one "
+                      "before the replay; zero-copy: the producer writes it straight into the captured "
+                      "buffer (as serving engines do with token ids), so the step has no copy")
+    else:
+        st.caption("graph input: copy. Every graph run here copies its request into the captured buffer "
+                   "before the replay, as the steps' numbers assume; zero-copy is on the launch-overhead page.")
     if tax_floor_us is not None and st.session_state["w_tax"] < tax_floor_us:
         st.caption(f"Measured numbers can't go below {floor_of}'s own launch tax (about {tax_floor_us:.1f} µs "
                    "on average; one point can land a little under or over it, as the host's pace drifts), so "
