@@ -13,7 +13,7 @@ from pages.ui.diagnose_planner import planner_panel
 from pages.ui.kept_state import keep, restore
 from pages.ui.safe_text import esc, md
 from pages.ui.timeline_chart import MODEL_COPY, timeline_figure
-from runtime_core.diagnose.diagnosis import with_band
+from runtime_core.diagnose.diagnosis import with_band, with_explanation
 from runtime_core.diagnose.machine import node_spread_us
 from runtime_core.diagnose.sweep import crossovers
 from runtime_core.lesson.page_text import text as prose
@@ -34,8 +34,10 @@ source_badge(src.source, rec.label())
 
 s = view.knobs(rec)
 p = rec.point(s.model, s.dtype, s.batch, s.seq)
-p = with_band(p, rec.machine(node_spread_us(rec.meta.device_name, src.source == "simulated")))
-view.verdict(p, prose("diagnose", "verdict_intro", source="Simulated" if src.source == "simulated" else "Recorded",
+simulated = src.source == "simulated"
+machine = rec.machine(node_spread_us(rec.meta.device_name, simulated))
+p = with_explanation(with_band(p, machine), machine)
+view.verdict(p, prose("diagnose", "verdict_intro", source="Simulated" if simulated else "Recorded",
                       model=esc(s.model), dtype=s.dtype, batch=s.batch, shape="" if s.seq is None else f", shape {s.seq}",
                       device=esc(rec.meta.device_name)))
 view.explanation(p)
@@ -47,7 +49,7 @@ if ctx.live and src.source == "recorded" and st.button("diagnose this setting on
 
 st.divider()
 st.subheader("The evidence")
-st.markdown("##### One real step, two lanes")
+st.markdown("##### One simulated step, two lanes" if simulated else "##### One real step, two lanes")
 tl_batches = rec.timeline_batches(s.model)
 c1, c2 = st.columns([2, 3])
 restore("dg_tl_variant", "eager", valid=lambda v: v in ("eager", "our_graph"))
@@ -67,7 +69,7 @@ else:
     st.info("No timeline is recorded for this model.")
 
 st.markdown("##### Predicted and measured, every way to run the step")
-view.variants_table(p)
+view.variants_table(p, simulated)
 view.note_figures(p)
 
 st.markdown("##### Where the gain vanishes")

@@ -31,6 +31,7 @@ def test_an_error_reads_on_the_side_of_the_tolerance_it_was_judged_on():
     assert error_figure(0.1504, 0.15, False) == "+15.04%"
     assert error_figure(-0.1496, 0.15, True) == "-15%"
     assert error_figure(0.02, 0.15, True) == "+2%" and error_figure(0.2, 0.15, None) == "+20%"
+    assert error_figure(-0.002, 0.15, True) == "under 1%"   # never "-0%"
 
 
 @pytest.mark.parametrize("p", list(_points()), ids=lambda p: f"{p['model']}-{p['dtype']}-{p['batch']}-{p.get('seq')}")
@@ -40,5 +41,6 @@ def test_every_recorded_point_prints_a_judgement_its_figures_agree_with(p):
                                                      t["band_holds"]))
     assert (lo <= meas <= hi) == t["band_holds"]
     if t["within"] is not None:
-        shown = abs(float(re.sub(r"[^0-9.]", "", error_figure(t["error"], TOLERANCE, t["within"]))))
+        text = error_figure(t["error"], TOLERANCE, t["within"])
+        shown = 0.0 if text == "under 1%" else abs(float(re.sub(r"[^0-9.]", "", text)))
         assert (shown <= TOLERANCE * 100) == t["within"]

@@ -89,6 +89,10 @@ def verdict(p: dict, source_caption: str) -> None:
     if p.get("capturable") is False or v.get("capturable") is False:
         _cannot_capture(p, source_caption)
         return
+    band = p.get("predicted_speedup_band")
+    flat = bool(band) and band[1] <= band[0]   # nothing varied (the simulator): no band to judge
+    if flat:
+        p = dict(p, predicted_speedup_band=None)
     # the code's words from the point's own numbers, so an older recording reads as a new one does
     split = (p.get("explanation") or {}).get("saving") or {}
     why = because(v["host_dispatch_us"], p["gpu_ops"], p["busy_us"], v["gpu_us"], v["graphs_help"],
@@ -105,8 +109,8 @@ def verdict(p: dict, source_caption: str) -> None:
     lo, hi, meas = (band_figures(band, p["measured_graph_speedup"], bool(t["band_holds"])) if band
                     else (None, None, f"{p['measured_graph_speedup']:.2f}"))
     c.metric("predicted speedup", f"{p['predicted_graph_speedup']:.2f}x", width="content",
-             delta=f"band {lo}–{hi}x" if band else None, delta_color="off", delta_arrow="off",
-             help=_band_help(p) if band else None)
+             delta=f"band {lo}–{hi}x" if band else "no band: its H and node cost do not vary" if flat else None,
+             delta_color="off", delta_arrow="off", help=_band_help(p) if band else None)
     err = p["predicted_graph_speedup"] / p["measured_graph_speedup"] - 1
     off = error_figure(err, TOLERANCE, t["within"]).lstrip("+-")
     c.metric("measured speedup", f"{meas}x", width="content",
@@ -257,8 +261,9 @@ def _saving_table(sv: dict, p: dict) -> None:
     tables.show([{"part": name, "µs": tables.num(us)} for name, us in rows])
 
 
-def variants_table(p: dict) -> None:
-    """Prediction beside measurement, for every way of running the step measured at this setting."""
+def variants_table(p: dict, simulated: bool = False) -> None:
+    """Prediction beside measurement, for every way of running the step measured at this setting
+    (`simulated`: the demo, which has only eager and our graph)."""
     pred = {"eager": p["predicted_eager_us"], "our_graph": p["predicted_graph_us"]}
     measured = {name: v for name in VARIANTS if (v := (p.get("variants") or {}).get(name)) is not None}
     # eager and our graph: the measurement the prediction is judged against (the headline's); the
@@ -274,7 +279,8 @@ def variants_table(p: dict) -> None:
                first: f"{judged[name][1]:.2f}x" if name in judged else tables.DASH}
         if later and "eager" in measured:
             second = "× eager B"
-            row[second] = tables.DASH if name in judged else f"{v['speedup']:.2f}x"
+            # every way the later run timed, eager and our graph too: one column to compare them in
+            row[second] = f"{v['speedup']:.2f}x" if v.get("speedup") else tables.DASH
         rows.append(row)
     tables.show(rows)  # one eager baseline per column: the diagnosis's, and the later run's
     st.caption(prose("diagnose", "baselines", a=_us(p["eager_us"]),
@@ -292,7 +298,8 @@ def variants_table(p: dict) -> None:
         tables.show(setup)
     missing = [LABELS[n] for n in VARIANTS if n not in (p.get("variants") or {})]
     if missing:
-        st.caption(prose("diagnose", "not_measured", missing="; ".join(missing)))
+        st.caption(prose("diagnose", "not_measured_simulated" if simulated else "not_measured",
+                         missing="; ".join(missing)))
 
 
 def note_figures(p: dict) -> None:

@@ -12,6 +12,7 @@ import streamlit as st
 from pages.ui import progress
 from pages.ui.safe_text import md
 from runtime_core.errors import UsageError
+from runtime_core.lesson.page_text import text as prose
 from runtime_core.knobs import (LIMITS, SEED_N, SEED_TAX_US, SEED_WORK_US, GraphInput, Knobs, Mode, Policy,
                                 choices, mode_label, parse_enum)
 
@@ -186,8 +187,7 @@ def render(tax_floor_us: float | None, floor_of: str = "this GPU", graph_input: 
                       "before the replay; zero-copy: the producer writes it straight into the captured "
                       "buffer (as serving engines do with token ids), so the step has no copy")
     else:
-        st.caption("graph input: copy. Every graph run here copies its request into the captured buffer "
-                   "before the replay, as the steps' numbers assume; zero-copy is on the launch-overhead page.")
+        st.caption(prose("checkpoint", "graph_input_copy"))
     if tax_floor_us is not None and st.session_state["w_tax"] < tax_floor_us:
         st.caption(f"Measured numbers can't go below {floor_of}'s own launch tax (about {tax_floor_us:.1f} µs "
                    "on average; one point can land a little under or over it, as the host's pace drifts), so "

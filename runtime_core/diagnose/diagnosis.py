@@ -117,6 +117,18 @@ def with_band(point: dict, m: Machine) -> dict:
     return dict(point, predicted_speedup_band=predict_band(counts_of(point), m, min(hs), max(hs), m.node_spread_us))
 
 
+def with_explanation(point: dict, m: Machine) -> dict:
+    """`point` with the explanation a recording made without one lacks (the simulated demo's),
+    computed from its counts and `m`, where `m` gives the speedup it stores (within 0.5%): an
+    explanation that did not add up to the number shown would explain another prediction."""
+    if point.get("explanation") or point.get("capturable") is False or not point.get("predicted_graph_speedup"):
+        return point
+    fields = predicted_fields(point, m)
+    if abs(fields["predicted_graph_speedup"] / point["predicted_graph_speedup"] - 1) > 0.005:
+        return point
+    return dict(point, explanation=fields["explanation"])
+
+
 def pass_hs(point: dict) -> list[float]:
     """The H of each pass of a point recorded before rounds (each pass timed H before its steps)."""
     return [q["host_dispatch_us"] for q in point.get("passes") or []] or [point["host_dispatch_us"]]

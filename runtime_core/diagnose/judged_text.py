@@ -24,6 +24,8 @@ def error_figure(err: float, tolerance: float, within: bool | None) -> str:
     `within` (None: not judged, whole), else with the decimals percent_off needs (a miss by 15.04% against ±15% reads
     "+15.04%", never "+15%"); a point judged within never reads above the tolerance."""
     sign = "+" if err >= 0 else "-"
+    if abs(err) < 0.005 and within is not False:   # never "-0%"
+        return "under 1%"
     if within is None:
         return f"{err:+.0%}"
     if within is False:
