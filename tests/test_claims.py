@@ -159,3 +159,15 @@ def test_the_decoder_claim_reads_the_seeds_eager_step_as_its_own_seed_value_does
     row = decoder_2x({"decoder": _decoder_rec(0.45)}, None)
     assert seed_value.startswith("≈1 ms") and "the seed's ≈1 ms" in row["reason"] and "1.4" not in row["reason"]
     assert "1.50 ms, 1.5× the seed's ≈1 ms" in row["reason"]
+
+
+def test_the_kernel_count_per_layer_multiplies_back_to_the_count(shipped_rows):
+    """255 launches over 12 layers is about 21.2 per layer, never "21 per layer × 12 layers" (252)."""
+    import re
+    dec = best("decoder").data
+    launches = {p["variant"]: p for p in dec["points"]}["eager"]["launches_per_token"]
+    layers = dec["decoder"]["config"]["layers"]
+    row = next(r for r in shipped_rows if "kernel launches/token" in r["measured"])
+    per = re.search(r"about ([0-9.]+) per layer over (\d+) layers", row["measured"])
+    assert per and int(per[2]) == layers
+    assert abs(float(per[1]) * layers - launches) <= 0.05 * layers + 1e-9

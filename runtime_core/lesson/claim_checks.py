@@ -134,7 +134,7 @@ def kernels_per_token(recs, _lab) -> dict:
     launches, tax = eager["launches_per_token"], sweep_tax_us(sweep)
     dispatch_ms = launches * tax / 1000
     layers = dec.data["decoder"]["config"].get("layers")
-    per_layer = f" ({launches / layers:.0f} per layer × {layers} layers)" if layers else ""
+    per_layer = f" (about {launches / layers:.1f} per layer over {layers} layers)" if layers else ""
     measured = (f"decoder bench: {launches:.0f} kernel launches/token{per_layer} × {tax:.1f} µs = "
                 f"{dispatch_ms:.2f} ms of dispatch; eager measured {eager['ms_per_token']:.2f} ms/token")
     count_ok, time_ok = _in(launches, SEED_KERNELS_PER_TOKEN), _in(dispatch_ms, SEED_DISPATCH_MS)
