@@ -225,3 +225,18 @@ def test_the_checkpoint_draws_no_graph_input_knob_its_runs_would_ignore():
     at.radio(key="w_mode").set_value("streams").run()   # the other knobs still rerun cleanly
     at.radio(key="w_mode").set_value("graph").run()
     assert not at.exception
+
+
+def test_a_fallback_counts_as_near_streams_only_from_both_sides():
+    """Step 6's measured fallback must sit near streams' overhead: a fallback as slow as blocking
+    eager (several times streams') does not pass for "near"."""
+    def measured(fallback_overhead_us):
+        def numbers(r):
+            base = model_numbers(r)
+            over = 700.0 if r.mode == "streams" else fallback_overhead_us
+            return dict(base, measured=dict(base["model"], launch_overhead_us=over, graph_valid=False))
+        return numbers
+    steps = [run("graph", 2.0, True), run("streams")]
+    near = [r for r in check_step("dynamic_graph", steps, measured(840.0)).relations if "near streams" in r.claim]
+    far = [r for r in check_step("dynamic_graph", steps, measured(2040.0)).relations if "near streams" in r.claim]
+    assert near and near[0].holds and far and not far[0].holds
