@@ -160,10 +160,18 @@ def measured_differs(step: str, note: bool = True) -> str | None:
     `note`: with step 2's worked arithmetic (else a pointer to it), for the step's own box."""
     metric, (_, _, x) = asks[step]["metric"], checks[step].evidence[0]
     book, got = x["model"][metric], (x["measured"] or {}).get(metric)
-    if got is None or not book or not got or 1 / DIFFERS < got / book < DIFFERS:
+    if got is None or not book or not got:
+        return None
+    guess = pred.get(step)
+    # a guess judged far off, yet nearer the measurement than the textbook: say why they differ
+    nearer = (guess is not None and abs(guess - book) > asks[step].get("tolerance", 0.1) * abs(book)
+              and abs(guess - got) < abs(guess - book))
+    if 1 / DIFFERS < got / book < DIFFERS and not nearer:
         return None
     label = esc(f"{x['label']} run" + (f" ({x['note']})" if x["note"] else ""))
     text = prose("checkpoint", "measured_differs", label=label, ratio=f"{got / book:.1f}x")
+    if nearer:
+        text = prose("checkpoint", "guess_nearer_measured") + " " + text
     if step != "eager":
         return text
     return text + " " + (render_text(data["note"]) if note else prose("checkpoint", "differs_see_step", step=title_of[step]))

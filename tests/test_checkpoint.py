@@ -240,3 +240,15 @@ def test_a_fallback_counts_as_near_streams_only_from_both_sides():
     near = [r for r in check_step("dynamic_graph", steps, measured(840.0)).relations if "near streams" in r.claim]
     far = [r for r in check_step("dynamic_graph", steps, measured(2040.0)).relations if "near streams" in r.claim]
     assert near and near[0].holds and far and not far[0].holds
+
+
+def test_a_far_off_guess_nearer_the_measurement_is_told_why_they_differ():
+    """Step 3 at 960 µs: far from the textbook's 722 µs, near the H200's 968 µs. The verdict
+    "Far off" comes with why the machine and the model differ, though they differ by under 1.5x."""
+    at = open_page(PAGE)
+    for step, guess, knobs in (("defaults_graph", 250, {}), ("eager", 720, {"w_mode": "eager"}),
+                               ("streams", 960, {"w_mode": "streams"})):
+        _predict(at, step, guess)
+        _record(at, step, **knobs)
+    assert any("Far off" in w.value and "960.0 µs" in w.value for w in at.warning)
+    assert any("nearer the measurement than the textbook's" in i.value for i in at.info)
