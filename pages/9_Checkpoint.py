@@ -12,7 +12,8 @@ the summary counts the predictions that were close. Progress lives in the URL (p
 """
 import json
 
-from pages.ui.common import citation_caption, lesson_data, render_text, setup_page, source_badge
+from pages.ui.common import (citation_caption, lesson_data, phone_anchor, phone_link, render_text, setup_page,
+                             source_badge)
 
 import streamlit as st
 
@@ -102,6 +103,7 @@ unlocked = ORDER if now_open is None else ORDER[:ORDER.index(now_open) + 1]
 # recorded (shown as soon as the prediction was typed, they let a student copy the answer into the box)
 waiting = [s for s in ORDER if asks[s] and not is_done[s]]
 title_of = {s: f"{i}" for i, s in enumerate(ORDER, 1)}
+KNOBS_ANCHOR, OPEN_STEP_ANCHOR = "ck-knobs", "ck-open-step"  # phone-only links between the two
 
 st.html(METRIC_CSS)  # the widget's compact header: the open step's prompt fits on a projector's first screen
 st.title("Checkpoint: try it")
@@ -197,7 +199,11 @@ def steps_panel() -> dict:
                 differs = measured_differs(before, note=False)
                 if differs:
                     st.info(differs)
+            if step == now_open:   # a phone stacks the knobs a screen below the steps: a link down, and back
+                phone_anchor(st, OPEN_STEP_ANCHOR)
             st.markdown(f"{badge} **Do:** {render_text(info['instruction'])}")
+            if step == now_open:
+                phone_link(st, KNOBS_ANCHOR, prose("checkpoint", "phone_to_knobs"))
             st.caption(f"Inputs: {inputs_line(step)}")
             guess = pred.get(step)
             ask_col, rec_col = st.columns([3, 1.3], vertical_alignment="bottom")
@@ -268,7 +274,10 @@ def steps_panel() -> dict:
 
 now_col, knob_col = st.columns([1.6, 1], gap="medium")  # the steps first: a phone stacks them above the knobs
 with knob_col:
+    phone_anchor(st, KNOBS_ANCHOR)
     k = knobs.render(None, graph_input=False)  # a run here always copies (Run has no input choice)
+    if now_open is not None:
+        phone_link(st, OPEN_STEP_ANCHOR, prose("checkpoint", "phone_to_step", step=title_of[now_open]))
 knobs.write_url(k)  # the knobs and the notebook (a record or a prediction ran in its callback)
 cur = Run(k.mode.value, k.n, k.tax_us, k.work_us, k.dynamic, k.policy.value if k.dynamic else "fallback")
 # before the open step's prediction is typed, every setting's numbers wait; then only those of a step not yet recorded

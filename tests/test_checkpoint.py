@@ -252,3 +252,13 @@ def test_a_far_off_guess_nearer_the_measurement_is_told_why_they_differ():
         _record(at, step, **knobs)
     assert any("Far off" in w.value and "960.0 µs" in w.value for w in at.warning)
     assert any("nearer the measurement than the textbook's" in i.value for i in at.info)
+
+
+def test_a_phone_gets_links_between_the_open_step_and_the_knobs():
+    """On a phone the knobs stack a screen below the steps: the open step links down to them, and
+    they link back to it (both hidden on a wide screen by CSS: checked in the browser tests)."""
+    at = open_page(PAGE)
+    html = " ".join(h.proto.body for h in at.get("html"))
+    assert 'id="ck-knobs"' in html and 'href="#ck-knobs"' in html
+    assert 'id="ck-open-step"' in html and 'href="#ck-open-step"' in html and "Back to step 1" in html
+    assert html.count('class="phone-only"') == 2

@@ -5,6 +5,7 @@ rendered with `render_lesson("06_launch_overhead_widget")`.
 """
 from __future__ import annotations
 
+import html
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -177,6 +178,21 @@ _PHONE_PAIR_CSS = (
     + " %s { min-width: 100%% !important; width: 100%% !important; }"
     % ", ".join(f"{p} > [data-testid=\"stColumn\"]" for p in _PAIR)
     + " }</style>")
+
+
+def phone_link(container, anchor: str, text: str) -> None:
+    """A link to `anchor` (an id placed with phone_anchor) shown only where columns stack (a phone)."""
+    container.html(f'<p class="phone-only"><a href="#{anchor}">{html.escape(text)}</a></p>')
+
+
+def phone_anchor(container, anchor: str) -> None:
+    """A target for phone_link (with the CSS that hides such links on a wide screen)."""
+    container.html(f'<span id="{anchor}" style="display:block; scroll-margin-top:4.5rem"></span>'
+                   + _PHONE_ONLY_CSS)
+
+
+_PHONE_ONLY_CSS = ("<style>.phone-only { display: none; } @media (max-width: %dpx) "
+                   "{ .phone-only { display: block; } }</style>" % PHONE_MAX_WIDTH_PX)
 
 
 def lesson_title(name: str) -> str | None:

@@ -92,3 +92,20 @@ def test_on_a_phone_the_lesson_comes_first_and_a_link_jumps_to_the_labs(server, 
     assert 0 <= top < 150, top
     wide = _open(page_at, server, path, "1280x720")
     assert not wide.locator("a[href='#labs-start']").is_visible()
+
+
+def test_on_a_phone_the_checkpoint_links_its_open_step_and_the_knobs(server, page_at):
+    """The checkpoint stacks its knobs a screen below the steps on a phone: the open step links
+    down to them and they link back, each landing at the top of the screen; on a wide screen
+    neither link shows."""
+    page = _open(page_at, server, "/Checkpoint", "400x900")
+    for link, target in (("#ck-knobs", "#ck-knobs"), ("#ck-open-step", "#ck-open-step")):
+        a = page.locator(f"a[href='{link}']")
+        assert a.is_visible()
+        a.click()
+        page.wait_for_timeout(800)
+        top = page.evaluate(f"document.querySelector('{target}').getBoundingClientRect().top")
+        assert 0 <= top < 150, (link, top)
+    wide = _open(page_at, server, "/Checkpoint", "1280x720")
+    assert not wide.locator("a[href='#ck-knobs']").is_visible()
+    assert not wide.locator("a[href='#ck-open-step']").is_visible()
