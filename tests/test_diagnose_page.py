@@ -604,3 +604,19 @@ def test_the_simulated_demo_explains_its_prediction_and_judges_no_band_it_lacks(
     assert "µs per node" in text and "Where the predicted saving" in text   # the explanation, computed
     assert "One simulated step, two lanes" in text and "One real step" not in text
     assert "(not recorded)" not in text and "Not on the simulator:" in text
+
+
+def test_the_host_consumers_table_gives_the_shares_its_caption_says_to_read():
+    """The profiler slows the host (resnet18's three biggest ops add up to about twice its H), so
+    the table gives each one's share of the profiled step and that share of the unprofiled H."""
+    import json
+    doc = json.loads((ROOT / "lessons" / "recordings" / "diagnose_external_h200.json").read_text())
+    first = doc["points"][0]
+    span, h, top = first["profile"]["eager_span_us"], first["host_dispatch_us"], first["top_host"][0]
+    at = open_page(PAGE, timeout_s=180)
+    tables_ = [t.value for t in at.table if "host operation" in t.value.columns]
+    assert tables_
+    row = tables_[0].iloc[0]
+    assert row["share of the step"] == f"{top['total_us'] / span:.0%}"
+    assert row["≈ µs of H"] == f"{top['total_us'] / span * h:,.0f}"
+    assert any("share of the profiled step, applied to H" in c.value for c in at.caption)

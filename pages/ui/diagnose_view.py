@@ -226,10 +226,14 @@ def explanation(p: dict) -> None:
         c1, c2 = None, c1
         st.caption(prose("diagnose", "explain_no_host"))
     if c1 is not None:
-        c1.caption(prose("diagnose", "explain_host"))
+        span = _number((p.get("profile") or {}).get("eager_span_us"))
+        c1.caption(prose("diagnose", "explain_host" if span > 0 else "explain_host_no_span", h=_us(p["host_dispatch_us"])))
         with c1:
             tables.show([{"host operation": r["name"][:60], "calls": r["count"],
-                          "µs as profiled": tables.num(r["total_us"])} for r in ex["top_host"]])
+                          "µs as profiled": tables.num(r["total_us"]),
+                          **({"share of the step": f"{r['total_us'] / span:.0%}",
+                              "≈ µs of H": tables.num(r["total_us"] / span * p["host_dispatch_us"])} if span > 0 else {})}
+                         for r in ex["top_host"]])
     sv = ex["saving"]
     with c2:
         _saving_table(sv, p)
