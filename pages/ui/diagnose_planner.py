@@ -104,7 +104,8 @@ def _measured_case(rec: DiagnoseRecording, model: str, kind: str) -> None:
     case = rec.planner_case(model, "zipf")
     if case is None or kind != case.get("kind", "batch"):
         return
-    st.markdown(f"**Measured** ({rec.meta.source}): {esc(case['distribution'])}, budget "
+    st.markdown(f"**Measured** ({rec.meta.source}, one fixed case: the knobs above do not change it): "
+                f"{esc(case['distribution'])}, budget "
                 f"{case['budget_bytes'] / MB:,.1f} MB, {next(iter(case['measured'].values()))['requests']} requests "
                 "served one at a time")
     keys = list(case["measured"])
