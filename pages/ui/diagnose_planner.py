@@ -104,10 +104,9 @@ def _measured_case(rec: DiagnoseRecording, model: str, kind: str) -> None:
     case = rec.planner_case(model, "zipf")
     if case is None or kind != case.get("kind", "batch"):
         return
-    st.markdown(f"**Measured** ({rec.meta.source}, one fixed case: the knobs above do not change it): "
-                f"{esc(case['distribution'])}, budget "
-                f"{case['budget_bytes'] / MB:,.1f} MB, {next(iter(case['measured'].values()))['requests']} requests "
-                "served one at a time")
+    st.markdown(prose("diagnose", "planner_measured", source=rec.meta.source, distribution=esc(case["distribution"]),
+                      budget=f"{case['budget_bytes'] / MB:,.1f}",
+                      requests=next(iter(case["measured"].values()))["requests"]))
     keys = list(case["measured"])
     ms, preds = [case["measured"][k] for k in keys], [case["predicted"][k] for k in keys]
     tables.compare("bucket set", [SET_NAMES[k] for k in keys], [
