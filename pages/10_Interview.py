@@ -8,6 +8,7 @@ from pages.ui import lab_panels
 from pages.ui.nav import page_for, page_title
 from runtime_core.labs import LABS
 from runtime_core.lesson.page_text import text as prose
+from runtime_core.words import count
 
 ctx = setup_page("Interview prompts", icon=":material/record_voice_over:")
 cards = lesson_data("interview")["cards"]
@@ -23,8 +24,12 @@ def go_to(index: int) -> None:
 
 
 def grade(card_id: str, mark: str) -> None:
+    """Grade the card, then move to the next card not graded yet (wrapping); once every card is
+    graded, to the next card, and the summary above the deck says so."""
     graded[card_id] = mark  # a card graded again replaces its grade: the tally counts cards, not clicks
-    go_to(state["iv_index"] + 1)
+    here = state["iv_index"]
+    later = [(here + k) % len(cards) for k in range(1, len(cards) + 1)]
+    go_to(next((i for i in later if cards[i]["id"] not in graded), here + 1))
 
 
 st.title("Interview prompts")
@@ -34,6 +39,10 @@ tally = {mark: sum(1 for g in graded.values() if g == mark) for mark in ("got it
 c.metric("got it", tally["got it"], width="content")
 c.metric("missed", tally["missed"], width="content")
 c.metric("cards graded", f"{len(graded)} of {len(cards)}", width="content")
+if len(graded) == len(cards):   # the whole deck graded: where it ends, and what to go over again
+    missed = [i + 1 for i, cd in enumerate(cards) if graded.get(cd["id"]) == "missed"]
+    st.success(prose("interview", "deck_done_missed" if missed else "deck_done", n=len(cards), got=tally["got it"],
+                     missed=("card " if len(missed) == 1 else "cards ") + ", ".join(map(str, missed))))
 
 card = cards[state["iv_index"]]
 with st.container(border=True):
@@ -63,5 +72,7 @@ nav = st.container(horizontal=True)
 nav.button("previous", key="iv_prev", on_click=go_to, args=(state["iv_index"] - 1,), icon=":material/arrow_back:")
 nav.button("next", key="iv_next", on_click=go_to, args=(state["iv_index"] + 1,), icon=":material/arrow_forward:",
            icon_position="right")
-nav.button("reset tally", key="iv_reset",
-           on_click=graded.clear)
+if graded:
+    with nav.popover("reset tally", icon=":material/restart_alt:"):
+        st.markdown(prose("interview", "reset_confirm", cards=count(len(graded), "card", "cards")))
+        st.button("Yes, clear my grades", key="iv_reset", type="primary", on_click=graded.clear)

@@ -119,3 +119,20 @@ def test_the_landing_page_explains_every_source_badge_the_pages_use():
     text = " ".join(m.value for m in at.markdown)
     for colour, name in SOURCE_BADGES.values():
         assert f":{colour}-badge[{name}]" in text, name
+
+
+def test_interview_deck_ends_with_a_summary_and_the_tally_resets_only_when_confirmed():
+    """Grading skips to the next card not graded yet; the whole deck graded says so, naming the
+    missed cards; "reset tally" asks first (it sat beside "next", one slip from losing the tally)."""
+    at = open_page("pages/10_Interview.py")
+    cards = json.loads((ROOT / "lessons" / "interview.json").read_text())["cards"]
+    at = at.button(key="iv_next").click().run()          # start at card 2: grade it, then the rest
+    for i in range(len(cards)):
+        at = at.button(key="iv_reveal").click().run()
+        at = at.button(key="iv_missed" if i == 0 else "iv_got").click().run()
+    assert _tally(at) == (str(len(cards) - 1), "1", f"{len(cards)} of {len(cards)}")
+    done = [s.value for s in at.success if s.value.startswith(f"All {len(cards)} cards graded")]
+    assert done and "Worth another look: card 2." in done[0]
+    assert "Yes, clear my grades" in [b.label for b in at.button]   # inside the popover, not a bare button
+    at = at.button(key="iv_reset").click().run()
+    assert _tally(at) == ("0", "0", f"0 of {len(cards)}") and not at.exception
