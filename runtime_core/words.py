@@ -1,4 +1,5 @@
-"""Counted nouns in generated sentences: "1 copy", "2 copies", never "1 copies" or "copy(ies)"."""
+"""Numbers in generated sentences: counted nouns ("1 copy", "2 copies", never "1 copies" or
+"copy(ies)"), alternatives, and a percentage that cannot contradict the verdict beside it."""
 from __future__ import annotations
 
 
@@ -11,3 +12,13 @@ def either(values) -> str:
     """Alternatives as words: [1] -> "1", [0, 1] -> "0 or 1", [0, 1, 2] -> "0, 1 or 2"."""
     items = [str(v) for v in values]
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " or " + items[-1]
+
+
+def percent_off(off: float, tolerance: float) -> str:
+    """How far off, in words that cannot contradict the verdict: whole percents, or one or two
+    decimals where whole ones would read as the tolerance itself or as 0% (10.04% against ±10%)."""
+    for digits in (0, 1, 2):
+        text = f"{off * 100:,.{digits}f}"
+        if float(text.replace(",", "")) > tolerance * 100 and float(text.replace(",", "")) > 0:
+            return text + "%"
+    return "under 0.01%"

@@ -4,7 +4,7 @@ digits that it visibly lands within the tolerance (or past it). Two decimals and
 are the default; more only where rounding would make "misses 3.78x" sit beside "3.46–3.78x"."""
 from __future__ import annotations
 
-from ..lesson.prediction import percent_off
+from ..words import percent_off
 
 
 def band_figures(band: list[float] | tuple[float, float], meas: float, holds: bool) -> tuple[str, str, str]:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..words import percent_off
+
 DEFAULT_TOLERANCE = 0.10
 
 
@@ -49,16 +51,6 @@ def as_typed(guess: float, unit: str) -> str:
     decimals = max(0 if unit == "" else 1, len(typed[1]) if len(typed) > 1 else 0)
     text = f"{guess:,.{decimals}f}"
     return f"{text} {unit}" if unit else text
-
-
-def percent_off(off: float, tolerance: float) -> str:
-    """How far off, in words that cannot contradict the verdict: whole percents, or one or two
-    decimals where whole ones would read as the tolerance itself or as 0% (10.04% against ±10%)."""
-    for digits in (0, 1, 2):
-        text = f"{off * 100:,.{digits}f}"
-        if float(text.replace(",", "")) > tolerance * 100 and float(text.replace(",", "")) > 0:
-            return text + "%"
-    return "under 0.01%"
 
 
 def summary(judged: dict[str, Judgement], asked: int, entered: list[str] = ()) -> str:
