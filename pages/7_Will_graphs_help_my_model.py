@@ -40,7 +40,7 @@ p = with_explanation(with_band(p, machine), machine)
 view.verdict(p, prose("diagnose", "verdict_intro", source="Simulated" if simulated else "Recorded",
                       model=esc(s.model), dtype=s.dtype, batch=s.batch, shape="" if s.seq is None else f", shape {s.seq}",
                       device=esc(rec.meta.device_name)))
-view.explanation(p)
+view.explanation(p, simulated)
 if ctx.live and src.source == "recorded" and st.button("diagnose this setting on this GPU now", key="dg_live"):
     with st.spinner("Profiling, then 15 seconds of host timing before predicting and 15 of steps after (about 40 seconds)…"):
         live = live_diagnosis(s.model, s.batch, s.seq, s.dtype)
@@ -49,7 +49,7 @@ if ctx.live and src.source == "recorded" and st.button("diagnose this setting on
 
 st.divider()
 st.subheader("The evidence")
-st.markdown("##### One simulated step, two lanes" if simulated else "##### One real step, two lanes")
+st.markdown(prose("diagnose", "timeline_heading_simulated" if simulated else "timeline_heading"))
 tl_batches = rec.timeline_batches(s.model)
 c1, c2 = st.columns([2, 3])
 restore("dg_tl_variant", "eager", valid=lambda v: v in ("eager", "our_graph"))

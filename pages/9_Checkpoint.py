@@ -39,6 +39,13 @@ def knobs_of(run: Run) -> Knobs:
     return Knobs(run.mode, run.n, run.work_us, tax_us=run.tax_us, dynamic=run.dynamic, policy=run.policy)
 
 
+def asked_value(step: str, run: Run) -> float | None:
+    """The textbook's value at `run` of what `step` asks the student to predict (None: it asks
+    none): a setting whose textbook gives the same answer would give it away."""
+    ask = asks[step]
+    return None if not ask else float(src.textbook(knobs_of(run))[ask["metric"]])
+
+
 def numbers(run: Run) -> dict:
     """The textbook model and the measured column (live, recorded or simulated) for one run,
     fetched once per session and source: a rerun (a typed prediction) must not measure the
@@ -164,10 +171,10 @@ def measured_differs(step: str, note: bool = True) -> str | None:
     book, got = x["model"][metric], (x["measured"] or {}).get(metric)
     if got is None or not book or not got:
         return None
-    guess = pred.get(step)
-    # a guess judged far off, yet nearer the measurement than the textbook: say why they differ
-    nearer = (guess is not None and abs(guess - book) > asks[step].get("tolerance", 0.1) * abs(book)
-              and abs(guess - got) < abs(guess - book))
+    guess, tol = pred.get(step), asks[step].get("tolerance", 0.1)
+    # a guess judged far off that the measurement would have judged close: say why the two differ
+    nearer = (guess is not None and not judged(step).close
+              and abs(guess - got) <= tol * abs(got) + 1e-12 and abs(guess - got) < abs(guess - book))
     if 1 / DIFFERS < got / book < DIFFERS and not nearer:
         return None
     label = esc(f"{x['label']} run" + (f" ({x['note']})" if x["note"] else ""))
@@ -281,14 +288,14 @@ with knob_col:
 knobs.write_url(k)  # the knobs and the notebook (a record or a prediction ran in its callback)
 cur = Run(k.mode.value, k.n, k.tax_us, k.work_us, k.dynamic, k.policy.value if k.dynamic else "fallback")
 # before the open step's prediction is typed, every setting's numbers wait; then only those of a step not yet recorded
-hold = now_open if (now_open in waiting and now_open not in pred) else next((s for s in waiting if hides(cur, [s])), None)
+hold = now_open if (now_open in waiting and now_open not in pred) else next((s for s in waiting if hides(cur, [s], asked_value)), None)
 with now_col:
     label = ctx.recording_label() if rec else ("this machine's GPU" if ctx.live else "the simulator")
     source_badge("live" if ctx.live else (rec.meta.source if rec else "simulated"), label)
     if hold:
         st.caption(":blue-badge[numbers hidden] " + (
             prose("checkpoint", "numbers_hidden_later", step=title_of[hold], open=title_of[now_open]) if hold != now_open else
-            prose("checkpoint", "numbers_hidden", step=title_of[hold]) if hides(cur, [hold]) else
+            prose("checkpoint", "numbers_hidden", step=title_of[hold]) if hides(cur, [hold], asked_value) else
             prose("checkpoint", "numbers_hidden_first", step=title_of[hold])))
     else:
         now = numbers(cur)
@@ -298,7 +305,7 @@ with now_col:
     judged_now = steps_panel()
 
 mine = progress.runs()
-shown_runs = [r for r in mine if not hides(r, waiting)]
+shown_runs = [r for r in mine if not hides(r, waiting, asked_value)]
 st.caption(f"Your notebook: {len(mine)} result{'s' if len(mine) != 1 else ''} recorded"
            + (f" (the latest {len(mine)} are kept)" if len(mine) >= MAX_RUNS else "") + ".")
 if shown_runs:

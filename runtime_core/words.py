@@ -21,4 +21,5 @@ def percent_off(off: float, tolerance: float) -> str:
         text = f"{off * 100:,.{digits}f}"
         if float(text.replace(",", "")) > tolerance * 100 and float(text.replace(",", "")) > 0:
             return text + "%"
-    return "under 0.01%"
+    # two decimals still read as the tolerance (15.000000001% against ±15%) or as 0%
+    return f"just over {tolerance * 100:g}%" if off > tolerance > 0 else "under 0.01%"

@@ -262,3 +262,29 @@ def test_a_phone_gets_links_between_the_open_step_and_the_knobs():
     assert 'id="ck-knobs"' in html and 'href="#ck-knobs"' in html
     assert 'id="ck-open-step"' in html and 'href="#ck-open-step"' in html and "Back to step 1" in html
     assert html.count('class="phone-only"') == 2
+
+
+def test_a_far_off_guess_is_not_said_to_predict_the_machine_unless_the_machine_agrees():
+    """Step 1 at 400 µs: far from the textbook's 246 µs and from the H200's 267 µs alike; the page
+    must not say the student predicted the machine. At 270 µs (within the step's tolerance of the
+    measurement, but judged Close against the textbook) it says nothing either."""
+    for guess in (400, 270):
+        at = open_page(PAGE)
+        _predict(at, "defaults_graph", guess)
+        _record(at, "defaults_graph")
+        assert not any("nearer the measurement" in i.value for i in at.info), guess
+
+
+def test_a_setting_whose_textbook_gives_a_waiting_answer_waits_too():
+    """Eager at 40 µs of work has step 2's overhead (720 µs), and streams with dynamic shapes ticked
+    is streams (step 3's 722 µs): both wait with their steps. Step 6's 120 driver calls, every eager
+    run's since step 2, hide nothing."""
+    metric = {"eager": "launch_overhead_us", "streams": "wall_us", "dynamic_graph": "driver_calls"}
+
+    def asked(step, r):
+        if step not in metric:
+            return None
+        return float(model_numbers(r)["model"][metric[step]])
+    assert hides(run("eager", 40.0), ["eager"], asked) and not hides(run("eager", 40.0), ["eager"])
+    assert hides(run("streams", 2.0, True), ["streams"], asked)
+    assert not hides(run("eager"), ["dynamic_graph"], asked) and not hides(run("streams"), ["dynamic_graph"], asked)

@@ -171,10 +171,8 @@ LABS_ANCHOR = "labs-start"
 # in a column sat off-centre, so the pair's two columns take the full width there.
 _PAIR = (".st-key-lesson_split > [data-testid=\"stLayoutWrapper\"] > [data-testid=\"stHorizontalBlock\"]",
          ".st-key-lesson_split > [data-testid=\"stHorizontalBlock\"]")
-_PHONE_PAIR_CSS = (
-    "<style>.phone-only { display: none; } #%s { display: block; scroll-margin-top: 4.5rem; }" % LABS_ANCHOR
-    + " @media (max-width: %dpx) {" % PHONE_MAX_WIDTH_PX
-    + " .phone-only { display: block; }"
+_PHONE_PAIR_CSS = (  # the pair's columns full width once stacked (phone_anchor's CSS hides the link above)
+    "<style>@media (max-width: %dpx) {" % PHONE_MAX_WIDTH_PX
     + " %s { min-width: 100%% !important; width: 100%% !important; }"
     % ", ".join(f"{p} > [data-testid=\"stColumn\"]" for p in _PAIR)
     + " }</style>")
@@ -209,8 +207,8 @@ def lesson_columns(spec=(5, 6), lesson: str | None = None):
         st.title(render_text(lesson_title(lesson)))
     with st.container(key="lesson_split"):
         text_col, live_col = st.columns(list(spec), gap="large")
-    text_col.html(f'<p class="phone-only"><a href="#{LABS_ANCHOR}">Jump to the labs and measurements ↓</a></p>')
-    live_col.html(f'<span id="{LABS_ANCHOR}"></span>')
+    phone_link(text_col, LABS_ANCHOR, "Jump to the labs and measurements ↓")
+    phone_anchor(live_col, LABS_ANCHOR)
     st.html(_PHONE_PAIR_CSS)
     return text_col, live_col
 

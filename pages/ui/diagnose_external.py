@@ -162,6 +162,8 @@ def _row(p: dict) -> dict:
         lo, hi, shown = band_figures(band, meas, t["band_holds"])
         predicted += f" ({lo}–{hi}, ±{band_half_width(p):.0%})"
         measured = f"{shown}x"
+    elif band is not None:   # nothing measured to judge it by: the band as it is
+        predicted += f" ({band[0]:.2f}–{band[1]:.2f}, ±{band_half_width(p):.0%})"
     return {"network": _label(p), "predicted (band, half-width)": predicted,
             "measured (error)": measured + ("" if t["error"] is None else
                                             f" ({error_figure(t['error'], TOLERANCE, t['within'])})"),

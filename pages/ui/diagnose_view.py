@@ -90,8 +90,8 @@ def verdict(p: dict, source_caption: str) -> None:
         _cannot_capture(p, source_caption)
         return
     band = p.get("predicted_speedup_band")
-    flat = bool(band) and band[1] <= band[0]   # nothing varied (the simulator): no band to judge
-    if flat:
+    flat = bool(band) and band[1] == band[0]   # nothing varied (the simulator): no band to judge
+    if band and band[1] <= band[0]:            # (lo > hi would be no band at all: not judged, not named)
         p = dict(p, predicted_speedup_band=None)
     # the code's words from the point's own numbers, so an older recording reads as a new one does
     split = (p.get("explanation") or {}).get("saving") or {}
@@ -109,7 +109,7 @@ def verdict(p: dict, source_caption: str) -> None:
     lo, hi, meas = (band_figures(band, p["measured_graph_speedup"], bool(t["band_holds"])) if band
                     else (None, None, f"{p['measured_graph_speedup']:.2f}"))
     c.metric("predicted speedup", f"{p['predicted_graph_speedup']:.2f}x", width="content",
-             delta=f"band {lo}–{hi}x" if band else "no band: its H and node cost do not vary" if flat else None,
+             delta=f"band {lo}–{hi}x" if band else prose("diagnose", "no_band_flat") if flat else None,
              delta_color="off", delta_arrow="off", help=_band_help(p) if band else None)
     err = p["predicted_graph_speedup"] / p["measured_graph_speedup"] - 1
     off = error_figure(err, TOLERANCE, t["within"]).lstrip("+-")
@@ -194,10 +194,17 @@ def _cannot_capture(p: dict, source_caption: str) -> None:
     c.metric("eager step (measured)", _us(p["eager_us"]), width="content")
 
 
-def explanation(p: dict) -> None:
-    """Why the number: the per-node graph cost used, the three biggest host consumers, the saving's split."""
+def explanation(p: dict, simulated: bool = False) -> None:
+    """Why the number: the per-node graph cost used, the three biggest host consumers, the saving's
+    split. `simulated`: the demo, whose device charges its parameters exactly and runs no framework."""
     ex = p.get("explanation")
     if not ex:
+        return
+    if simulated:
+        st.markdown(prose("diagnose", "explain_simulated", node_cost=f"{ex['node_cost_us']:.2f}",
+                          gap=f"{_number(ex.get('stream_gap_us')):.2f}"))
+        st.caption(prose("diagnose", "explain_no_host_simulated"))
+        _saving_table(ex["saving"], p)
         return
     source = prose("diagnose", "explain_source_" + ("node_costs" if ex.get("node_cost_source") == "node_costs"
                                                      else "chain"))  # a recording's string is never a key
@@ -338,7 +345,7 @@ def accuracy_panel(rec: DiagnoseRecording) -> None:
                 setting = f"{m['model']}, {m['dtype']}, batch {m['batch']}" + (
                     f", shape {m['seq']}" if m.get("seq") is not None else "")
                 st.markdown(f"- **{esc(setting)}**: predicted {m['predicted_speedup']:.2f}x, measured "
-                            f"{m['measured_speedup']:.2f}x ({error_figure(m['error_pct'] / 100, TOLERANCE, False).lstrip('+-')} off). {esc(m['reason'], max_chars=400)}")
+                            f"{m['measured_speedup']:.2f}x ({error_figure(m['predicted_speedup'] / m['measured_speedup'] - 1, TOLERANCE, False).lstrip('+-')} off). {esc(m['reason'], max_chars=400)}")
     else:
         st.caption(f"No setting missed by more than ±{TOLERANCE:.0%}.")
 

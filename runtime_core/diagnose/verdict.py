@@ -51,10 +51,13 @@ def regime(launch_bound: bool, host_us: float, gpu_us: float, speedup: float | N
     denies (an overhead-bound step that graphs help only a little, or slow down). `capturable`:
     False where the capture failed, so no graph is offered as the remedy."""
     if not launch_bound:
-        return (f"Regime: GPU-bound. The GPU's kernels and the gaps between them ({gpu_us:,.0f} µs) outlast "
+        lead = (f"Regime: GPU-bound. The GPU's kernels and the gaps between them ({gpu_us:,.0f} µs) outlast "
                 f"the host's dispatch ({host_us:,.0f} µs). Whether it is compute-bound or memory-bandwidth-bound "
-                "depends on each kernel's arithmetic per byte moved, which one profiled step does not show; "
-                "either way, faster kernels help more than fewer launches.")
+                "depends on each kernel's arithmetic per byte moved, which one profiled step does not show")
+        if speedup is not None and speedup >= SPEEDUP_THRESHOLD and capturable:
+            return lead + ("; the gaps between its many short kernels are still a large share of it, and a graph "
+                           "removes those.")
+        return lead + "; either way, faster kernels help more than fewer launches."
     lead = (f"Regime: overhead-bound. The host's dispatch ({host_us:,.0f} µs) outlasts the GPU's kernels and "
             f"the gaps between them ({gpu_us:,.0f} µs), so the launch tax sets the step time")
     if not capturable:
@@ -63,7 +66,8 @@ def regime(launch_bound: bool, host_us: float, gpu_us: float, speedup: float | N
     if speedup is None or speedup >= SPEEDUP_THRESHOLD:
         return lead + "; graphs attack exactly this."
     if speedup >= 1.0:
-        return lead + (f", but only by {host_us - gpu_us:,.0f} µs a step: little is left for a graph to remove.")
+        return lead + (", but only just: the GPU's own work is most of the step, and a graph leaves that "
+                       "work as it is.")
     return lead + (", yet the step as captured costs more than the launches a graph removes.")
 
 
