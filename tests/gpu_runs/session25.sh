@@ -27,6 +27,9 @@
 # Fourteenth session (2026-12-05): only one-GPU kinds lent, every start refused (H200 and H100). Its
 # changes were page-side and CPU-side (no CUDA runner change). With one GPU: STEP=tests TESTS_PART=2,
 # then TESTS_PART=1, then STEP=freshgrid GPUS=1.
+# Fifteenth session (2026-12-05): one H100 lent after seven refused starts. Part 2 ran whole (43 passed,
+# 7 skipped, 569 s); part 1 was cut at 540 s after 47 passed, the last 2 of test_diagnose_gpu.py and
+# test_diagnose_recording.py's 2 not reached. Owed: STEP=tests TESTS_PART=1b, then STEP=freshgrid.
 # STEP=mode (~7 min): process_mode_probe.py: a fresh child's readings, the in-process recorder
 # over GPT-2 decode bf16 b4 first and again after the prompt in fp32 and bf16, the main process's readings,
 # a second fresh child. Its docstring says what each part asks.
@@ -80,6 +83,8 @@ case "${STEP:-mode}" in
     case "${TESTS_PART:-}" in
       1) FILES=$(echo "$FILES" | awk '$0 <= "tests/test_diagnose_recording.py"') ;;
       2) FILES=$(echo "$FILES" | awk '$0 > "tests/test_diagnose_recording.py"') ;;
+      # part 1's last two files alone (on an H100 part 1 ran past 540 s in these, 2026-12-05)
+      1b) FILES="tests/test_diagnose_gpu.py tests/test_diagnose_recording.py" ;;
     esac
     python3 -m pytest -m gpu -q -rfE --durations=12 -p no:cacheprovider $FILES 2>&1 | tee "$OUT/gpu_tests_session25${TESTS_PART:+_$TESTS_PART}.log" | tail -8
     ;;
