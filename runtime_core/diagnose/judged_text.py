@@ -21,8 +21,9 @@ def band_figures(band: list[float] | tuple[float, float], meas: float, holds: bo
 
 def error_figure(err: float, tolerance: float, within: bool | None) -> str:
     """The signed error (predicted / measured − 1) as a percent: whole where that agrees with
-    `within` (None: not judged, whole), else with the decimals percent_off needs (a miss by 15.04% against ±15% reads
-    "+15.04%", never "+15%"); a point judged within never reads above the tolerance."""
+    `within` (None: not judged, whole), else with the decimals percent_off needs (a miss by 15.04%
+    against ±15% reads "+15.04%", never "+15%"); a point judged within never reads above the
+    tolerance, and none reads "-0%"."""
     sign = "+" if err >= 0 else "-"
     if f"{abs(err):.0%}" == "0%" and within is not False:   # never "-0%" or "+0%"
         return "under 1%"
