@@ -13,6 +13,7 @@ from pages.ui.lab_charts import MALLOC_STYLE, OVERLAP_STYLE, lanes_figure, work_
 from pages.ui.timeline_chart import timeline_figure
 from runtime_core.knobs import PYTORCH_EAGER_LABEL
 from runtime_core.labs import REPLAYS_A_RECORDING, discover, run_lab
+from runtime_core.labs import storm as storm_lab
 from runtime_core.labs import sync as sync_lab
 from runtime_core.lesson.page_text import text as prose
 from runtime_core.words import count
@@ -179,6 +180,11 @@ def storm(r: dict) -> None:
                     if any(key in r[p] for p in policies)])
     st.caption(f"{count(r['calls'], 'request')} cycling through {count(r['shapes'], 'input size')}; a cache of "
                f"{count(r['cache_size'], 'graph')}; {count(r['n_kernels'], 'kernel')} per graph.")
+    largest = tables.num(4 * storm_lab.request_numel(r["shapes"] - 1, r["shapes"]) / 1024, unit="KiB")
+    if r.get("backend") == "sim":
+        st.caption(prose("labs", "storm_pool_sim", largest=largest))
+    elif all(r[p].get("pool_growth_mb") == 0 for p in policies):  # why a GPU's row reads zero
+        st.caption(prose("labs", "storm_pool_gpu", largest=largest))
 
 
 def malloc(r: dict) -> None:

@@ -6,6 +6,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from pages.ui import tables as ui_tables
+from pages.ui.safe_text import esc
 from pages.ui.widget_view import headline_metrics as view_metrics
 from runtime_core.engine.measure import DEFAULT_CACHE_SIZE as CACHE_SIZE
 from runtime_core.engine.workload import DYNAMIC_VARIANTS
@@ -80,19 +81,19 @@ def downloads(spans: list, label: str, chrome: dict | None) -> None:
 
 
 POLICY_ROWS = {"misses": "guard misses", "fallbacks": "calls run without the graph", "captures": "captures",
-               "capture_us": "time capturing (ms)", "pool_bytes": "graph memory pool (MiB)",
+               "capture_us": "time capturing (ms)", "pool_bytes": "graph memory pool (KiB)",
                "evictions": "graphs evicted", "distinct_shapes": "distinct shapes seen",
                "wasted_work_pct": "padded (wasted) work (%)"}
 
 
 def _policy_cell(key: str, x) -> str:
-    """One policy counter as a student reads it: counts as integers, time in ms, bytes in MiB."""
+    """One policy counter as a student reads it: counts as integers, time in ms, bytes in KiB."""
     if x is None:
         return "—"
     if key == "capture_us":
         return f"{x / 1000:,.1f}"
-    if key == "pool_bytes":
-        return f"{x / 2**20:,.1f}"
+    if key == "pool_bytes":  # KiB: a chain's inputs are kilobytes, and MiB showed 0.0 on both sides
+        return f"{x / 2**10:,.1f}"
     if key == "wasted_work_pct":
         return f"{x:.1f}"
     return f"{int(round(x)):,}"
@@ -121,6 +122,9 @@ def policy_panel(k, sim: dict, measured: dict | None, note: str = "", label: str
                           "padded elements are wasted work."}[k.policy])
     if len(set(calls)) > 1:
         st.caption(prose("widget", "policy_calls_differ", shapes=DYNAMIC_VARIANTS + 1, cache=CACHE_SIZE))
+    stats = list(rows.values())
+    if len(stats) == 2 and stats[1].get("pool_bytes") == 0 and (stats[0].get("pool_bytes") or 0) > 0:
+        st.caption(prose("widget", "pool_flat", label=esc(list(rows)[1])))
 
 
 MODE_STYLE = {"eager": ("#D55E00", "circle"), "streams": ("#0072B2", "square"),
