@@ -6,7 +6,7 @@ import json
 import pytest
 
 from runtime_core.diagnose import record
-from runtime_core.diagnose.records import SIM_FIXTURE, DiagnoseRecording
+from runtime_core.diagnose.records import SIM_FIXTURE, DiagnoseRecording, recording_set
 from runtime_core.diagnose.runners.sim import SimRunner
 from runtime_core.errors import RecordingError, UsageError
 from runtime_core.recordings import store
@@ -101,13 +101,20 @@ def _gpu_recordings():
 
 @pytest.mark.gpu  # a target only a GPU recording can meet: it runs in `make check-gpu`, not in CI
 @pytest.mark.parametrize("rec", _gpu_recordings() or [None], ids=lambda r: r.meta.file if r else "none-shipped")
-def test_a_shipped_gpu_recording_meets_the_prediction_targets(rec):
-    """±15% at ≥ 90% of the points measuring ≥ 1.2x, crossovers within one grid step, the
-    planner beating powers of two for Zipf, and every measured bucket set inside the memory
-    budget it was planned under. Marked gpu so that `make check-gpu` (which runs
-    `pytest -m gpu` on the GPU machine) fails when the recording misses; CI skips it."""
+def test_a_shipped_gpu_recording_meets_the_prediction_targets(rec, capsys):
+    """Each grid against its own targets. The zoo's: ±15% at ≥ 90% of the points measuring ≥ 1.2x,
+    crossovers within one grid step, the planner beating powers of two for Zipf, and every
+    measured bucket set inside the memory budget it was planned under. The external grid's (it has
+    no crossovers or planner): what `accuracy --recording` judges, recomputed from its points
+    (speedups, verdicts, band, ≥ 12 fresh re-checks). Marked gpu so that `make check-gpu` (which
+    runs `pytest -m gpu` on the GPU machine) fails when a recording misses; CI skips it."""
     if rec is None:
         pytest.skip("no complete GPU diagnose recording ships in lessons/recordings/ yet")
+    if recording_set(rec.doc) == "external":  # on 2026-12-05 this applied the zoo's crossover target to it
+        from runtime_core.diagnose.accuracy_cli import diagnose_accuracy
+        rc = diagnose_accuracy(rec.rec, as_json=False)
+        assert rc == 0, capsys.readouterr().out
+        return
     acc = rec.summary()["accuracy"]
     assert acc["eligible"] >= 10, "too few points with a measured speedup of 1.2x or more"
     assert acc["share"] >= 0.90, acc["misses"]
