@@ -116,7 +116,8 @@ def policy_panel(k, sim: dict, measured: dict | None, note: str = "", label: str
     ui_tables.compare("counter", list(rows), [("calls in the run (guard checks)", [f"{c:,}" for c in calls])]
                       + [(label_, [_policy_cell(key, s.get(key)) for s in rows.values()])
                          for key, label_ in POLICY_ROWS.items()])
-    st.caption({"fallback": "Every call misses the guard and runs without the graph (asynchronously): graph-capture valid is FALSE.",
+    st.caption({"fallback": "The graph is captured at the first call's shape; every call with another shape misses the guard "
+                             "and runs without the graph (asynchronously), so graph-capture valid reads FALSE.",
                 "recapture": f"Each new shape warms up and captures a graph (LRU cache of {CACHE_SIZE}): a capture storm.",
                 "bucket": "Inputs are padded to a power-of-two size that has a graph: replays stay valid, "
                           "padded elements are wasted work."}[k.policy])

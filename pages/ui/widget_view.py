@@ -72,15 +72,18 @@ def headline_metrics(numbers: dict, note: str, book: dict) -> list[Metric]:
     line above the metrics (WidgetView.tax_line) names the point, so no label wraps to four lines."""
     at = " (recorded point)" if note else ""  # which point: the view's tax line, once above the metrics
     ovh, calls = numbers["launch_overhead_us"], numbers["driver_calls"]
+    # On a shape miss with the fallback policy the textbook row runs eager (blocking), where the
+    # measured columns fall back to async: say so in the chip, not only under the side-by-side tab.
+    tb = "textbook (eager)" if book.get("mode") == "graph" and not book.get("graph_valid", True) else "textbook"
     return [
-        Metric(f"launch overhead{at}", fmt_us(max(ovh, 0.0)), f"textbook {fmt_us(book['launch_overhead_us'])}",
+        Metric(f"launch overhead{at}", fmt_us(max(ovh, 0.0)), f"{tb} {fmt_us(book['launch_overhead_us'])}",
                "Wall time minus the GPU's busy time: what launching cost on top of the work."
                + ("" if ovh >= 0 else f" Measured wall time is {-ovh:.1f} µs below the GPU busy time, "
                   "which is timed separately in bulk: the overhead is zero within the noise of the two "
                   "measurements.")),
-        Metric(f"wall time / step{at}", fmt_us(numbers["wall_us"]), f"textbook {fmt_us(book['wall_us'])}",
+        Metric(f"wall time / step{at}", fmt_us(numbers["wall_us"]), f"{tb} {fmt_us(book['wall_us'])}",
                "From the first launch to the last kernel's end, per step."),
-        Metric(f"driver calls{at}", "—" if calls is None else f"{calls:,}", f"textbook {book['driver_calls']:,}",
+        Metric(f"driver calls{at}", "—" if calls is None else f"{calls:,}", f"{tb} {book['driver_calls']:,}",
                prose("widget", "not_counted") if calls is None else "kernel launches plus graph launches in one step"),
         _graph_valid(numbers, book, at),
     ]
