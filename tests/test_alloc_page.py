@@ -124,6 +124,9 @@ def test_the_simulated_comparison_does_not_call_the_simulator_pytorch(page):
     assert not any(r.startswith("PyTorch") for r in rows) and any(r.startswith("the device's own buffers") for r in rows)
     assert not sim[-1]["memory reserved"].str.endswith("added to a warm cache").any()
     assert any("The simulator keeps no cache of its own" in c.value for c in at.caption)
+    # a zero on the virtual clock says why (it read "0" like a timer that failed, 2026-12-05)
+    us = list(sim[-1]["µs per alloc + free"])
+    assert any(u == "0 (no driver call)" for u in us) and "0" not in us, us
 
 
 def test_the_realized_plan_carries_the_cpu_source_badge(page):
