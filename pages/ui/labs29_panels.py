@@ -104,6 +104,9 @@ def trees_lifecycle(r: dict) -> None:
                          records=rr["records_for_new_weights"], graphless=rr["graphless_calls_for_new_weights"],
                          fresh=rr["records_for_fresh_inputs"], static=tables.num(rr.get("records_for_static_inputs")),
                          compiles=tables.num(rr.get("compiles_for_new_weights"))))
+        moved = sum(row["call"].startswith("new weight") for row in rr["rows"])
+        if 1 < moved and rr["records_for_new_weights"] < min(moved, rr["limit"] + 1) and not rr["graphless_calls_for_new_weights"]:
+            st.caption(_p("trees_rerecord_turns"))
         for line in rr.get("logged") or []:
             _code(line)
     sd = r.get("skip_dynamic") or {}
@@ -114,6 +117,8 @@ def trees_lifecycle(r: dict) -> None:
         tables.compare("dynamic=True, five sizes", ["setting off", "setting on"],
                        [("graphs recorded", [b["records"] for b in both]), ("replays", [b["replays"] for b in both]),
                         ("skips counted", [b["skips"] for b in both])])
+        if sd["skip"]["records"] == sd["skip"]["replays"] == sd["skip"]["skips"] == 0:
+            st.caption(_p("trees_skip_uncounted"))
         for line in sd["skip"].get("logged") or []:
             _code(line)
     ma = r.get("max_autotune") or {}
