@@ -62,7 +62,7 @@ def playground_panel() -> None:
                f"{fmt_bytes(s['reserved_bytes.current'])} · driver mallocs {s['num_driver_mallocs']} · "
                f"awaiting events {s['blocks_awaiting_events']}")
     if pg.log:
-        st.caption("Last: " + esc(pg.log[-1]))
+        st.caption("Last: " + esc(pg.log[-1], max_chars=1000))  # our own message: a race report runs long
     if pg.races:  # the lesson of the side-stream buttons: kept in full for the session
         st.warning(prose("caching_allocator", "playground_race",
                          races=f"{len(pg.races)} race" + ("s" if len(pg.races) != 1 else ""))

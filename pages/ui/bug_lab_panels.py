@@ -32,8 +32,10 @@ def output_overwrite(r: dict) -> None:
     c.metric("kept step-1 output, after step 2", tables.num(r["kept_reference_value"]),
              f"read {tables.num(r['step1_value_read_at_step1'])} before", delta_color="off", delta_arrow="off", width="content")
     c.metric("clone taken after step 1", tables.num(r["cloned_value"]), width="content")
-    st.caption(f"The kept object is the graph's static output buffer ({r['kept_is_static_output']}): "
-               f"step 2's replay ({r['n_kernels']} kernels, input {r['second_value']:g}) wrote it.")
+    same = ("is the graph's static output buffer (the same storage)" if r["kept_is_static_output"]
+            else "is not the graph's static output buffer (another storage)")
+    st.caption(f"The kept object {same}: step 2's replay ({r['n_kernels']} kernels, input "
+               f"{r['second_value']:g}) " + ("wrote it." if r["kept_is_static_output"] else "wrote that buffer, not this one."))
 
 
 def frozen_scalar(r: dict) -> None:
