@@ -127,7 +127,7 @@ def hot_path_panel() -> None:
     end = max([r["wall_us"]] + [s[3] for s in r["spans"]])
     samples = [(0.0, 0, 0, "the loop starts")] + r["samples"] + [(end, *r["samples"][-1][1:3], "the loop ends")]
     mem = alloc_charts.memory_over_time(samples, "Reserved bytes go up and down every step" if every
-                                        else "Reserved bytes grow in step 1, then stay put", "host time (µs)")
+                                        else "Reserved bytes grow in step 1, then stay put")
     mem.update_xaxes(range=[0, end])
     charts.show(mem, key="alloc_hot_mem")
     tl = alloc_charts.host_timeline(r["spans"], "Driver calls before kernels (CPU lane)")
