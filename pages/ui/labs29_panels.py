@@ -105,7 +105,7 @@ def trees_lifecycle(r: dict) -> None:
                          fresh=rr["records_for_fresh_inputs"], static=tables.num(rr.get("records_for_static_inputs")),
                          compiles=tables.num(rr.get("compiles_for_new_weights"))))
         moved = sum(row["call"].startswith("new weight") for row in rr["rows"])
-        if 1 < moved and rr["records_for_new_weights"] < min(moved, rr["limit"] + 1) and not rr["graphless_calls_for_new_weights"]:
+        if moved > 1 and rr["records_for_new_weights"] == 1 and not rr["graphless_calls_for_new_weights"]:
             st.caption(_p("trees_rerecord_turns"))
         for line in rr.get("logged") or []:
             _code(line)
