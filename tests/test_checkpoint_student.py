@@ -97,7 +97,7 @@ def test_a_student_predicts_before_seeing_and_a_far_off_guess_is_told_and_counte
     assert steps_done(at) == 6
     text = " ".join(screen_text(at))
     assert "every check holds" not in text
-    assert "4 of 5 predictions within their step's tolerance" in text and "1 far off" in text
+    assert "4 of 5 predictions within their step's tolerance" in text and "1 outside it" in text
 
 
 def test_steps_unlock_in_order_and_each_prompt_sits_beside_its_own_record_button():

@@ -12,6 +12,14 @@ def test_a_wrong_prediction_is_far_off_with_the_numbers():
     assert "120 launches" in j.message and j.message.count(".") >= 1
 
 
+def test_a_miss_just_past_the_band_is_told_apart_from_a_far_one():
+    """4,200 against 4,806 µs (13% below, ±10% asked) read "Far off", as a 67% miss did."""
+    near, far = judge(4200.0, 4806.0, None, tolerance=0.10), judge(240.0, 720.0, None, tolerance=0.10)
+    assert not near.close and near.message.startswith("Just outside: ") and "13% below" in near.message
+    assert not far.close and far.message.startswith("Far off: ")
+    assert judge(119.0, 120.0, None, tolerance=0.0, unit="").message.startswith("Far off: ")  # exact steps: no band
+
+
 def test_a_prediction_within_tolerance_is_close():
     assert judge(700.0, 720.0, None, tolerance=0.10).close
     assert not judge(600.0, 720.0, None, tolerance=0.10).close
@@ -25,7 +33,7 @@ def test_a_count_is_judged_exactly():
 
 def test_the_summary_never_says_all_is_well_while_one_was_far_off():
     line = summary({"a": judge(720, 720, None), "b": judge(100, 720, None)}, asked=5)
-    assert line.startswith("1 of 2 predictions within") and "1 far off" in line and "3 still to make" in line
+    assert line.startswith("1 of 2 predictions within") and "1 outside it" in line and "3 still to make" in line
     assert "every check holds" not in line
 
 

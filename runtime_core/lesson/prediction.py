@@ -38,7 +38,9 @@ def judge(guess: float, textbook: float, measured: float | None, tolerance: floa
         side = "above" if guess > textbook else "below"
         how = f"{percent_off(off, tolerance)} {side}" if textbook else side
         rule = "only an exact match counts" if tolerance == 0 else f"within ±{tolerance:.0%} of it counts"
-        msg = (f"Far off: you predicted {as_typed(guess, unit)}, {how} the textbook model's {fmt(textbook)} "
+        # a miss within twice the band is not the same mistake as one off by a factor
+        verdict = "Just outside" if tolerance and off <= 2 * tolerance else "Far off"
+        msg = (f"{verdict}: you predicted {as_typed(guess, unit)}, {how} the textbook model's {fmt(textbook)} "
                f"(this step: {rule} as close){meas}" + (f"; {hint}" if hint else "") + ".")
     return Judgement(close, msg, tolerance)
 
@@ -69,6 +71,6 @@ def summary(judged: dict[str, Judgement], asked: int, entered: list[str] = ()) -
     far = len(judged) - close
     left = asked - len(judged) - len(entered)
     return (f"{close} of {len(judged)} predictions within their step's tolerance"
-            + (f"; {far} far off (each step says by how much and why)" if far else "")
+            + (f"; {far} outside it (each step says by how much and why)" if far else "")
             + (f"; {waiting}" if waiting else "")
             + (f"; {left} still to make" if left > 0 else "") + ".")
