@@ -98,6 +98,19 @@ def _predicted_table(sets: dict, label: str) -> None:
     gain = 100 * (1 - pl / p2)
     st.caption(prose("diagnose", "planner_gain", label=esc(label), planner=f"{pl:,.1f}", powers=f"{p2:,.1f}",
                     gain=f"{abs(gain):.1f}", direction="less" if gain >= 0 else "more"))
+    _same_sets(sets, "predicted")
+
+
+def _same_sets(sets: dict, what: str) -> None:
+    """Two presets that came out as one bucket set (serving defaults are powers of two up to 8, so
+    at a largest batch of 16 or less they match): say so, and that the columns differ only by noise
+    where the numbers were measured."""
+    keys = list(sets)
+    same = [(a, b) for i, a in enumerate(keys) for b in keys[i + 1:] if sets[a]["buckets"] == sets[b]["buckets"]]
+    for a, b in same:
+        line = f"{SET_NAMES[a]} and {SET_NAMES[b]} are the same buckets at this largest batch"
+        st.caption(line[0].upper() + line[1:] + (": their measured columns differ by run-to-run variation only."
+                                                 if what == "measured" else "."))
 
 
 def _measured_case(rec: DiagnoseRecording, model: str, kind: str) -> None:
@@ -117,6 +130,7 @@ def _measured_case(rec: DiagnoseRecording, model: str, kind: str) -> None:
         ("µs / request, measured", [f"{m['expected_step_us']:,.1f}" for m in ms]),
         ("padded work, measured", [f"{m['wasted_work_pct']:.1f}%" for m in ms]),
         ("capture time", [tables.num(m["capture_s"], unit="s") for m in ms])])
+    _same_sets(case["measured"], "measured")
 
 
 def _short(buckets: list[int], n: int = 14) -> str:
