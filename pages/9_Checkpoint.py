@@ -178,7 +178,9 @@ def measured_differs(step: str, note: bool = True) -> str | None:
     if 1 / DIFFERS < got / book < DIFFERS and not nearer:
         return None
     label = esc(f"{x['label']} run" + (f" ({x['note']})" if x["note"] else ""))
-    text = prose("checkpoint", "measured_differs", label=label, ratio=f"{got / book:.1f}x")
+    where = ("the relations below" if note else  # in the next step's box, step `step`'s checks are above it
+             f"the checks under step {esc(title_of[step])} (above)")
+    text = prose("checkpoint", "measured_differs", label=label, ratio=f"{got / book:.1f}x", where=where)
     if nearer:
         text = prose("checkpoint", "guess_nearer_measured") + " " + text
     if step != "eager":
