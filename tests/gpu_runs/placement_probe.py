@@ -100,7 +100,7 @@ def main(out_dir: Path) -> None:
             run = json.loads(path.read_text()) if done.returncode == 0 else {"condition": condition,
                                                                              "error": f"child exited {done.returncode}"}
             doc["runs"].append(run)
-            (out_dir / "placement_h200.json").write_text(json.dumps(doc, indent=1))
+            (out_dir / "placement.json").write_text(json.dumps(doc, indent=1))  # the card is inside
             print(summary_line(run), flush=True)
     print("\n".join(summary(doc)))
 
@@ -127,6 +127,6 @@ if __name__ == "__main__":
     if sys.argv[1:2] == ["--child"]:
         child(Path(sys.argv[2]), sys.argv[3])
     elif sys.argv[1:2] == ["--summary"]:
-        print("\n".join(summary(json.loads((Path(sys.argv[2]) / "placement_h200.json").read_text()))))
+        print("\n".join(summary(json.loads((Path(sys.argv[2]) / "placement.json").read_text()))))
     elif len(sys.argv) == 2:
         main(Path(sys.argv[1]))

@@ -34,7 +34,9 @@
 # an H100: 3 passed, 1 failed (the external grid's recording target, then judged by the zoo's crossover
 # target; the test now judges each grid by its own). pytest -m gpu is done. Every H200 start was refused
 # (one call asked for nvidia-h200 without needs_h200 and landed on an H100, which the recorder refused
-# to resume an H200 grid on): pass needs_h200=true for STEP=freshgrid. Owed: freshgrid, then placement.
+# to resume an H200 grid on): pass needs_h200=true for STEP=freshgrid. STEP=placement ran on an H100 at the
+# end (139 s; results/placement_2026-12-05_h100/: every condition alike, 832-839 µs). Owed: freshgrid.
+# placement makes 11 files: wrap it, `timeout 290 env STEP=placement bash ...; cd $OUT; tar czf placement.tgz *.json; rm -f *.json`.
 # STEP=mode (~7 min): process_mode_probe.py: a fresh child's readings, the in-process recorder
 # over GPT-2 decode bf16 b4 first and again after the prompt in fp32 and bf16, the main process's readings,
 # a second fresh child. Its docstring says what each part asks.
