@@ -58,14 +58,14 @@ variant = c1.radio("step", ["eager", "our_graph"], key="dg_tl_variant", horizont
 keep("dg_tl_variant")
 near = min(tl_batches, key=lambda b: abs(b - s.batch), default=None)
 shape = rec.default_shape(s.model)
+# the evidence may be at another shape than the verdict's: name it as the model names it ("64 tokens")
+shape_name = rec.about(s.model).get("shape_name") or "shape"
+at_shape = "" if shape is None else f", {shape} {shape_name}"
 spans = rec.timeline(s.model, "fp32", near, shape, variant) if near else []
 if spans:
-    # the evidence may be at another shape than the verdict's: name it as the model names it ("64 tokens")
-    at_shape = "" if shape is None else f", {shape} {rec.about(s.model).get('shape_name') or 'shape'}"
     if near != s.batch or s.dtype != "fp32" or s.seq != shape:
         c2.caption(f"Timelines were recorded at batches {', '.join(map(str, tl_batches))} (fp32{at_shape}): "
-                   f"showing batch {near}" + ("" if s.seq == shape else
-                                                   f", not your {s.seq} {rec.about(s.model).get('shape_name') or 'shape'}") + ".")
+                   f"showing batch {near}" + ("" if s.seq == shape else f", not your {s.seq} {shape_name}") + ".")
     charts.show(timeline_figure(spans, f"{s.model}, batch {near}{at_shape}: {variant.replace('_', ' ')} step",
                                 labels=MODEL_COPY), key="dg_timeline")
     st.caption(prose("diagnose", "timeline_simulated" if simulated else "timeline"))
@@ -80,8 +80,7 @@ st.markdown("##### Where the gain vanishes")
 sweep = rec.sweep(s.model)
 cross = crossovers(sweep) if len(sweep) >= 2 else None
 if cross:
-    named = "" if shape is None else f", {shape} {rec.about(s.model).get('shape_name') or 'shape'}"
-    st.caption(esc(f"{s.model} (fp32{named}): graphs stop paying (< 1.2x) at batch "
+    st.caption(esc(f"{s.model} (fp32{at_shape}): graphs stop paying (< 1.2x) at batch "
                    f"{cross['measured'] or '> ' + str(sweep[-1]['batch'])} measured (solid line), "
                    f"{cross['predicted'] or '> ' + str(sweep[-1]['batch'])} predicted (dashed)"))
     times, speed = sweep_figures(sweep, cross)
