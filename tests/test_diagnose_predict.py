@@ -61,7 +61,7 @@ def test_verdict_calls_launch_bound_when_the_host_is_slower_than_the_gpu():
 
 def test_the_verdict_names_the_regime_from_its_own_numbers():
     from runtime_core.diagnose.verdict import regime
-    assert regime(True, 4254.0, 954.0).startswith("Regime: overhead-bound") and "4,254 µs" in regime(True, 4254.0, 954.0)
+    assert regime(True, 4254.0, 954.0).startswith("Regime: launch-bound (overhead-bound)") and "4,254 µs" in regime(True, 4254.0, 954.0)
     gpu = regime(False, 300.0, 900.0)
     assert gpu.startswith("Regime: GPU-bound") and "compute-bound or memory-bandwidth-bound" in gpu
 

@@ -117,7 +117,8 @@ def verdict(p: dict, source_caption: str) -> None:
              delta=f"the prediction was {off} {'high' if err > 0 else 'low'}" if abs(err) >= 0.005
              else "the prediction was on it", delta_color="off", delta_arrow="off", help=_measured_help(p))
     st.caption(prose("diagnose", "ops_caption", ops=p["gpu_ops"], kernels=p["kernels"],
-                     copies=p["gpu_ops"] - p["kernels"]))
+                     copies=p["gpu_ops"] - p["kernels"],
+                     copies_noun="copy or memset" if p["gpu_ops"] - p["kernels"] == 1 else "copies and memsets"))
     judged = judgement(p)
     if judged:
         (st.warning if judged[0] else st.caption)(judged[1])
@@ -209,7 +210,9 @@ def explanation(p: dict, simulated: bool = False) -> None:
     source = prose("diagnose", "explain_source_" + ("node_costs" if ex.get("node_cost_source") == "node_costs"
                                                      else "chain"))  # a recording's string is never a key
     n_sets, sets_us = _count(ex.get("memset_nodes")), _number(ex.get("memsets_us"))
-    memsets = prose("diagnose", "explain_memsets", n=n_sets, us=_us(sets_us)) if n_sets and sets_us >= 0.05 else ""
+    memsets = (prose("diagnose", "explain_memsets", n=n_sets, us=_us(sets_us),
+                     memset_noun="memset node adds" if n_sets == 1 else "memset nodes add")
+               if n_sets and sets_us >= 0.05 else "")
     st.markdown(prose("diagnose", "explain_intro", node_cost=f"{ex['node_cost_us']:.2f}", source=source,
                       spread=f"{ex['node_cost_spread_us']:.2f}", memsets=memsets))
     gap = _number(ex.get("stream_gap_us"), -1.0)

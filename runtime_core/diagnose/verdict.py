@@ -58,8 +58,8 @@ def regime(launch_bound: bool, host_us: float, gpu_us: float, speedup: float | N
             return lead + ("; the gaps between its many short kernels are still a large share of it, and a graph "
                            "removes those.")
         return lead + "; either way, faster kernels help more than fewer launches."
-    lead = (f"Regime: overhead-bound. The host's dispatch ({host_us:,.0f} µs) outlasts the GPU's kernels and "
-            f"the gaps between them ({gpu_us:,.0f} µs), so the launch tax sets the step time")
+    lead = (f"Regime: launch-bound (overhead-bound). The host's dispatch ({host_us:,.0f} µs) outlasts the "
+            f"GPU's kernels and the gaps between them ({gpu_us:,.0f} µs), so the launch tax sets the step time")
     if not capturable:
         return lead + ("; a graph would remove it, but this step cannot be captured whole, so only a part "
                        "captured on its own, or fewer launches, can.")
