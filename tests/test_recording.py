@@ -59,6 +59,10 @@ def test_every_miss_is_explained_by_a_measured_term():
     from runtime_core.model.accuracy import reason
     assert reason({"term": "t", "measured_us": 22.0, "model_us": 18.7}).endswith("(-15%)")  # signed as the error:
     assert reason({"term": "t", "measured_us": 10.0, "model_us": 12.0}).endswith("(+20%)")  # model over measured
+    for m in acc["misses"]:  # the term named moved the step the way the error points
+        if m["term_measured_us"] and "padding" not in m["term"]:
+            assert (m["term_model_us"] - m["term_measured_us"]) * m["error_pct"] > 0, m
+    assert {m["launcher"] for m in acc["misses"]} <= {"python", "cpp"}  # the page names the C++ launcher
     for p in REC.points:  # every point can be explained, not only the misses
         x = explain(p, REC.meta.calibration)
         assert x["term"] and x["measured_us"] == x["measured_us"]  # not NaN

@@ -138,7 +138,9 @@ def miss_rows(misses: list[dict]) -> list[dict]:
     return [{
         "setting": ", ".join([mode_label(m["mode"]).split(" (")[0], f"N={m['n']}", f"work {m['work_us']:g} µs"]
                              + ([f"extra tax {m['extra_tax_us']:g} µs"] if m["extra_tax_us"] else [])
-                             + (["dynamic shapes"] if m["dynamic"] else [])),
+                             + ([f"dynamic shapes, on a miss: {m['policy']}" if m["mode"] == "graph"
+                                 else "dynamic shapes"] if m["dynamic"] else [])
+                             + (["C++ launcher"] if m.get("launcher", "python") != "python" else [])),
         "measured wall (µs)": f"{m['measured_wall_us']:,.1f}", "model (µs)": f"{m['model_wall_us']:,.1f}",
         "error": f"{m['error_pct']:+.0f}%", "why": m["reason"]} for m in misses]
 

@@ -8,7 +8,9 @@ constants. The reason says which term it was and by how much the two differ.
     eager              one launch + sync round trip:      wall/N            vs max(f, t + w + s)
     streams, launches  host time per launch:              (wall − r)/(N−1)  vs t
     streams, GPU       GPU gap between launched kernels:  (wall − t − s − busy)/(N−1) vs gs
-    graph              the step beyond its kernels:       wall − busy       vs model − N·w − (N−1)·gn
+    graph              the step beyond its kernels:       wall − busy       vs model − N·w
+                       or its kernels:                    busy              vs N·w
+                       (whichever moved the step the way the error points, and more)
     recapture          a capture on every call:           wall − graph      vs streams + N·t + upload
     bucket             the padding's extra work:          wall − model      vs 0 (the model pads nothing)
 """
@@ -48,8 +50,13 @@ def explain(p: Point, c) -> dict:
             return _term("host time per launch", (p.wall_us - trip) / (n - 1), t)
         return _term("GPU gap between launched kernels", (p.wall_us - t - c.sync_us - busy) / (n - 1),
                      c.stream_gap_us)
-    model_fixed = p.model_wall_us - n * w - (n - 1) * c.node_gap_us
-    return _term("graph step beyond its kernels", p.wall_us - busy, model_fixed)
+    # the two parts add up to the step on both sides: the kernels' own time, and the rest
+    fixed = _term("graph step beyond its kernels", p.wall_us - busy, p.model_wall_us - n * w)
+    kernels = _term("the graph's kernels", busy, n * w)
+    # the term that moved the step the way the error points, and the most: a step the model put
+    # too low because its kernels ran long is not explained by a fixed part it put too high
+    err = p.model_wall_us - p.wall_us
+    return max((fixed, kernels), key=lambda x: (x["model_us"] - x["measured_us"]) * (1 if err >= 0 else -1))
 
 
 def _term(name: str, measured: float, model: float) -> dict:
@@ -75,7 +82,7 @@ def accuracy(rec: Recording, tolerance: float = TOLERANCE) -> dict:
             x = explain(p, c)
             misses.append({"mode": p.mode.value, "n": p.n, "work_us": p.work_us,
                            "extra_tax_us": p.extra_tax_us, "dynamic": p.dynamic,
-                           "policy": p.policy.value, "measured_wall_us": p.wall_us,
+                           "policy": p.policy.value, "launcher": p.launcher, "measured_wall_us": p.wall_us,
                            "model_wall_us": p.model_wall_us, "error_pct": round(100 * err, 1),
                            "term": x["term"], "term_measured_us": x["measured_us"],
                            "term_model_us": x["model_us"], "reason": reason(x)})
