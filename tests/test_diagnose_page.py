@@ -383,6 +383,8 @@ def test_a_floor_point_says_its_h_is_the_fastest_round_and_its_band_how_far_the_
     assert "19 rounds" in h_how([{"host_rounds_us": [1.0] * 19}])  # a recording made before the floor
     moved = host_moved(dict(p, host_rounds_us=[5000.0, 9500.0] * 20))
     assert "1.9x" in moved and "its floor" in moved and "graph helps more" in moved
+    gpu_bound = host_moved(dict(p, host_rounds_us=[5000.0, 9500.0] * 20, verdict={"gpu_us": 30000.0}))
+    assert "GPU-bound" in gpu_bound and "graph helps more" not in gpu_bound and "30,000 µs" in gpu_bound
     assert _measured_help({"host_rounds_us": [1.0]}) is None  # medians: nothing more to say
 
 

@@ -58,6 +58,11 @@ def host_moved(p: dict) -> str | None:
     if len(rounds) < 2 or min(rounds) <= 0 or max(rounds) / min(rounds) < HOST_MOVED:
         return None
     eager = (p.get("variants") or {}).get("eager") or {}
+    gpu_us = (p.get("verdict") or {}).get("gpu_us") or 0.0
+    if gpu_us > max(rounds) and eager.get("median_us") and eager.get("us"):  # the host's speed hardly counts
+        return prose("diagnose", "host_moved_gpu_bound", lo=_us(min(rounds)), hi=_us(max(rounds)),
+                     ratio=f"{max(rounds) / min(rounds):.1f}", rounds=len(rounds), gpu=_us(gpu_us),
+                     median=_us(eager["median_us"]), slower=f"{eager['median_us'] / eager['us']:.2f}")
     if _floor(p) and eager.get("median_us") and eager.get("us"):
         return prose("diagnose", "host_moved_floor", lo=_us(min(rounds)), hi=_us(max(rounds)),
                      ratio=f"{max(rounds) / min(rounds):.1f}", rounds=len(rounds), median=_us(eager["median_us"]),
