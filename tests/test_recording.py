@@ -50,6 +50,9 @@ def test_the_app_finds_the_recording_and_a_nearest_point():
     assert rec is not None and rec.meta.device_name == "NVIDIA H200"
     p = nearest_point(rec, Knobs("eager", 150, 2.5))
     assert (p.n, p.work_us) == (120, 2)
+    own = rec.meta.intrinsic_tax_us  # a whole tax of 20 µs: the point at own + 6 (1.3x off), not own + 20 (1.5x)
+    near = nearest_point(rec, Knobs("eager", 120, 2, extra_tax_us=20 - own))
+    assert near.extra_tax_us == 6 and own + 20 > 1.4 * 20 > 1.3 * (own + 6)
 
 
 def test_every_miss_is_explained_by_a_measured_term():

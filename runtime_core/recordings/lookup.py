@@ -14,7 +14,9 @@ def nearest_point(rec: Recording, k: Knobs) -> Point | None:
     """The recorded point closest to `k`: same mode, dynamic and policy, nearest N, work and extra tax.
 
     Distance is on a log scale (N 120 vs 300 is as far as 300 vs 750), so a student at N=150
-    is shown N=120, not N=300. Returns None when no point has that mode and policy.
+    is shown N=120, not N=300; the tax too, as the whole host time per launch (the GPU's own
+    tax plus the added work), so a tax of 20 µs is shown 15.6 µs, not 29.5 µs. Returns None when
+    no point has that mode and policy.
     """
     policy = k.effective_policy
     graph_input = k.graph_input if k.mode == "graph" and not k.dynamic else "copy"
@@ -23,10 +25,12 @@ def nearest_point(rec: Recording, k: Knobs) -> Point | None:
     if not same:
         return None
 
+    own = rec.meta.intrinsic_tax_us or 0.0  # the tax is judged whole, as the student sets it
+
     def dist(p: Point) -> float:
         return (abs(math.log((p.n + 1) / (k.n + 1)))
                 + abs(math.log((p.work_us + 1) / (k.work_us + 1)))
-                + abs(math.log((p.extra_tax_us + 1) / (k.extra_tax_us + 1))))
+                + abs(math.log((own + p.extra_tax_us + 1) / (own + k.extra_tax_us + 1))))
     return min(same, key=dist)
 
 
