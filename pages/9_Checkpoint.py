@@ -197,7 +197,10 @@ def steps_panel() -> dict:
         locked = step not in unlocked
         state = "locked" if locked else ("done" if is_done[step] else "to do")
         badge = {"done": ":green-badge[done]", "to do": ":gray-badge[to do]", "locked": ":gray-badge[locked]"}[state]
-        with st.expander(f"Step {i}: {info['title']} ({state})", expanded=step == now_open):
+        # done means the step's result is in, not that the prediction was right: the title says which
+        missed = state == "done" and ask and res.recorded and step in pred and not judged(step).close
+        with st.expander(f"Step {i}: {info['title']} ({'done, prediction missed' if missed else state})",
+                         expanded=step == now_open):
             if locked:
                 st.caption(prose("checkpoint", "locked", prev=title_of[ORDER[i - 2]]))
                 continue

@@ -78,6 +78,9 @@ def test_a_student_predicts_before_seeing_and_a_far_off_guess_is_told_and_counte
     far = [w.value for w in at.warning if "Far off" in w.value]
     assert far and "100.0 µs" in far[0] and "720.0 µs" in far[0] and "86% below" in far[0], far
     assert steps_done(at) == 2                      # the evidence is recorded: the step completes
+    titles = [e.label for e in at.expander if e.label.startswith("Step ")]
+    assert any(t.startswith("Step 2:") and t.endswith("(done, prediction missed)") for t in titles), titles
+    assert any(t.startswith("Step 1:") and t.endswith("(done)") for t in titles), titles  # its guess was close
 
     for step, knob, value, guess in (("streams", "w_mode", "streams", 722), ("work_40", "w_work", 40.0, 4806)):
         set_knob(at, knob, value)
