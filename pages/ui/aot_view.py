@@ -318,5 +318,6 @@ def decoder_panel(live: bool) -> None:
     if ro:
         st.markdown("**reduce-overhead: CUDA-graph recordings made by cudagraph trees**")
         ui_tables.show(tables.reduce_overhead_rows(ro))
+        st.caption(prose("aot", "ro_rows_timing"))
         for msg in ro.get("cpu_island", {}).get("skip_messages", [])[:2]:
             st.caption(md("skip reason logged: {msg}", msg=msg))
