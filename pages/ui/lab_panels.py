@@ -174,7 +174,7 @@ def storm(r: dict) -> None:
     rows = [("distinct shapes", "distinct_shapes", tables.num), ("captures", "captures", tables.num),
             ("evictions", "evictions", tables.num), ("capture time", "capture_ms", lambda v: tables.num(v, unit="ms")),
             ("padded work", "wasted_work_pct", lambda v: tables.num(v, unit="%")),
-            ("graph pool growth", "pool_growth_mb", lambda v: tables.num(v, unit="MB"))]
+            ("graph pool growth", "pool_growth_mb", lambda v: tables.num(v * 1e6 / 2**20, unit="MiB"))]  # MB stored
     tables.compare("policy on a miss", list(policies),
                    [(label, [fmt(r[p].get(key)) for p in policies]) for label, key, fmt in rows
                     if any(key in r[p] for p in policies)])
