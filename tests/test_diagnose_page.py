@@ -95,6 +95,20 @@ def test_the_planner_knobs_and_a_typed_list(no_gpu_recording):
     assert "'512' is above the largest request size, 64: raise that to allow it" in _text(at) and not at.exception
 
 
+def test_the_planner_budget_follows_the_largest_size_until_moved_and_says_when_it_is_lowered(no_gpu_recording):
+    at = open_page(PAGE)
+    first = at.slider(key="dg_plan_budget").value
+    at.number_input(key="dg_plan_max").set_value(4).run()
+    small = at.slider(key="dg_plan_budget").value
+    at.number_input(key="dg_plan_max").set_value(256).run()
+    assert at.slider(key="dg_plan_budget").value == first != small   # untouched: back to the default
+    top = int(at.slider(key="dg_plan_budget").max)
+    at.slider(key="dg_plan_budget").set_value(top).run()                # moved by hand: kept, and told
+    at.number_input(key="dg_plan_max").set_value(4).run()
+    assert f"Lowered from {top:,} MB" in _text(at) and at.slider(key="dg_plan_budget").value < top
+    assert not at.exception
+
+
 def test_a_gpu_recording_replaces_the_demo_and_shows_every_variant(tmp_path, monkeypatch):
     """A recording of a (here: pretend) GPU in the recordings folder is what the page shows."""
     import json

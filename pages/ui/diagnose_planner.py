@@ -56,8 +56,15 @@ def planner_panel(rec: DiagnoseRecording, model: str) -> None:
     _clamp("dg_plan_max", 1, curve.max_size, min(256, curve.max_size))
     top = int(c4.number_input(f"largest request size (1 to {curve.max_size:,})", 1, curve.max_size, key="dg_plan_max"))
     hi = math.ceil(2 * sum(curve.pool(b) for b in powers_of_two(top)) / MB) + 1
-    _clamp("dg_plan_budget", 0, hi, math.ceil(default_budget_bytes(curve, top) / MB))
+    default = math.ceil(default_budget_bytes(curve, top) / MB)
+    wanted = st.session_state.get("dg_plan_budget", kept().get("dg_plan_budget", default))
+    if wanted == st.session_state.get("dg_plan_budget_default"):  # not moved by hand: it follows the size
+        wanted = default
+    st.session_state["dg_plan_budget"] = min(max(wanted, 0), hi)
+    st.session_state["dg_plan_budget_default"] = default
     budget_mb = c5.slider("graph memory budget (MB)", 0, hi, key="dg_plan_budget")
+    if wanted > hi:
+        c5.caption(f"Lowered from {wanted:,} MB: {hi:,} MB is this slider's top for a largest size of {top:,}.")
     per_capture = c6.number_input("requests served per capture", 1, 10_000_000, step=1000,
                                   key="dg_plan_requests", help="a capture's time is shared by this many requests")
     for key in PLANNER_KEYS:  # for the next visit: Streamlit drops them with the page
@@ -105,10 +112,15 @@ def _same_sets(sets: dict, what: str) -> None:
     """Two presets that came out as one bucket set (serving defaults are powers of two up to 8, so
     at a largest batch of 16 or less they match): say so, and that the columns differ only by noise
     where the numbers were measured."""
-    keys = list(sets)
-    same = [(a, b) for i, a in enumerate(keys) for b in keys[i + 1:] if sets[a]["buckets"] == sets[b]["buckets"]]
-    for a, b in same:
-        line = f"{SET_NAMES[a]} and {SET_NAMES[b]} are the same buckets at this largest batch"
+    groups: dict[tuple, list[str]] = {}  # one sentence per bucket set that several presets share
+    for name, one in sets.items():
+        groups.setdefault(tuple(one["buckets"]), []).append(SET_NAMES[name])
+    for buckets, names in groups.items():
+        if len(names) < 2:
+            continue
+        which = ", ".join(names[:-1]) + " and " + names[-1]
+        why = "none of them captures a graph" if not buckets else "at this largest size and budget"
+        line = f"{which} are the same buckets here ({why})"
         st.caption(line[0].upper() + line[1:] + (": their measured columns differ by run-to-run variation only."
                                                  if what == "measured" else "."))
 
