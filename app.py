@@ -3,6 +3,7 @@ import streamlit as st
 
 from pages.ui.common import SOURCE_LABELS, setup_page
 from pages.ui.safe_text import md
+from runtime_core.knobs import SEED_N, SEED_TAX_US, SEED_WORK_US
 
 ctx = setup_page("Runtime & executor: a live lesson", icon=":material/rocket_launch:")
 
@@ -27,6 +28,9 @@ st.markdown(
     "with a widget that drives a real runtime core: eager, async-stream and CUDA-graph dispatch of "
     "N tiny kernels, a caching allocator, and a dynamic-shape switch that breaks graph capture."
 )
+st.caption("The pages call the lesson they teach **the seed**: a figure quoted from it carries the marker ‹seed›, "
+           f"and its defaults (N={SEED_N} kernels, {SEED_TAX_US:g} µs of tax, {SEED_WORK_US:g} µs of work) "
+           "are the widget's.")
 
 col_a, col_b = st.columns([3, 2], gap="large")
 with col_a:

@@ -170,9 +170,8 @@ def render(tax_floor_us: float | None, floor_of: str = "this GPU", graph_input: 
     c3.number_input("GPU work / kernel (µs)", min_value=WORK_RANGE[0], max_value=WORK_RANGE[1],
                     value=float(s["w_work"]), step=1.0, key="w_work", help="How long each kernel keeps the GPU busy.")
     # the boxes refuse a value outside these only in a hover tooltip, which a phone cannot show
-    st.caption(f"Ranges: N {N_RANGE[0]}–{N_RANGE[1]:,} · tax {TAX_RANGE[0]:g}–{TAX_RANGE[1]:g} µs · work "
-               f"{WORK_RANGE[0]:g}–{WORK_RANGE[1]:g} µs. A box turns red and keeps its last value for a number "
-               "outside its range.")
+    st.caption(prose("widget", "knob_ranges", n=f"{N_RANGE[0]}–{N_RANGE[1]:,}",
+                     tax=f"{TAX_RANGE[0]:g}–{TAX_RANGE[1]:g}", work=f"{WORK_RANGE[0]:g}–{WORK_RANGE[1]:g}"))
     st.radio("dispatch mode", MODES, index=MODES.index(s["w_mode"]), key="w_mode", horizontal=True,
              format_func=mode_label,
              help="eager = blocking (sync after every launch); streams = async, PyTorch's own "
