@@ -76,7 +76,7 @@ def test_measured_packages_show_verdicts_the_packages_own_check_and_the_cpp_runn
     assert not at.exception
     frames = tables_of(at)
     served = next(f for f in frames if "guard's verdict" in f.columns)
-    assert "expected to be <= 64, but got: 200" in served["ranged package's own check"][0]
+    assert "expected to be <= 64, but got: 200" in served["the ranged package's own check, asked of this batch"][0]
     assert any("package" in f.columns and "load s" in f.columns for f in frames)
     timed = next(f for f in frames if "timed" in f.columns)    # every time says what it times
     assert list(timed["timed"]) == ["C++ runner: ranged package, batch 2..64, one call (median of the runner's timed calls)"]

@@ -132,8 +132,8 @@ def test_the_packages_own_check_is_reported_per_request():
     rows, _ = serve(ServingPlan(repeats=1), check=lambda x: None if 2 <= x.shape[0] <= 64 else f"refused {x.shape[0]}")
     assert rows[37]["package_check"] is None and rows[200]["package_check"] == "refused 200"
     table = {r["batch"]: r for r in serving_rows({"rows": list(rows.values())})}
-    assert table[37]["ranged package's own check"] == "accepts"
-    assert table[200]["ranged package's own check"] == "refused 200"
+    assert table[37]["the ranged package's own check, asked of this batch"] == "accepts"
+    assert table[200]["the ranged package's own check, asked of this batch"] == "refused 200"
     assert table[1]["guard's verdict"].startswith("miss (batch 1 outside batch 2..64, batch 128): padded 1 up to")
 
 
@@ -181,7 +181,7 @@ def test_measure_builds_every_package_then_serves_with_the_input_check_on(faked)
     cpp = serving_cpp_rows(res)
     assert cpp[0]["matches eager"] is True and cpp[1]["result"] == "refused by its check: outside batch 2..64"
     errors = serving_cpp_errors(res)
-    assert "too large" in errors[0] and errors[0].startswith("ranged package, batch 2..64 at batch 100: ")
+    assert "too large" in errors[0] and errors[0].startswith("ranged package, batch 2..64 at batch 100, in the runner's own words: ")
     assert "4 of 12 output rows are wrong" in unchecked_line(res)
     assert serving_measure.cached_serving("cpu")["rows"] == res["rows"]
 

@@ -171,7 +171,7 @@ def serving_rows(res: dict) -> list[dict]:
     """One row per served request: the guard's verdict and what the ranged package's own input
     check says (the times are serving_time_rows', a second table: one is too wide for a phone)."""
     return [{"batch": r["batch"], "guard's verdict": r["verdict"],
-             "ranged package's own check": r.get("package_check") or "accepts"} for r in res.get("rows", [])]
+             "the ranged package's own check, asked of this batch": r.get("package_check") or "accepts"} for r in res.get("rows", [])]
 
 
 LOOP_TIMED = "the loop, per request: guard check, pad, package call"
@@ -276,7 +276,8 @@ def serving_cpp_rows(res: dict) -> list[dict]:
 
 def serving_cpp_errors(res: dict) -> list[str]:
     """One line per C++ run that did not run: which package at which batch, and the runner's words."""
-    return [f"{r['package']} at batch {r['batch']}: {r['error']}" for r in res.get("cpp", []) if r.get("error")]
+    return [f"{r['package']} at batch {r['batch']}, in the runner's own words: {r['error']}"
+            for r in res.get("cpp", []) if r.get("error")]
 
 
 def _cpp_result(r: dict) -> str:
