@@ -309,6 +309,8 @@ def alloc_conf(r: dict) -> None:
                + ", ".join(esc(settings[n].get("alloc_conf") or "(unset)") for n in names) + ".")
     oom = next((settings[n]["fragmenting"].get("oom_message") for n in names
                 if (settings[n].get("fragmenting") or {}).get("oom_message")), None)
+    if oom:
+        st.caption(prose("labs29", "alloc_conf_oom"))
     _code(oom)
     _errors(r)
 
