@@ -223,6 +223,8 @@ def _side_by_side(k: Knobs, ctx, shown, src, book: dict, sim: dict) -> SideBySid
         captions.append(prose("widget", "off_grid", label=esc(shown.label), note=shown.note))
     if k.missed_shape and k.policy == "fallback":
         captions.append(prose("widget", "fallback"))
+    if k.missed_shape and k.policy == "bucket":
+        captions.append(prose("widget", "bucket_overhead"))
     return SideBySide(f"Side by side: {mode_label(k.mode)}", list(rows), quantities, captions)
 
 
