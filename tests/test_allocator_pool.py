@@ -149,20 +149,25 @@ def test_expandable_fixes_the_fragmenting_order():
 
 def test_expandable_reduces_reserved_bytes_for_a_growing_batch():
     growing = expandable_comparison()["growing"]
-    assert growing["expandable"]["reserved_peak_bytes"] == 26 * MiB
+    # 11 to 25 MiB in one segment mapped in PyTorch's 20 MiB large-pool pages: two pages, as
+    # PyTorch's own run of this order reserves (alloc_conf lab, H200)
+    assert growing["expandable"]["reserved_peak_bytes"] == 40 * MiB
     assert growing["default"]["reserved_peak_bytes"] == sum(range(12, 27, 2)) * MiB
     assert growing["expandable"]["fragmentation"] < growing["default"]["fragmentation"]
 
 
 def test_expandable_segment_grows_in_place_by_pages():
     pool = new_pool(expandable=True)
-    a = pool.malloc(3 * MiB)
-    b = pool.malloc(3 * MiB)
+    a = pool.malloc(15 * MiB)
+    b = pool.malloc(15 * MiB)
     assert len(pool.segments) == 1 and b.address == a.address + a.size_bytes
-    # 3 MiB maps two 2 MiB pages; the 1 MiB leftover is too small to split off in the large
-    # pool, so `a` keeps it; `b` then needs two more pages.
-    assert a.size_bytes == 4 * MiB and pool.segments[0].size_bytes == 8 * MiB
+    # the large pool maps 20 MiB pages (PyTorch's kLargeBuffer): `a` leaves a 5 MiB free tail,
+    # which `b` extends by one more page rather than taking a segment of its own
+    assert a.size_bytes == 15 * MiB and pool.segments[0].size_bytes == 40 * MiB
     assert pool.backend.driver_mallocs == 2
+    small = pool.malloc(512 * 1024)   # the small pool has its own segment, mapped in 2 MiB pages
+    assert len(pool.segments) == 2 and min(seg.size_bytes for seg in pool.segments) == 2 * MiB
+    pool.free(small)
     pool.free(b)
     pool.free(a)
-    assert pool.empty_cache() == 8 * MiB and pool.segments == []
+    assert pool.empty_cache() == 42 * MiB and pool.segments == []

@@ -1,4 +1,5 @@
-"""Expandable segments: one segment per (pool, stream) that grows in place by 2 MiB pages.
+"""Expandable segments: one segment per (pool, stream) that grows in place by pages (2 MiB in the
+small pool, 20 MiB in the large one, as PyTorch maps them).
 
 PyTorch's `expandable_segments:True` reserves a large virtual address range once and maps
 physical pages into it on demand (cuMemAddressReserve + cuMemCreate + cuMemMap). Because the
@@ -13,16 +14,17 @@ from .segments import FREE, Block, Segment, new_segment
 from .sizes import PAGE_BYTES
 
 
-def _pages(nbytes: int) -> int:
-    """`nbytes` rounded up to whole pages."""
-    return -(-nbytes // PAGE_BYTES) * PAGE_BYTES
+def _pages(nbytes: int, kind: str) -> int:
+    """`nbytes` rounded up to whole pages of pool `kind`."""
+    page = PAGE_BYTES[kind]
+    return -(-nbytes // page) * page
 
 
 def create(backend, kind: str, stream, size_bytes: int) -> Segment:
     """Reserve a virtual range as large as the backend's capacity and map enough pages for `size_bytes`."""
-    virtual = _pages(backend.capacity_bytes)
+    virtual = _pages(backend.capacity_bytes, kind)
     handle, address = backend.reserve_virtual(virtual)
-    mapped = _pages(size_bytes)
+    mapped = _pages(size_bytes, kind)
     backend.map(handle, 0, mapped)
     return new_segment(handle, address, mapped, kind, stream, expandable=True, virtual_bytes=virtual)
 
@@ -35,7 +37,7 @@ def grow(backend, seg: Segment, size_bytes: int, free_lists) -> tuple[Block, int
     """
     tail = seg.last
     tail_free = tail.state == FREE
-    extra = _pages(size_bytes - (tail.size_bytes if tail_free else 0))
+    extra = _pages(size_bytes - (tail.size_bytes if tail_free else 0), seg.kind)
     if seg.size_bytes + extra > seg.virtual_bytes:
         raise BackendOutOfMemory(f"expandable segment's virtual range of {fmt_bytes(seg.virtual_bytes)} is full")
     backend.map(seg.handle, seg.size_bytes, extra)  # may raise BackendOutOfMemory: nothing changed yet
@@ -59,7 +61,7 @@ def trim(backend, seg: Segment, free_lists) -> int:
     tail = seg.last
     if tail.state != FREE:
         return 0
-    first_whole_page = _pages(tail.offset_bytes)
+    first_whole_page = _pages(tail.offset_bytes, seg.kind)
     nbytes = seg.size_bytes - first_whole_page
     if nbytes <= 0:
         return 0

@@ -26,6 +26,10 @@ def _growing(start: int, step: int, n: int) -> list:
     return steps
 
 
+# room beyond an order's capacity, as PyTorch's run of the orders is capped (torch_expandable.py):
+# an expandable segment maps 20 MiB pages, so filling the capacity exactly maps a little past it
+HEADROOM_BYTES = 64 * MiB
+
 ORDERS = {
     "fragmenting": {
         "label": "fill 4 x 2 GiB, free all, then 4 x 1.5 GiB (fragments)",
@@ -51,7 +55,7 @@ def run_order(name: str, expandable: bool = False, request: bool = False) -> dic
     if name not in ORDERS:
         raise ValueError(f"unknown order {name!r}; choose one of {sorted(ORDERS)}")
     order = ORDERS[name]
-    pool = CachingPool(HostArenaBackend(order["capacity_bytes"]), expandable=expandable,
+    pool = CachingPool(HostArenaBackend(order["capacity_bytes"] + HEADROOM_BYTES), expandable=expandable,
                        record_timeline=True)
     live = {}
     for step in order["steps"]:

@@ -17,7 +17,9 @@ SMALL_SEGMENT_BYTES = 2 * MiB  # a small-pool segment
 MID_REQUEST_BYTES = 10 * MiB   # requests below this (and above 1 MiB) share 20 MiB segments
 MID_SEGMENT_BYTES = 20 * MiB   # a large-pool segment for mid-size requests
 LARGE_ROUND_BYTES = 2 * MiB    # a big request gets its own segment, rounded up to this
-PAGE_BYTES = 2 * MiB           # expandable segments grow by this many bytes at a time
+# an expandable segment maps (and unmaps) memory in pages of its pool's segment size: 2 MiB for
+# the small pool, 20 MiB for the large one (get_expandable_segment: kSmallBuffer or kLargeBuffer)
+PAGE_BYTES = {"small": SMALL_SEGMENT_BYTES, "large": MID_SEGMENT_BYTES}
 
 
 def check_size(nbytes, capacity_bytes: int | None = None) -> int:

@@ -13,8 +13,7 @@ import sys
 from pathlib import Path
 
 from ..child_process import run
-from .labs import ORDERS
-from .sizes import MiB
+from .labs import HEADROOM_BYTES, ORDERS
 from .stats import fragmentation
 
 REPO_ROOT = Path(__file__).resolve().parents[2]  # the child runs `-m runtime_core...` from here
@@ -29,7 +28,7 @@ def _free_block_sizes(torch) -> list[int]:
 def _run_order(torch, name: str) -> dict:
     order = ORDERS[name]
     total = torch.cuda.get_device_properties(0).total_memory
-    torch.cuda.set_per_process_memory_fraction(min(1.0, (order["capacity_bytes"] + 64 * MiB) / total))
+    torch.cuda.set_per_process_memory_fraction(min(1.0, (order["capacity_bytes"] + HEADROOM_BYTES) / total))
     torch.cuda.reset_peak_memory_stats()
     live, oom = {}, None
     for step in order["steps"]:
