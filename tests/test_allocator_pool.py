@@ -171,3 +171,18 @@ def test_expandable_segment_grows_in_place_by_pages():
     pool.free(b)
     pool.free(a)
     assert pool.empty_cache() == 42 * MiB and pool.segments == []
+
+
+def test_the_simulated_orders_reserve_what_pytorchs_own_allocator_reserved_on_the_h200():
+    """External truth: PyTorch's caching allocator ran the same orders on the H200 (alloc_h200.json,
+    each setting in its own process); our pool must reserve the same peak and meet the same fate."""
+    import json
+    from pathlib import Path
+    rec = Path(__file__).resolve().parents[1] / "lessons" / "recordings" / "alloc_h200.json"
+    torch_runs = json.loads(rec.read_text())["labs"]["alloc"]["expandable"]["torch"]
+    ours = expandable_comparison()
+    for order in ("fragmenting", "growing"):
+        for mode in ("default", "expandable"):
+            theirs, mine = torch_runs[order][mode], ours[order][mode]
+            assert mine["reserved_peak_bytes"] == theirs["reserved_peak_bytes"], (order, mode)
+            assert bool(mine.get("request_oom")) == bool(theirs.get("request_oom")), (order, mode)
