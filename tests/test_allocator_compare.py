@@ -67,3 +67,8 @@ def test_cuda_cost_table_and_pytorch_expandable_child():
         for setting in ("default", "expandable"):
             assert "error" not in cmp[order][setting], cmp[order][setting]
     assert cmp["growing"]["expandable"]["reserved_peak_bytes"] <= cmp["growing"]["default"]["reserved_peak_bytes"]
+    from runtime_core.allocator.labs import expandable_comparison
+    ours = expandable_comparison()  # our pool's size rules against PyTorch's, on this GPU
+    for order in ("fragmenting", "growing"):
+        for setting in ("default", "expandable"):
+            assert ours[order][setting]["reserved_peak_bytes"] == cmp[order][setting]["reserved_peak_bytes"]
