@@ -93,6 +93,8 @@ case "${STEP:-mode}" in
       2) FILES=$(echo "$FILES" | awk '$0 > "tests/test_diagnose_recording.py"') ;;
       # part 1's last two files alone (on an H100 part 1 ran past 540 s in these, 2026-12-05)
       # (its first 18 passed then: only the two memset tests and the recording file are owed)
+      # the seventeenth session's GPU-side change: our pool's orders against PyTorch's allocator, live
+      s17) FILES="tests/test_allocator_compare.py" ;;
       1b) FILES="tests/test_diagnose_gpu.py::test_a_memset_in_the_step_is_profiled_with_its_size_and_priced
                  tests/test_diagnose_gpu.py::test_a_small_memset_between_kernels_costs_more_than_a_large_one
                  tests/test_diagnose_recording.py" ;;
