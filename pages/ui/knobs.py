@@ -194,7 +194,8 @@ def render(tax_floor_us: float | None, floor_of: str = "this GPU", graph_input: 
     if tax_floor_us is not None and st.session_state["w_tax"] < tax_floor_us:
         st.caption(f"Measured numbers can't go below {floor_of}'s own launch tax (about {tax_floor_us:.1f} µs "
                    "on average; one point can land a little under or over it, as the host's pace drifts), so "
-                   "they keep it; the textbook model and the simulator use your value.")
+                   "they keep it; the textbook model and the simulator use your value (the simulator for each kernel "
+                   "launch: a graph replay's one launch has a cost of its own there).")
     k = Knobs(s["w_mode"], int(s["w_n"]), float(s["w_work"]), tax_us=float(s["w_tax"]),
               dynamic=bool(s["w_dynamic"]), policy=s["w_policy"], graph_input=s["w_input"]).validate("widget")
     remember(k)
