@@ -36,6 +36,9 @@
 # (one call asked for nvidia-h200 without needs_h200 and landed on an H100, which the recorder refused
 # to resume an H200 grid on): pass needs_h200=true for STEP=freshgrid. STEP=placement ran on an H100 at the
 # end (139 s; results/placement_2026-12-05_h100/: every condition alike, 832-839 µs). Owed: freshgrid.
+# Seventeenth session (2026-12-05 to 12-06): no machine lent (H200 and H100 starts refused or skipped under
+# none_now all session). Its one GPU-side change is tested by STEP=tests TESTS_PART=s17 (carry .whl, ~2 min,
+# an H100 will do). Owed, in order: freshgrid (needs_h200=true), then TESTS_PART=s17.
 # placement makes 11 files: wrap it, `timeout 290 env STEP=placement bash ...; cd $OUT; tar czf placement.tgz *.json; rm -f *.json`.
 # STEP=mode (~7 min): process_mode_probe.py: a fresh child's readings, the in-process recorder
 # over GPT-2 decode bf16 b4 first and again after the prompt in fp32 and bf16, the main process's readings,
