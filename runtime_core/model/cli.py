@@ -112,7 +112,8 @@ def run_accuracy(a) -> dict | int:
         print(f"{rec.label()}: {acc['within']}/{acc['total']} points within ±{acc['tolerance']:.0%} "
               f"({acc['share']:.1%}; target ≥ {TARGET_SHARE:.0%})")
         for m in acc["misses"]:
-            print(f"  miss {m['mode']:>7} N={m['n']:<5} work={m['work_us']:<5g} {m['error_pct']:+6.1f}%  {m['reason']}")
+            how = " (C++ launcher)" if m["launcher"] != "python" else ""
+            print(f"  miss {m['mode']:>7} N={m['n']:<5} work={m['work_us']:<5g} {m['error_pct']:+6.1f}%  {m['reason']}{how}")
         if rows:
             print()
             print(table(rows))
