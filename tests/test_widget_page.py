@@ -170,3 +170,10 @@ def test_the_recapture_counters_name_their_source_and_their_calls():
         assert list(policy.columns)[2] == "recorded H200"
         captions = " ".join(c.value for c in at.main.caption)
         assert "different numbers of calls" in captions
+
+
+def test_zero_copy_is_greyed_out_with_dynamic_shapes():
+    at = open_widget({"mode": "graph", "dynamic": "1", "policy": "bucket"})
+    assert at.radio(key="w_input").disabled
+    at = open_widget({"mode": "graph"})
+    assert not at.radio(key="w_input").disabled

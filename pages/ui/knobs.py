@@ -185,10 +185,11 @@ def render(tax_floor_us: float | None, floor_of: str = "this GPU", graph_input: 
                       "of 4); bucket: pad to a power-of-two size that has a graph")
     if graph_input:
         st.radio("graph input", GRAPH_INPUTS, index=GRAPH_INPUTS.index(s["w_input"]), key="w_input",
-                 horizontal=True, disabled=st.session_state["w_mode"] != "graph",
+                 horizontal=True, disabled=st.session_state["w_mode"] != "graph" or st.session_state["w_dynamic"],
                  help="copy: each request arrives in a fresh buffer and is copied into the captured one "
                       "before the replay; zero-copy: the producer writes it straight into the captured "
-                      "buffer (as serving engines do with token ids), so the step has no copy")
+                      "buffer (as serving engines do with token ids), so the step has no copy; off with "
+                      "dynamic shapes")
     else:
         st.caption(prose("checkpoint", "graph_input_copy"))
     if tax_floor_us is not None and st.session_state["w_tax"] < tax_floor_us:

@@ -28,7 +28,7 @@ h1 { font-size: 2rem !important; padding-top: 0 !important; }
 [data-testid="stMetricLabel"] p, [data-testid="stMetricLabel"] div {
   white-space: normal !important; overflow: visible !important; text-overflow: clip !important; }
 [data-testid="stMetricValue"] { font-size: 1.8rem; }
-[data-testid="stMetricDelta"], [data-testid="stMetricDelta"] div {
+[data-testid="stMetricDelta"], [data-testid="stMetricDelta"] div, [data-testid="stMetricDelta"] p {
   white-space: normal !important; overflow: visible !important; text-overflow: clip !important; }
 </style>"""
 

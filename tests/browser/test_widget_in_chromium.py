@@ -55,3 +55,19 @@ def test_page_7s_downloads_are_made_when_pressed(server, page_at):
     with page.expect_download(timeout=30_000) as got:
         page.get_by_role("button", name="Perfetto trace of this step").click()
     assert json.load(open(got.value.path(), encoding="utf-8"))["traceEvents"]
+
+
+def test_the_timeline_picker_still_has_a_choice_after_a_setting_without_a_recorded_timeline(server, page_at):
+    """N=10 has no recorded timeline, so the picker offers two sources; back at N=120 it offers three
+    again, and one of them is selected (a keyed radio whose options changed used to show none)."""
+    page = page_at("1280x720")
+    page.goto(server + "/Launch_overhead_killer", wait_until="domcontentloaded")
+    wait_until_idle(page)
+    box = page.locator('input[type="number"]').first
+    for n in ("10", "120"):
+        box.fill(n)
+        box.press("Enter")
+        wait_until_idle(page)
+    picker = page.locator('[data-testid="stRadio"]').filter(has_text="timeline: measured")
+    assert picker.count() == 1 and picker.locator("input:checked").count() == 1
+    assert picker.locator("input").first.is_checked()  # the default, measured, as on first load
