@@ -134,6 +134,8 @@ def _run(a) -> dict:
     from ..recordings import store
     if a.what == "clear-cache" and a.record:
         raise UsageError("clear-cache writes no recording: drop --record")
+    if a.force and not a.record:
+        raise UsageError("--force replaces an existing --record file: give --record PATH")
     if a.record:  # before the run: a bad path must not cost minutes of compiling
         store.check_target(a.record, a.force)
     if a.what == "clear-cache":

@@ -85,6 +85,8 @@ def run(a) -> dict:
         print(f"diagnose: note: {pin_notice}", file=sys.stderr)
     if a.resume and not a.record:
         raise UsageError("--resume continues a recording: give --record PATH")
+    if a.resume and a.force:
+        raise UsageError("--resume continues the recording at --record and --force replaces it: give one")
     if a.trace_out and (a.sweep or a.record or a.plan):
         raise UsageError("--trace-out traces one step: give --model NAME --batch B without --sweep, --record or --plan")
     if a.passes and not a.record:

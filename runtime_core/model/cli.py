@@ -12,7 +12,9 @@ from ..knobs import LIMITS, SEED_TAX_US, GraphInput, Knobs, Policy, choices
 from . import measure_cli
 from .formulas import predict
 
-DEFAULT_RECORDING = "lessons/recordings/sweep_h200.json"
+SHIPPED_SWEEP = "lessons/recordings/sweep_h200.json"  # as help texts name it
+# the shipped sweep, found from any working directory (the package's own checkout)
+DEFAULT_RECORDING = str(Path(__file__).resolve().parents[2] / SHIPPED_SWEEP)
 
 
 def register(sub) -> None:
@@ -26,7 +28,7 @@ def register(sub) -> None:
                         "calibrated: the constants a recording measured on its GPU")
     p.add_argument("--recording", type=path, default=DEFAULT_RECORDING,
                    help=f"the sweep recording whose meta.calibration --constants calibrated uses "
-                        f"(default {DEFAULT_RECORDING})")
+                        f"(default {SHIPPED_SWEEP})")
     p.add_argument("--policy", choices=choices(Policy), default=Policy.FALLBACK.value,
                    help="graph mode with --dynamic: what a shape miss does")
     p.add_argument("--graph-input", choices=choices(GraphInput), default=GraphInput.COPY.value,
