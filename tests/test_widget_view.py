@@ -163,3 +163,8 @@ def test_a_point_off_only_in_n_keeps_the_knobs_tax_in_its_chips_as_an_exact_poin
     off = by_stem(view(Knobs("eager", 169, 2.0, tax_us=6.0)))
     assert exact["launch overhead"].delta == off["launch overhead"].delta == "textbook 720 µs"
     assert exact["wall time / step"].delta == off["wall time / step"].delta
+
+
+def test_a_metric_and_its_textbook_chip_share_a_unit_when_one_reads_in_ms():
+    assert wv.fmt_us(6000.0) == "6,000 µs" and wv.fmt_us(6000.0, like=14_800.0) == "6.00 ms"
+    assert wv.fmt_us(14_800.0, like=6000.0) == "14.8 ms" and wv.fmt_us(720.0, like=14_800.0) == "720 µs"

@@ -15,8 +15,12 @@ from runtime_core.knobs import Knobs, mode_label
 from runtime_core.lesson.page_text import text as prose
 
 
-def fmt_us(x: float) -> str:
-    """A time that fits a metric: 6.0 µs, 720 µs, 2,297 µs, 12.3 ms, 212 ms."""
+def fmt_us(x: float, like: float | None = None) -> str:
+    """A time that fits a metric: 6.0 µs, 720 µs, 2,297 µs, 12.3 ms, 212 ms. `like`: the time shown
+    beside it; where that one reads in ms, a time of 1,000 µs or more does too (6.00 ms, not 6,000 µs
+    beside 14.8 ms)."""
+    if like is not None and 1000 <= abs(x) < 10_000 <= abs(like):
+        return f"{x / 1000:,.2f} ms"
     if abs(x) < 100:
         return f"{x:,.1f} µs"
     if abs(x) < 10_000:
@@ -76,12 +80,14 @@ def headline_metrics(numbers: dict, note: str, book: dict) -> list[Metric]:
     # measured columns fall back to async: say so in the chip, not only under the side-by-side tab.
     tb = "textbook (eager)" if book.get("mode") == "graph" and not book.get("graph_valid", True) else "textbook"
     return [
-        Metric(f"launch overhead{at}", fmt_us(max(ovh, 0.0)), f"{tb} {fmt_us(book['launch_overhead_us'])}",
+        Metric(f"launch overhead{at}", fmt_us(max(ovh, 0.0), like=book["launch_overhead_us"]),
+               f"{tb} {fmt_us(book['launch_overhead_us'], like=ovh)}",
                "Wall time minus the GPU's busy time: what launching cost on top of the work."
                + ("" if ovh >= 0 else f" Measured wall time is {-ovh:.1f} µs below the GPU busy time, "
                   "which is timed separately in bulk: the overhead is zero within the noise of the two "
                   "measurements.")),
-        Metric(f"wall time / step{at}", fmt_us(numbers["wall_us"]), f"{tb} {fmt_us(book['wall_us'])}",
+        Metric(f"wall time / step{at}", fmt_us(numbers["wall_us"], like=book["wall_us"]),
+               f"{tb} {fmt_us(book['wall_us'], like=numbers['wall_us'])}",
                "From the first launch to the last kernel's end, per step."),
         Metric(f"driver calls{at}", "—" if calls is None else f"{calls:,}", f"{tb} {book['driver_calls']:,}",
                prose("widget", "not_counted") if calls is None else "kernel launches plus graph launches in one step"),
