@@ -12,7 +12,8 @@ import streamlit as st
 from pages.ui import charts, knobs, tables as ui_tables, widget_sources as src
 from pages.ui.safe_text import esc
 from pages.ui.timeline_chart import STATIC_COPY, timeline_figure
-from pages.ui.widget_panels import accuracy_panel, compare_panel, downloads, draw_metrics, policy_panel
+from pages.ui.widget_panels import (accuracy_panel, compare_panel, downloads, draw_metrics, policy_panel,
+                                    timeline_picker)
 from pages.ui.widget_view import result_line, timeline_choices, widget_view
 from runtime_core.errors import UsageError
 from runtime_core.lesson.page_text import text as prose
@@ -59,18 +60,8 @@ with out_col:
     badge = st.container()
     metrics = st.container()
     choices = timeline_choices(shown)
-    # One radio per set of options: a browser keeps a keyed radio whose options changed with nothing
-    # selected, so each set has its own key, and the reader's last pick carries over where it exists.
-    key = "w_timeline_source" if "measured" in choices else "w_timeline_source_unmeasured"
-    st.session_state.pop("w_timeline_source_unmeasured" if key == "w_timeline_source" else "w_timeline_source", None)
-    last = st.session_state.get("w_timeline_pick")
     with st.container():
-        picked = st.radio("timeline from", choices, horizontal=True, key=key,
-                          index=choices.index(last) if last in choices and key not in st.session_state else 0,
-                          format_func=lambda c: f"timeline: {c}" if c == choices[0] else c,
-                          label_visibility="collapsed")
-    if key == "w_timeline_source" or picked != choices[0]:  # a fallback to simulated is not a pick
-        st.session_state["w_timeline_pick"] = picked
+        picked = timeline_picker(choices)
     view = widget_view(k, ctx, shown, src, picked)
     with badge:
         source_badge(*view.badge)

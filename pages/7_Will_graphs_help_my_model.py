@@ -60,18 +60,12 @@ near = min(tl_batches, key=lambda b: abs(b - s.batch), default=None)
 shape = rec.default_shape(s.model)
 # the evidence may be at another shape than the verdict's: name it as the model names it ("64 tokens")
 shape_name = rec.about(s.model).get("shape_name") or "shape"
-
-
-def shape_words(n) -> str:
-    return f"{n}×{n} images" if shape_name == "image side" else f"{n} {shape_name}"
-
-
-at_shape = "" if shape is None else f", {shape_words(shape)}"
+at_shape = "" if shape is None else f", {view.shape_words(shape, shape_name)}"
 spans = rec.timeline(s.model, "fp32", near, shape, variant) if near else []
 if spans:
     if near != s.batch or s.dtype != "fp32" or s.seq != shape:
         c2.caption(f"Timelines were recorded at batches {', '.join(map(str, tl_batches))} (fp32{at_shape}): "
-                   f"showing batch {near}" + ("" if s.seq == shape else f", not your {shape_words(s.seq)}") + ".")
+                   f"showing batch {near}" + ("" if s.seq == shape else f", not your {view.shape_words(s.seq, shape_name)}") + ".")
     charts.show(timeline_figure(spans, f"{s.model}, batch {near}{at_shape}: {variant.replace('_', ' ')} step",
                                 labels=MODEL_COPY), key="dg_timeline")
     st.caption(prose("diagnose", "timeline_simulated" if simulated else "timeline"))

@@ -35,6 +35,11 @@ class Setting:
 
 
 
+def shape_words(n, shape_name: str) -> str:
+    """A model's shape as it names it: "64 tokens", or "32×32 images" for an image side."""
+    return f"{n}×{n} images" if shape_name == "image side" else f"{n} {shape_name}"
+
+
 def _options_knob(kind, label: str, options: list, key: str, default, **kw):
     """A choice widget whose value is reset to `default` when it is no longer one of `options`,
     and restored from kept_state when the student comes back from another page."""

@@ -41,6 +41,22 @@ def draw_metrics(metrics: list) -> None:
         col.metric(m.label, m.value, delta=m.delta, help=m.help, delta_color="off", delta_arrow="off")
 
 
+def timeline_picker(choices: list[str]) -> str:
+    """The timeline's source, picked from `choices` (widget_view.timeline_choices). One radio per
+    set of options: a browser keeps a keyed radio whose options changed with nothing selected, so
+    each set has its own key, and the reader's last pick carries over where it is offered."""
+    key = "w_timeline_source" if "measured" in choices else "w_timeline_source_unmeasured"
+    st.session_state.pop("w_timeline_source_unmeasured" if key == "w_timeline_source" else "w_timeline_source", None)
+    last = st.session_state.get("w_timeline_pick")
+    picked = st.radio("timeline from", choices, horizontal=True, key=key,
+                      index=choices.index(last) if last in choices and key not in st.session_state else 0,
+                      format_func=lambda c: f"timeline: {c}" if c == choices[0] else c,
+                      label_visibility="collapsed")
+    if key == "w_timeline_source" or picked != choices[0]:  # a fallback to simulated is not a pick
+        st.session_state["w_timeline_pick"] = picked
+    return picked
+
+
 def headline_metrics(numbers: dict, note: str, book: dict) -> None:
     """Draw widget_view.headline_metrics: overhead, wall, driver calls and graph valid, with the
     textbook model's value at the same setting beneath each."""
