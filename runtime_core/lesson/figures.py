@@ -237,6 +237,7 @@ FIGURES: dict[str, Figure] = {
     "sweep.eager_us_per_kernel_at_seed": Figure("sweep", _point("eager", 120, 2, "wall_us", per=120), ".0f", "µs"),
     "sweep.eager_kernel_us_at_seed": Figure("sweep", _point("eager", 120, 2, "kernel_time_us"), ".0f", "µs"),
     "sweep.graph_wall_us_at_seed": Figure("sweep", _point("graph", 120, 2, "wall_us"), ".0f", "µs"),
+    "sweep.graph_overhead_us_at_seed": Figure("sweep", _point("graph", 120, 2, "launch_overhead_us"), ".1f", "µs"),
     "sweep.streams_over_graph_at_seed": Figure("sweep", _ratio(("streams", 120, 2), ("graph", 120, 2)), ".1f", "×"),
     "sweep.streams_over_graph_at_40": Figure("sweep", _ratio(("streams", 120, 40), ("graph", 120, 40)), ".2f", "×"),
     "sweep.recapture_ms_per_capture": Figure("sweep", _recapture_ms, ".1f", "ms"),
