@@ -130,6 +130,7 @@ def setup_page(title: str, icon: str = ":material/bolt:", own_url: bool = False)
         live_gpu().start_warm_up()
     _start_aot_prebuild(ctx)
     with st.sidebar:
+        st.html(METRIC_WRAP_CSS)
         from pages.ui.nav import sidebar_nav
         sidebar_nav()
         st.divider()
@@ -176,6 +177,14 @@ _PHONE_PAIR_CSS = (  # the pair's columns full width once stacked (phone_anchor'
     + " %s { min-width: 100%% !important; width: 100%% !important; }"
     % ", ".join(f"{p} > [data-testid=\"stColumn\"]" for p in _PAIR)
     + " }</style>")
+
+
+# every page: a metric's label and its chip (delta) wrap onto more lines instead of ending in "…"
+METRIC_WRAP_CSS = """<style>
+[data-testid="stMetricLabel"] p, [data-testid="stMetricLabel"] div,
+[data-testid="stMetricDelta"], [data-testid="stMetricDelta"] div, [data-testid="stMetricDelta"] p {
+  white-space: normal !important; overflow: visible !important; text-overflow: clip !important; }
+</style>"""
 
 
 def phone_link(container, anchor: str, text: str) -> None:

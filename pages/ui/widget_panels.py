@@ -25,17 +25,13 @@ def count_cell(x) -> str:
 METRIC_CSS = """<style>
 .block-container { padding-top: 3.75rem !important; }
 h1 { font-size: 2rem !important; padding-top: 0 !important; }
-[data-testid="stMetricLabel"] p, [data-testid="stMetricLabel"] div {
-  white-space: normal !important; overflow: visible !important; text-overflow: clip !important; }
 [data-testid="stMetricValue"] { font-size: 1.8rem; }
-[data-testid="stMetricDelta"], [data-testid="stMetricDelta"] div, [data-testid="stMetricDelta"] p {
-  white-space: normal !important; overflow: visible !important; text-overflow: clip !important; }
 </style>"""
 
 
 def draw_metrics(metrics: list) -> None:
-    """The headline metrics (widget_view.Metric), side by side. Labels wrap rather than cut off
-    (METRIC_CSS)."""
+    """The headline metrics (widget_view.Metric), side by side (labels and chips wrap rather than
+    cut off on every page: common.METRIC_WRAP_CSS)."""
     st.html(METRIC_CSS)
     for col, m in zip(st.columns(len(metrics)), metrics):
         col.metric(m.label, m.value, delta=m.delta, help=m.help, delta_color="off", delta_arrow="off")
