@@ -64,7 +64,7 @@ esac
 #   then: cp <files_at>/diagnose_external_freshN_h200.json tests/gpu_runs/results/ ; commit; repeat until complete
 case "${STEP:-mode}" in
   freshgrid)
-    F=tests/gpu_runs/results/diagnose_external_freshN_h200.json
+    F=tests/gpu_runs/results/diagnose_external_freshN_${CARD:-h200}.json  # CARD=h100: a grid of its own on an H100
     RESUME=""; if [ -f "$F" ]; then cp "$F" "$OUT/"; RESUME=--resume; fi
     nvidia-smi --query-gpu=index,driver_version,clocks.sm --format=csv > "$OUT/machine_freshN.txt" 2>&1
     python3 -m runtime_core diagnose --set external --fresh-processes --gpus "${GPUS:-4}" \
