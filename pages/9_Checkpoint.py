@@ -114,7 +114,7 @@ KNOBS_ANCHOR, OPEN_STEP_ANCHOR = "ck-knobs", "ck-open-step"  # phone-only links 
 
 st.html(METRIC_CSS)  # the widget's compact header: the open step's prompt fits on a projector's first screen
 st.title("Checkpoint: try it")
-st.caption(prose("checkpoint", "intro"))
+st.caption(prose("checkpoint", "intro", steps=len(ORDER), asked=sum(1 for s in ORDER if asks[s])))
 for note in notices:
     st.warning(note)  # Markdown with the URL's values escaped (knobs.init_from_url, progress.init)
 done = [s for s in unlocked if is_done[s]]

@@ -46,4 +46,4 @@ def test_page_6_shows_the_graph_pool_in_kib_and_says_why_the_recording_reads_zer
     chip = {x.label: x.delta for x in at.metric}["wall time / step"]
     assert chip.startswith("textbook ") and "(eager)" not in chip  # recapture: the textbook replays a graph
     at.selectbox(key="w_policy").set_value("fallback").run()  # the textbook runs eager there, the GPU async
-    assert {x.label: x.delta for x in at.metric}["wall time / step"].startswith("textbook (eager) ")
+    assert {x.label: x.delta for x in at.metric}["wall time / step"].startswith("textbook (blocking fallback) ")

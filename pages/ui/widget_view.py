@@ -78,7 +78,7 @@ def headline_metrics(numbers: dict, note: str, book: dict) -> list[Metric]:
     ovh, calls = numbers["launch_overhead_us"], numbers["driver_calls"]
     # On a shape miss with the fallback policy the textbook row runs eager (blocking), where the
     # measured columns fall back to async: say so in the chip, not only under the side-by-side tab.
-    tb = "textbook (eager)" if book.get("mode") == "graph" and not book.get("graph_valid", True) else "textbook"
+    tb = "textbook (blocking fallback)" if book.get("mode") == "graph" and not book.get("graph_valid", True) else "textbook"
     return [
         Metric(f"launch overhead{at}", fmt_us(max(ovh, 0.0), like=book["launch_overhead_us"]),
                f"{tb} {fmt_us(book['launch_overhead_us'], like=ovh)}",
