@@ -1,6 +1,7 @@
 """The lesson's claims beside what was measured: computed now from the shipped recordings (and,
 for the copy-overlap claim, from the overlap lab), with a verdict and the reason for it."""
-from pages.ui.common import SOURCE_LABELS, metric_row, recordings_of, render_text, setup_page, source_badge
+from pages.ui.common import (SOURCE_LABELS, citation_caption, metric_row, recordings_of, render_text, setup_page,
+                             source_badge)
 
 import streamlit as st
 
@@ -23,6 +24,12 @@ def _recordings() -> dict:
 
 st.title("The lesson's claims, checked")
 st.caption(prose("claims", "intro"))
+
+
+def _citations(rows: list) -> str:
+    """Every claim's text, for the line that names what each citation marker means."""
+    return " ".join(f"{r['claim']} {r['seed_value']}" for r in rows)
+
 
 recs = _recordings()
 for kind, rec in recs.items():
@@ -50,6 +57,7 @@ if others:
 other_rows = ({r["id"]: r for r in evaluate_claims(other, recs["alloc"], recs["decoder"], overlap_lab=overlap)}
               if other else {})
 
+citation_caption(_citations(rows))  # what ‹seed› means, before the first card that carries it
 counts = {v: sum(r["verdict"] == v for r in rows) for v in VERDICT_STYLE}
 c = metric_row()
 for verdict, n in counts.items():

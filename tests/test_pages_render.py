@@ -89,6 +89,9 @@ def test_claims_page_shows_a_verdict_for_every_claim():
     for c in claims:  # claims carry a [seed] citation, shown as a marker
         assert render(c["claim"]) in text
     assert ":orange-badge[RECORDED]" in text  # the pinned-copy claim too: the shipped labs recording measured it
+    assert "Sources: ‹seed› the seed lesson" in text  # the marker is named on the page that uses it most
+    sections = [int(c["section"].lstrip("§")) for c in claims]
+    assert sections == sorted(sections)  # cards in the lesson's order, for an instructor walking through them
 
 
 def _sidebar_links(at) -> list[str]:
