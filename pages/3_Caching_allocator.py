@@ -219,7 +219,8 @@ def cost_panel() -> None:
                        "(each in a child process), same allocation orders as the lab:")
             _expandable_tables(recorded["expandable"]["torch"])
     backend = "cuda" if ctx.live else "sim"
-    label = "measure on this GPU (a few seconds)" if ctx.live else "run the comparison on the simulated device"
+    label = ("measure the buffer costs on this GPU (a few seconds)" if ctx.live
+             else "run the buffer-cost comparison on the simulated device")
     if st.button(label, key="alloc_measure"):
         from runtime_core.recordings.shipped import get_device
         def measure():

@@ -95,7 +95,9 @@ def plan_layout(layout: list[dict], arena_bytes: int) -> go.Figure:
         fig.add_trace(go.Bar(
             x=[b["first_use"] + span / 2 - 0.5], width=[span * 0.95], base=[b["offset_bytes"] / scale],
             y=[b["nbytes"] / scale], name=b["name"], text=[b["name"]], textposition="inside",
-            marker=dict(color=P.CYCLE[i % len(P.CYCLE)], line=dict(color="white", width=1)),
+            marker=dict(color=P.CYCLE[i % len(P.CYCLE)], line=dict(color="white", width=1),
+                        # past the palette's eight colours a hatch tells a repeated colour apart
+                        pattern=dict(shape=P.PATTERNS[(i // len(P.CYCLE)) % len(P.PATTERNS)], fgcolor="white")),
             hovertemplate=(f"{b['name']}: {b['nbytes']:,} B at offset {b['offset_bytes']:,} B, "
                            f"nodes {b['first_use']}-{b['last_use']}<extra></extra>")))
     fig.add_hline(y=arena_bytes / scale, line_dash="dash", annotation_text="arena size",
