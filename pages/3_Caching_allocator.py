@@ -247,5 +247,6 @@ with live_col:
     for panel in (playground_panel, stream_reuse_panel, fragmentation_panel, hot_path_panel, plan_panel, cost_panel):
         panel()
         st.divider()
-    torch_allocator_panel(ctx.live)
-    labs29_panels.page_panels("pages/3_Caching_allocator.py", ctx.live, "s3")
+# PyTorch's own allocator, below both columns and full width: the labs column runs far past the text
+torch_allocator_panel(ctx.live)
+labs29_panels.page_panels("pages/3_Caching_allocator.py", ctx.live, "s3")

@@ -11,10 +11,9 @@ from runtime_core.labs import failure_modes
 ctx = setup_page("Failure modes")
 text_col, live_col = lesson_columns(lesson="07_failure_modes_and_checklist")
 
+CHECKLIST = "## Checklist"  # from here on the lesson is read full width, below the labs' column
 with text_col:
-    render_lesson("07_failure_modes_and_checklist", title=False)
-    st.divider()
-    render_lesson("08_takeaway_and_next")
+    render_lesson("07_failure_modes_and_checklist", title=False, until=CHECKLIST)
 
 # the lesson numbers its failure modes ("### 1. ..."); the labs past them have no section there
 IN_LESSON = sum(1 for line in lesson_text("07_failure_modes_and_checklist").splitlines()
@@ -40,3 +39,8 @@ with live_col:
             r = lab_panels.run_button(fm["lab"], ctx.live, "s7")
             if r:
                 lab_panels.show(r)
+
+st.divider()
+render_lesson("07_failure_modes_and_checklist", title=False, since=CHECKLIST)
+st.divider()
+render_lesson("08_takeaway_and_next")

@@ -244,12 +244,19 @@ def render_text(text: str) -> str:
     return figures.render(text)
 
 
-def render_lesson(name: str, title: bool = True) -> None:
+def render_lesson(name: str, title: bool = True, until: str | None = None, since: str | None = None) -> None:
     """A lesson's Markdown with its figures filled in, and a line naming the source of each
-    citation marker it uses. `title=False` leaves out its first "# " heading (lesson_columns drew it)."""
+    citation marker it uses. `title=False` leaves out its first "# " heading (lesson_columns drew it).
+    `until` / `since` (a heading line, e.g. "## Checklist"): only the text before / from it, so a
+    page can show a lesson's last sections full width below its two columns."""
     text = lesson_text(name)
     if not title and lesson_title(name):
         text = text.split("\n", 1)[1] if "\n" in text else ""
+    cut = text.find("\n" + (until or since or "\0") + "\n")
+    if until is not None:
+        text = text if cut < 0 else text[:cut]
+    elif since is not None:
+        text = "" if cut < 0 else text[cut + 1:]
     st.markdown(render_text(text))
     citation_caption(text)
 
