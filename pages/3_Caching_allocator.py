@@ -18,7 +18,7 @@ state = st.session_state
 
 def playground_panel() -> None:
     st.subheader("A pool you can poke")
-    source_badge("simulated", "our CachingPool on a simulated device (64 MiB), SimDevice streams")
+    source_badge("simulated", "our caching pool on a simulated 64 MiB device, with simulated streams")
     pg = state.setdefault("alloc_playground", Playground())
     size_kib = st.select_slider("request size (KiB)", [1, 4, 64, 256, 1024, 3072, 12288], value=256,
                                 key="alloc_pg_size")
