@@ -22,14 +22,13 @@ def _recordings() -> dict:
     return {"sweep": ctx.recording, **{kind: recordings_of(kind)[0] for kind in ("alloc", "decoder")}}
 
 
-st.title("The lesson's claims, checked")
-st.caption(prose("claims", "intro"))
-
-
 def _citations(rows: list) -> str:
     """Every claim's text, for the line that names what each citation marker means."""
     return " ".join(f"{r['claim']} {r['seed_value']}" for r in rows)
 
+
+st.title("The lesson's claims, checked")
+st.caption(prose("claims", "intro"))
 
 recs = _recordings()
 for kind, rec in recs.items():

@@ -36,6 +36,16 @@ def test_failure_mode_buttons_show_each_labs_signal():
     assert ":blue-badge[SIMULATED]" in _text(at)
 
 
+def test_failure_modes_page_shows_every_part_of_its_lesson_once():
+    """The checklist and the takeaway read full width below the columns: each shows exactly once."""
+    at = open_page("pages/8_Failure_modes.py")
+    text = _text(at)
+    for heading in ("### 1. Hoping the compiler", "### 12. Capturing code", "## Checklist", "## Takeaway",
+                    "## Where this points next"):
+        assert text.count(heading) == 1, heading
+    assert text.index("### 12. Capturing code") < text.index("## Checklist") < text.index("## Takeaway")
+
+
 def test_streams_page_labels_pytorch_eager_as_async_and_runs_its_labs():
     at = open_page("pages/2_Streams_and_async.py")
     assert "PyTorch's own eager mode is asynchronous" in _text(at)
