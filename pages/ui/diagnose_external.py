@@ -107,21 +107,11 @@ def external_panel() -> None:
         st.caption(prose("diagnose", "external_graph_step", tolerance=f"{g['tolerance']:.0%}", within=g["within"],
                          points=g["points"], median=f"{g['median_error']:+.1%}"))
     again = repeatability(rec.doc["points"], rechecks) if rechecks and not fresh else None
-    if again and again["pairs"]:
-        st.caption(prose("diagnose", "external_repeat", pairs=again["pairs"], tolerance=f"{TOLERANCE:.0%}",
-                         speedup=again["speedup_within"], eager=again["eager_within"], graph=again["graph_within"]))
-        if again.get("graph_moved"):
-            st.caption(prose("diagnose", "external_graph_moved_fresh", moved=_moved(again["graph_moved"])))
     regrid = (rec.doc.get("repeat") or {}).get("points")
     twice = repeatability(rec.doc["points"], regrid) if regrid else None
-    if twice and twice["pairs"]:
-        st.caption(prose("diagnose", "external_regrid", n=len(regrid), pairs=twice["pairs"],
-                         gap=_gap(rec.doc["meta"].get("recorded_at"), rec.doc["repeat"].get("recorded_at")),
-                         how=_how(rec.doc["repeat"]),
-                         threshold=f"{SPEEDUP_THRESHOLD:.1f}x", tolerance=f"{TOLERANCE:.0%}",
-                         speedup=twice["speedup_within"], eager=twice["eager_within"], graph=twice["graph_within"]))
-        if twice.get("graph_moved"):
-            st.caption(prose("diagnose", "external_graph_moved_regrid", moved=_moved(twice["graph_moved"])))
+    if (again and again["pairs"]) or (twice and twice["pairs"]):
+        with st.expander(prose("diagnose", "external_against_itself_title", markdown=False)):
+            _against_itself(rec, again, twice, regrid)
     st.caption(prose("diagnose", "external_targets", tolerance=f"{TOLERANCE:.0%}", share=f"{TARGET_SHARE:.0%}",
                      threshold=f"{SPEEDUP_THRESHOLD:.1f}x", verdict=f"{VERDICT_SHARE:.0%}", band=f"{BAND_SHARE:.0%}",
                      width=f"{BAND_HALF_WIDTH:.0%}"))
@@ -148,6 +138,24 @@ def external_panel() -> None:
         st.caption(prose("diagnose", "cannot_capture_example"))
         verdict(example, f"Recorded: {esc(example['model'])}, {esc(example['dtype'])}, batch {example['batch']} "
                          f"on {esc(rec.meta.device_name)}.")
+
+
+def _against_itself(rec, again: dict | None, twice: dict | None, regrid: list | None) -> None:
+    """How well the measurement agrees with itself: the grid's points against their fresh-process
+    re-checks, and against a second run of the whole grid. No prediction is judged right more often."""
+    if again and again["pairs"]:
+        st.caption(prose("diagnose", "external_repeat", pairs=again["pairs"], tolerance=f"{TOLERANCE:.0%}",
+                         speedup=again["speedup_within"], eager=again["eager_within"], graph=again["graph_within"]))
+        if again.get("graph_moved"):
+            st.caption(prose("diagnose", "external_graph_moved_fresh", moved=_moved(again["graph_moved"])))
+    if twice and twice["pairs"]:
+        st.caption(prose("diagnose", "external_regrid", n=len(regrid), pairs=twice["pairs"],
+                         gap=_gap(rec.doc["meta"].get("recorded_at"), rec.doc["repeat"].get("recorded_at")),
+                         how=_how(rec.doc["repeat"]),
+                         threshold=f"{SPEEDUP_THRESHOLD:.1f}x", tolerance=f"{TOLERANCE:.0%}",
+                         speedup=twice["speedup_within"], eager=twice["eager_within"], graph=twice["graph_within"]))
+        if twice.get("graph_moved"):
+            st.caption(prose("diagnose", "external_graph_moved_regrid", moved=_moved(twice["graph_moved"])))
 
 
 def _row(p: dict) -> dict:
