@@ -39,7 +39,8 @@
 # Seventeenth session (2026-12-05 to 12-06): no machine lent (H200 and H100 starts refused or skipped under
 # none_now all session). Its one GPU-side change is tested by STEP=tests TESTS_PART=s17 (carry .whl, ~2 min,
 # an H100 will do). Owed, in order: freshgrid (needs_h200=true), then TESTS_PART=s17.
-# Eighteenth session (2026-12-06): TESTS_PART=s17 ran on an H100, 2 passed. Owed: freshgrid (needs_h200=true).
+# Eighteenth session (2026-12-06): TESTS_PART=s17 ran on an H100, 2 passed. An H200 came at the end: four fresh
+# points (53 s each on a warm machine; the budget check needs BUDGET_S above ~130 for one). Owed: freshgrid, 7 of 48.
 # placement makes 11 files: wrap it, `timeout 290 env STEP=placement bash ...; cd $OUT; tar czf placement.tgz *.json; rm -f *.json`.
 # STEP=mode (~7 min): process_mode_probe.py: a fresh child's readings, the in-process recorder
 # over GPT-2 decode bf16 b4 first and again after the prompt in fp32 and bf16, the main process's readings,
