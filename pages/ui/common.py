@@ -252,11 +252,13 @@ def render_lesson(name: str, title: bool = True, until: str | None = None, since
     text = lesson_text(name)
     if not title and lesson_title(name):
         text = text.split("\n", 1)[1] if "\n" in text else ""
-    cut = text.find("\n" + (until or since or "\0") + "\n")
-    if until is not None:
-        text = text if cut < 0 else text[:cut]
-    elif since is not None:
-        text = "" if cut < 0 else text[cut + 1:]
+    heading = until or since
+    if heading:
+        cut = text.find(f"\n{heading}\n")
+        if until:
+            text = text if cut < 0 else text[:cut]
+        else:
+            text = "" if cut < 0 else text[cut + 1:]
     st.markdown(render_text(text))
     citation_caption(text)
 
