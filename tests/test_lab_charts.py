@@ -34,3 +34,22 @@ def test_a_labs_copy_is_a_memory_copy_and_only_the_widgets_graph_copy_is_a_stati
     assert "copy into static buffer" in {t.name for t in timeline_figure(spans, "x", labels=STATIC_COPY).data}
     page = (ROOT / "pages" / "6_Launch_overhead_killer.py").read_text()
     assert "labels=STATIC_COPY" in page
+
+
+def test_a_timeline_too_long_to_draw_whole_spans_the_step_and_says_it_was_thinned():
+    """Page 6 at N=2000 in eager mode: the chart drew the first 2,400 bars, about a third of the
+    step, under a title that named the whole step. A long timeline is thinned over the whole step,
+    and its title says so."""
+    from pages.ui.timeline_chart import MAX_BARS, timeline_figure
+    from runtime_core.knobs import Knobs
+    from runtime_core.model.formulas import predict
+    rows = predict(Knobs("eager", 2000, 2.0, tax_us=6.0)).timeline_rows() * 3
+    rows = [dict(r, start_us=r["start_us"] + i // 1200 * 1e5, end_us=r["end_us"] + i // 1200 * 1e5)
+            for i, r in enumerate(rows)]
+    assert len(rows) > MAX_BARS
+    fig = timeline_figure(rows, "One step")
+    drawn = sum(len(t.base) for t in fig.data)
+    assert drawn <= MAX_BARS
+    assert max(b + x for t in fig.data for b, x in zip(t.base, t.x)) == max(r["end_us"] for r in rows)
+    assert f"{drawn:,} of its {len(rows):,} bars drawn" in fig.layout.title.text
+    assert timeline_figure(rows[:10], "One step").layout.title.text == "One step"

@@ -168,3 +168,12 @@ def test_a_point_off_only_in_n_keeps_the_knobs_tax_in_its_chips_as_an_exact_poin
 def test_a_metric_and_its_textbook_chip_share_a_unit_when_one_reads_in_ms():
     assert wv.fmt_us(6000.0) == "6,000 µs" and wv.fmt_us(6000.0, like=14_800.0) == "6.00 ms"
     assert wv.fmt_us(14_800.0, like=6000.0) == "14.8 ms" and wv.fmt_us(720.0, like=14_800.0) == "720 µs"
+
+
+def test_a_timeline_of_only_the_first_kernels_says_so_in_its_title():
+    """The textbook model draws a long step's first 400 kernels: the title used to name the whole
+    step of 2,000 with no word that most of it was left out."""
+    t = view(Knobs("eager", 2000, 2.0, tax_us=6.0), pick="textbook model").timeline
+    kernels = sum(1 for s in t.spans if (s["kind"] if isinstance(s, dict) else s.kind) == "kernel")
+    assert kernels < 2000 and f"its first {kernels:,} of 2,000 kernels drawn" in t.title
+    assert "kernels drawn" not in view(Knobs("eager", 120, 2.0, tax_us=6.0), pick="textbook model").timeline.title

@@ -9,6 +9,7 @@ import plotly.graph_objects as go
 
 from pages.ui import palette as P
 from pages.ui.safe_text import plot_text
+from runtime_core.engine.timeline_limit import decimate
 
 # kind -> (legend label, colour, hatch); drawn in this order, later kinds on top. Kinds that share a
 # lane differ by hatch as well as by colour; the legend names each.
@@ -43,9 +44,13 @@ def timeline_figure(spans, title: str, max_us: float | None = None, height: int 
                     labels: dict | None = None) -> go.Figure:
     """A figure of `spans` (Span objects or dicts with lane, kind, name, start_us, end_us).
     `labels`: legend labels by kind in place of KIND_STYLE's (e.g. MODEL_COPY)."""
-    spans = sorted(spans, key=lambda s: _field(s, "start_us"))[:MAX_BARS]
+    ordered = sorted(spans, key=lambda s: _field(s, "start_us"))
     if max_us is not None:
-        spans = [s for s in spans if _field(s, "start_us") <= max_us]
+        ordered = [s for s in ordered if _field(s, "start_us") <= max_us]
+    spans, cut = decimate(ordered, MAX_BARS)
+    if cut:  # say so: a thinned step must not read as every kernel drawn
+        title += (f"<br>({cut['kept']:,} of its {cut['of']:,} bars drawn, thinned evenly over the step; "
+                  f"rare events kept whole)")
     fig = go.Figure()
     for kind, (label, colour, hatch) in KIND_STYLE.items():
         label = (labels or {}).get(kind, label)
@@ -69,7 +74,7 @@ def timeline_figure(spans, title: str, max_us: float | None = None, height: int 
             customdata=custom,
             hovertemplate="%{customdata[0]}<br>start %{base:.1f} µs<br>%{customdata[1]:.2f} µs<extra></extra>"))
     fig.update_layout(title=dict(text=title, y=0.97, yanchor="top"), barmode="overlay", height=height,
-                      bargap=0.35, margin=dict(l=10, r=10, t=40, b=10))
+                      bargap=0.35, margin=dict(l=10, r=10, t=40 + 20 * title.count("<br>"), b=10))
     P.legend_below(fig)
     fig.update_xaxes(title="time since the step started (µs)", automargin=True, rangemode="tozero")
     fig.update_yaxes(categoryorder="array", categoryarray=[LANES["gpu"], LANES["cpu"]], automargin=True)

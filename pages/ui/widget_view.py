@@ -158,6 +158,9 @@ def _timeline(k: Knobs, shown, book: dict, sim: dict, pick: str | None) -> Timel
                  "bucket": ", shape missed: padded to a bucket"}.get(str(k.policy), "")
     title = f"One step at N={n_shown}: {step} ({pick})" + (
         ": GPU lane as profiled, host spans at their unprofiled cost" if pick == "measured" else "")
+    drawn = sum(1 for s in spans if (s["kind"] if isinstance(s, dict) else s.kind) == "kernel")
+    if 0 < drawn < n_shown:  # the model and the recordings keep a long step's first kernels only
+        title += f"<br>(its first {drawn:,} of {n_shown:,} kernels drawn)"
     return Timeline(choices, pick, spans, title, caption)
 
 
