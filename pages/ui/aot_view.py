@@ -21,17 +21,17 @@ def coldwarm_panel(device: str) -> None:
 
     Measurements and cache clears from every session queue up, first come first served
     (runtime_core/aot/queue.py): a student who presses while another measures sees their place
-    in line until their turn comes, and "clear cache" waits for the measurement in progress."""
+    in line until their turn comes, and "clear the AOT cache" waits for the measurement in progress."""
     st.subheader("Cold start, warm start, AOT load")
     if _cache_refused():
         if device != "cuda":
             recorded_gpu_panel("aot", "aot", "The same steps, recorded on a GPU", _coldwarm_tables, AOT_RECORD_COMMAND)
         return
     left, right = st.columns(2)
-    if left.button("measure", key="aot_measure", help=prose("aot", "measure_help", markdown=False)):
+    if left.button("measure cold, warm and AOT starts", key="aot_measure", help=prose("aot", "measure_help", markdown=False)):
         _measure(device)
-    if right.button("clear cache", key="aot_clear",
-                    help="Deletes .cache/aot/. Waits for a measurement in progress to finish first."):
+    if right.button("clear the AOT cache", key="aot_clear",
+                    help=prose("aot", "clear_help", markdown=False)):
         _clear()
     res = coldwarm.cached_results(device)
     if res is None:
