@@ -16,11 +16,23 @@ ctx = setup_page("Streams and async dispatch")
 text_col, live_col = lesson_columns(lesson="02_streams_and_async")
 
 
-def _pair(eager: list, streams: list, title: str, key: str) -> None:
-    """Eager above streams on one µs axis, so the shorter step looks shorter."""
-    end = max([s["end_us"] for s in eager + streams] or [1.0])
+ZOOM_KERNELS = 12  # the zoomed window: as long as streams takes for its first dozen kernels
+
+
+def _zoom_end(streams: list) -> float:
+    """Where the streams step's ZOOM_KERNELS-th kernel ends: a window in which the gaps between
+    its kernels are several pixels wide (over a whole step of 120 they are under one)."""
+    ends = sorted(s["end_us"] for s in streams if s["lane"] == "gpu" and s["kind"] == "kernel")
+    return ends[min(ZOOM_KERNELS, len(ends)) - 1] if ends else 1.0
+
+
+def _pair(eager: list, streams: list, title: str, key: str, window: float | None = None) -> None:
+    """Eager above streams on one µs axis, so the shorter step looks shorter. `window`: draw only
+    its first µs, on the same axis for both."""
+    end = window or max([s["end_us"] for s in eager + streams] or [1.0])
     for mode, spans in (("eager", eager), ("streams", streams)):
-        fig = timeline_figure(spans, f"{title}: {mode_label(mode)}")
+        fig = timeline_figure(spans, f"{title}: {mode_label(mode)}" + (
+            f", its first {end:,.0f} µs" if window else ""), max_us=window)
         fig.update_xaxes(range=[0, end * 1.02])
         charts.show(fig, key=f"s2_{key}_{mode}")
 
@@ -67,9 +79,13 @@ def gpu_panel() -> None:
     c = metric_row()
     c.metric(f"{EAGER} wall / step", f"{eager['wall_us']:,.0f} µs", width="content")
     c.metric(f"{STREAMS} wall / step", f"{streams['wall_us']:,.0f} µs", width="content")
-    _pair(eager["timeline"], streams["timeline"], f"N=120, {work} µs work", f"gpu{work}")
-    st.caption("Profiled GPU lane, host spans at their unprofiled cost: each drawn step is as long as "
-               "its wall time above.")
+    zoom = st.radio("draw", ["the whole step", f"the first {ZOOM_KERNELS} kernels of streams (the gaps show)"],
+                    horizontal=True, key="s2_zoom")
+    window = _zoom_end(streams["timeline"]) if zoom != "the whole step" else None
+    _pair(eager["timeline"], streams["timeline"], f"N=120, {work} µs work", f"gpu{work}", window)
+    st.caption("Profiled GPU lane, host spans at their unprofiled cost: " + (
+        "each drawn step is as long as its wall time above." if window is None else
+        "both steps are cut at the same moment, where streams ran its first kernels."))
     busy = {name: 100 * d["kernel_work_us"] / d["wall_us"] for name, d in (("eager", eager), ("streams", streams))}
     st.caption(prose("streams", "gpu_busy", eager_pct=f"{busy['eager']:.0f}", eager=EAGER,
                      streams_pct=f"{busy['streams']:.0f}"))

@@ -56,6 +56,21 @@ def test_streams_page_labels_pytorch_eager_as_async_and_runs_its_labs():
     assert "+ pageable copy" in labels and "µs per step, sync every step" in labels
 
 
+def test_streams_page_zooms_both_recorded_steps_to_where_the_gaps_show():
+    """Over a whole step of 120 kernels at 2 µs, the gaps between the streams step's kernels are
+    under a pixel on a projector and its GPU lane reads as solid, against the caption's GPU-busy
+    figure. The zoom cuts both steps at the same moment: where streams ran its first dozen kernels."""
+    import json as j
+    at = open_page("pages/2_Streams_and_async.py")
+    zoom = at.radio(key="s2_zoom")
+    at = zoom.set_value(zoom.options[1]).run()
+    assert not at.exception
+    ranges = [j.loads(c.proto.spec)["layout"]["xaxis"]["range"] for c in at.get("plotly_chart")
+              if "s2_gpu2_" in c.proto.id]
+    assert len(ranges) == 2 and ranges[0] == ranges[1] and ranges[0][1] < 200
+    assert "cut at the same moment" in _text(at)
+
+
 def test_interview_reveal_and_grade_changes_the_tally():
     at = open_page("pages/10_Interview.py")
     cards = json.loads((ROOT / "lessons" / "interview.json").read_text())["cards"]
