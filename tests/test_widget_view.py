@@ -141,6 +141,20 @@ def test_measured_is_not_offered_where_the_recording_has_no_timeline_for_the_set
     assert "measured" in view(Knobs("graph", 120, 2.0, tax_us=6.0)).timeline.choices
 
 
+@pytest.mark.skipif(REC is None, reason="needs the shipped sweep recording")
+def test_a_zero_copy_replay_is_not_drawn_with_the_copying_replays_timeline():
+    """The recording traced graph mode with its input copied in. Zero-copy was offered "measured"
+    too, and drew that trace: a copy into the static buffer in a step that copies nothing."""
+    copying = view(Knobs("graph", 120, 2.0, tax_us=6.0, graph_input="copy"))
+    assert copying.timeline.pick == "measured" and any(s["kind"] == "copy" for s in copying.timeline.spans)
+    zero = view(Knobs("graph", 120, 2.0, tax_us=6.0, graph_input="zero-copy"), pick="measured")
+    assert "measured" not in zero.timeline.choices
+    assert not any(s["kind"] == "copy" for s in zero.timeline.spans)
+    # the caption names what was traced, read off the recording, not a sentence that outlived it
+    from runtime_core.recordings.lookup import traced_settings
+    assert traced_settings(REC) in zero.timeline.caption and "with dynamic shapes" in traced_settings(REC)
+
+
 def test_the_phone_result_line_carries_the_headline_numbers_and_their_source():
     """On a phone the knobs stack above the cards: a knob's change showed no number on screen."""
     v = view(Knobs("eager", 120, 2.0, tax_us=6.0))

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pages.ui.safe_text import esc
 from runtime_core.knobs import Knobs, mode_label
 from runtime_core.lesson.page_text import text as prose
+from runtime_core.recordings.lookup import traced_settings
 
 
 def fmt_us(x: float, like: float | None = None) -> str:
@@ -145,12 +146,12 @@ def _badge(k: Knobs, ctx, shown) -> tuple[str, str]:
     return shown.source, detail
 
 
-def _timeline(k: Knobs, shown, book: dict, sim: dict, pick: str | None) -> Timeline:
+def _timeline(k: Knobs, shown, book: dict, sim: dict, pick: str | None, traced: str) -> Timeline:
     choices, d = timeline_choices(shown), shown.numbers
     pick = pick if pick in choices else choices[0]
     spans = {"measured": d.get("timeline") or [], "simulated": sim["timeline"], "textbook model": book["timeline"]}[pick]
     no_measured = "measured" not in choices and not shown.fallback  # measured numbers, but no timeline of them
-    caption = prose("widget", "no_recorded_timeline") if no_measured and pick == "simulated" else ""
+    caption = prose("widget", "no_recorded_timeline", traced=traced) if no_measured and pick == "simulated" else ""
     n_shown = d["n"] if pick == "measured" else k.n
     step = mode_label(k.mode).split(' (')[0]
     if k.mode == "graph" and k.dynamic:  # the captured graph misses every call: say what ran instead
@@ -249,7 +250,8 @@ def widget_view(k: Knobs, ctx, shown, src, pick: str | None = None) -> WidgetVie
     """
     d, has_measured = shown.numbers, not shown.fallback
     book, sim = src.textbook(k), src.simulated(k)
-    timeline = _timeline(k, shown, book, sim, pick)
+    traced = traced_settings(ctx.recording) if ctx.recording else "none"
+    timeline = _timeline(k, shown, book, sim, pick, traced)
     tabs = ["Side by side", "Dynamic shapes", "Timeline files"]
     if ctx.recording and not ctx.live:
         tabs.append("Model accuracy")

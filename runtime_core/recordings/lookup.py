@@ -45,10 +45,33 @@ def timeline_key(mode: str, n: int, work_us: float, dynamic: bool) -> str:
 
 def timeline_for(rec: Recording, p: Point) -> list[dict]:
     """The recorded spans of exactly this point's setting, or [] (timelines exist for the
-    fallback policy and the settings the sweep chose to trace)."""
-    if p.policy != Policy.FALLBACK:
+    fallback policy, a graph's input copied, and the settings the sweep chose to trace: a
+    zero-copy replay has no copy, so the copying one's spans are not its timeline)."""
+    if p.policy != Policy.FALLBACK or (p.mode == "graph" and p.graph_input != "copy"):
         return []
     return rec.timelines.get(timeline_key(p.mode, p.n, p.work_us, p.dynamic), [])
+
+
+def traced_settings(rec: Recording) -> str:
+    """The settings the recording has timelines for, in words: "eager, streams and graph at N=120,
+    work 2 or 40 µs; with dynamic shapes, graph at N=120, work 2 µs"."""
+    groups: dict[tuple, tuple[list, list]] = {}
+    for key in rec.timelines:
+        mode, n, work, dyn = (part.split("=")[-1] for part in key.split("|"))
+        modes, works = groups.setdefault((dyn == "1", n), ([], []))
+        if mode not in modes:
+            modes.append(mode)
+        if work not in works:
+            works.append(work)
+
+    def words(xs: list[str], last: str) -> str:
+        return xs[0] if len(xs) == 1 else f"{', '.join(xs[:-1])} {last} {xs[-1]}"
+    order = ["eager", "streams", "graph"]
+    parts = [("with dynamic shapes, " if dyn else "")
+             + f"{words(sorted(modes, key=lambda m: order.index(m) if m in order else 9), 'and')} at N={n}, "
+             + f"work {words(sorted(works, key=float), 'or')} µs"
+             for (dyn, n), (modes, works) in sorted(groups.items())]
+    return "; ".join(parts) or "none"
 
 
 def point_at(rec: Recording, mode: str, n: int, work_us: float, extra_tax_us: float = 0.0,
