@@ -172,6 +172,25 @@ def test_the_recapture_counters_name_their_source_and_their_calls():
         assert "different numbers of calls" in captions
 
 
+def test_bucket_padding_that_differs_between_columns_is_explained_with_both_shares():
+    """Bucket policy: the simulator padded 42% of its work, the H200 recording 16.5%, and their wall
+    times differed by two fifths with nothing on the page to say why."""
+    at = open_widget()
+    at.radio(key="w_mode").set_value("graph").run()
+    at.checkbox(key="w_dynamic").set_value(True).run()
+    at.selectbox(key="w_policy").set_value("bucket").run()
+    assert not at.exception
+    policy = next(t.value for t in list(at.table) + list(at.dataframe) if "counter" in t.value.columns)
+    row = policy[policy["counter"].astype(str).str.contains("padded")].iloc[0]
+    pads = [float(str(v).replace("\\", "").rstrip("%")) for v in list(row)[1:]]
+    captions = " ".join(c.value for c in at.main.caption)
+    assert len(pads) == (2 if expected_source() == "recorded" else 1)
+    if len(pads) == 2 and abs(pads[0] - pads[1]) >= 2:
+        assert f"({pads[0]:.1f}% and {pads[1]:.1f}%)" in captions
+    else:
+        assert "pad different shares" not in captions
+
+
 def test_zero_copy_is_greyed_out_with_dynamic_shapes():
     at = open_widget({"mode": "graph", "dynamic": "1", "policy": "bucket"})
     assert at.radio(key="w_input").disabled

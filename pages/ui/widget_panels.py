@@ -135,6 +135,10 @@ def policy_panel(k, sim: dict, measured: dict | None, note: str = "", label: str
                 "recapture": f"Each new shape warms up and captures a graph (LRU cache of {CACHE_SIZE}): a capture storm.",
                 "bucket": "Inputs are padded to a power-of-two size that has a graph: replays stay valid, "
                           "padded elements are wasted work."}[k.policy])
+    pads = [s.get("wasted_work_pct") for s in rows.values()]
+    if k.policy == "bucket" and len(pads) == 2 and None not in pads and abs(pads[0] - pads[1]) >= 2:
+        st.caption(prose("widget", "bucket_pads_differ", sim=f"{pads[0]:.1f}", other=f"{pads[1]:.1f}",
+                         label=esc(list(rows)[1])))
     if len(set(calls)) > 1:
         st.caption(prose("widget", "policy_calls_differ", shapes=DYNAMIC_VARIANTS + 1, cache=CACHE_SIZE))
     stats = list(rows.values())
