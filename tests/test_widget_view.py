@@ -45,7 +45,7 @@ def test_graph_mode_is_one_driver_call_and_valid_with_a_copy_row():
     m = by_stem(v)
     assert m["driver calls"].delta == "textbook 1" and "TRUE" in m["graph valid?"].value
     labels = [q[0] for q in v.side_by_side.quantities]
-    assert labels[-1] == wv.COPY_ROW and "either input choice" in wv.COPY_ROW  # not a stale zero-copy row
+    assert labels[-1] == wv.COPY_ROW and "less wall with zero-copy" in wv.COPY_ROW  # the same row under either choice
     assert v.side_by_side.columns[:2] == ["textbook model", "simulated"]
 
 

@@ -176,7 +176,7 @@ def _copy_costs(k: Knobs, sources: dict, columns: list[str]) -> list[float | Non
     return out
 
 
-COPY_ROW = "what the copy into the static input costs (µs, either input choice)"
+COPY_ROW = "what the copy into the static input costs (µs): wall with it, less wall with zero-copy"
 
 
 def _valid_cell(k: Knobs, numbers: dict) -> str:
