@@ -37,7 +37,7 @@ def num(x, digits: int = 3, unit: str = "") -> str:
 
     None or NaN -> "—"; True/False -> "yes"/"no"; whole numbers -> "3", "48,429";
     48429.07 -> "48,429"; 12.345 -> "12.3"; 0.012345 -> "0.0123"; 0.074 -> "0.074" (no trailing
-    zeros); 7.4506e-08 -> "7.45e-08". With unit "s", a time under 0.1 s is shown in ms (or µs):
+    zeros); 0.0005 -> "0.0005"; 7.4506e-08 -> "7.45e-08". With unit "s", a time under 0.1 s is shown in ms (or µs):
     0.0157 s -> "15.7 ms", 2.86e-04 s -> "0.286 ms".
     """
     if x is None or (isinstance(x, float) and math.isnan(x)):
@@ -56,7 +56,7 @@ def num(x, digits: int = 3, unit: str = "") -> str:
         a = abs(x)
         if a >= 10 ** (digits - 1):
             text = f"{x:,.0f}"
-        elif a >= 1e-3:
+        elif a >= 1e-4:  # 0.0005 s in a seconds column reads as 0.0005, not 5.00e-04
             decimals = digits - 1 - math.floor(math.log10(a))
             text = f"{x:,.{decimals}f}".rstrip("0").rstrip(".")  # 0.0740 -> 0.074, 2.50 -> 2.5
         else:

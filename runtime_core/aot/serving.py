@@ -143,7 +143,7 @@ class ServingLoop:
             return "nothing yet"
         g = self.artifacts[0].guard
         batches = ", ".join(a.guard.describe_batch() for a in self.artifacts)
-        return f"{batches} (features {tuple(g.feature_shape)}, {g.dtype}, {g.device})"
+        return f"{batches}, each with features {tuple(g.feature_shape)}, {g.dtype}, on {g.device}"
 
     def _closest_reason(self, x) -> str:
         """Why no artifact took x. When only the batch kept every artifact out, the batch against
@@ -177,7 +177,7 @@ class ServingLoop:
             self.counters.rejects += 1
             why = (f"batch {b} is larger than every package" if all(a.guard.batch_max < b for a in self.artifacts)
                    else "no package takes this input, padded or not")
-            raise RequestRejected(f"guard miss: {reason}, and padding cannot fix it: {why} ({self.supported()}).")
+            raise RequestRejected(f"guard miss: {reason}, and padding cannot fix it: {why}. It serves {self.supported()}.")
         art = min(fits, key=lambda a: max(b, a.guard.batch_min))
         target = max(b, art.guard.batch_min)
         pad = x.new_zeros((target - b,) + tuple(x.shape[1:]))
