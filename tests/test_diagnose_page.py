@@ -645,3 +645,17 @@ def test_the_host_consumers_table_gives_the_shares_its_caption_says_to_read():
     assert row["share of the step"] == f"{top['total_us'] / span:.0%}"
     assert row["≈ µs of H"] == f"{top['total_us'] / span * h:,.0f}"
     assert any("share of the profiled step, applied to H" in c.value for c in at.caption)
+
+
+def test_a_batch_the_new_dtype_lacks_is_named_and_comes_back_with_the_old_dtype():
+    """bf16 is recorded at fewer batches: switching to it moved batch 512 to 1 with no word on
+    the page, under a timeline still labelled fp32."""
+    at = open_page(PAGE)
+    at = at.select_slider(key="dg_batch").set_value("512").run()
+    at = at.radio(key="dg_dtype").set_value("bf16").run()
+    assert not at.exception
+    notes = [c.value for c in at.caption if "is not recorded for this model, dtype and shape" in c.value]
+    assert notes and "batch size 512" in notes[0]
+    at = at.radio(key="dg_dtype").set_value("fp32").run()
+    assert at.select_slider(key="dg_batch").value == 512
+    assert not [c.value for c in at.caption if "is not recorded for this model" in c.value]

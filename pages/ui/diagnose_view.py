@@ -40,13 +40,19 @@ def shape_words(n, shape_name: str) -> str:
     return f"{n}×{n} images" if shape_name == "image side" else f"{n} {shape_name}"
 
 
+RESET = "_reset_from_"  # session key prefix: the value a knob held before it was reset
+
+
 def _options_knob(kind, label: str, options: list, key: str, default, **kw):
     """A choice widget whose value is reset to `default` when it is no longer one of `options`,
     and restored from kept_state when the student comes back from another page."""
     first = default if default in options else options[0]
     restore(key, first, valid=lambda v: v in options)
-    if st.session_state.get(key) not in options:
+    was = st.session_state.get(key)
+    st.session_state[RESET + key] = None
+    if was not in options:
         st.session_state[key] = first
+        st.session_state[RESET + key] = was  # what the reader had chosen, for _knob_or_text to name
     value = kind(label, options, key=key, **kw)
     keep(key)
     return value
@@ -56,10 +62,17 @@ def _knob_or_text(container, kind: str, label: str, options: list, key: str, def
     """`_options_knob` of the widget `kind` in `container`; where the recording holds one option
     only, that option as text instead (a widget with a single choice does nothing)."""
     if len(options) == 1:
+        was = st.session_state.get(key)
         container.caption(label)
         container.markdown(f"**{esc(options[0])}** · the only one recorded")
+        if was is not None and was != options[0]:
+            container.caption(f"{label} {esc(was)} is not recorded for this model, dtype and shape")
         return options[0]
-    return _options_knob(getattr(container, kind), label, options, key, default, **kw)
+    value = _options_knob(getattr(container, kind), label, options, key, default, **kw)
+    was = st.session_state.get(RESET + key)
+    if was is not None:  # the choice moved under the reader: say so, beside the knob it moved
+        container.caption(f"{label} {esc(was)} is not recorded for this model, dtype and shape: showing {esc(value)}")
+    return value
 
 
 def knobs(rec: DiagnoseRecording) -> Setting:
