@@ -293,6 +293,9 @@ def _saving_table(sv: dict, p: dict) -> None:
     tables.show([{"part": name, "µs": tables.num(us)} for name, us in rows])
 
 
+RUN_A, RUN_B = "run A: µs / step (× eager A)", "run B: µs / step (× eager B)"
+
+
 def variants_table(p: dict, simulated: bool = False) -> None:
     """Prediction beside measurement, for every way of running the step measured at this setting
     (`simulated`: the demo, which has only eager and our graph)."""
@@ -307,14 +310,13 @@ def variants_table(p: dict, simulated: bool = False) -> None:
     # judge), then run B (the later run that timed the torch variants beside eager and our graph).
     run_b = bool(later)
     eager_b = _us(measured["eager"]["us"]) if run_b and "eager" in measured else None
+    # a time and its speedup share a cell, "529 (7.87x)": four columns fit a phone, six did not
     rows = []
     for name, v in measured.items():
         row = {"variant": LABELS[name], "predicted µs / step": _num(pred.get(name)),
-               "measured µs, run A": _num(judged[name][0]) if name in judged else tables.DASH,
-               "× eager A": f"{judged[name][1]:.2f}x" if name in judged else tables.DASH}
+               RUN_A: (f"{_num(judged[name][0])} ({judged[name][1]:.2f}x)" if name in judged else tables.DASH)}
         if run_b:
-            row["measured µs, run B"] = _num(v["us"])
-            row["× eager B"] = f"{v['speedup']:.2f}x" if v.get("speedup") else tables.DASH
+            row[RUN_B] = _num(v["us"]) + (f" ({v['speedup']:.2f}x)" if v.get("speedup") else "")
         rows.append(row)
     tables.show(rows)  # one eager baseline per column: the diagnosis's, and the later run's
     st.caption(prose("diagnose", "baselines", a=_us(p["eager_us"]), b=eager_b) if eager_b else
