@@ -54,7 +54,8 @@ def verdict(r: dict) -> str:
             f"with a stream sync after it: {s.get('sync_after')} of {n}.")
     p, m = r.get("priority") or {}, r.get("priority_measurable")
     if m is not None:
-        text += (f" A small result behind a busy background stream took {p['high_us']:.0f} µs from a high-priority "
+        text += (f" A separate question, stream priority: a small result behind a busy background stream took "
+                 f"{p['high_us']:.0f} µs from a high-priority "
                  f"stream and {p['normal_us']:.0f} µs from a normal one: "
                  + ("measurably sooner." if m else _short_of_a_gain(p)))
     return text
