@@ -155,16 +155,21 @@ def test_knobs_come_from_the_url_and_junk_falls_back_with_a_notice():
     assert "n=banana" in notices and "mode=warp" in notices and "tax=-3" in notices
 
 
+def _policy_table(policy: str):
+    """Graph mode with dynamic shapes under `policy`, set by hand: the page and its counter table."""
+    at = open_widget()
+    at.radio(key="w_mode").set_value("graph").run()
+    at.checkbox(key="w_dynamic").set_value(True).run()
+    at.selectbox(key="w_policy").set_value(policy).run()
+    assert not at.exception
+    return at, next(t.value for t in list(at.table) + list(at.dataframe) if "counter" in t.value.columns)
+
+
 def test_the_recapture_counters_name_their_source_and_their_calls():
     """The dynamic-shapes tab compares the simulator with the measured (or recorded) run: the
     column says which, each column says how many calls it made, and when the two differ a
     caption says why their counters differ (a storm needs more shapes than the cache holds)."""
-    at = open_widget()
-    at.radio(key="w_mode").set_value("graph").run()
-    at.checkbox(key="w_dynamic").set_value(True).run()
-    at.selectbox(key="w_policy").set_value("recapture").run()
-    assert not at.exception
-    policy = next(t.value for t in list(at.table) + list(at.dataframe) if "counter" in t.value.columns)
+    at, policy = _policy_table("recapture")
     assert "calls in the run (guard checks)" in policy.to_string().replace("\\", "")
     if expected_source() == "recorded":
         assert list(policy.columns)[2] == "recorded H200"
@@ -175,12 +180,7 @@ def test_the_recapture_counters_name_their_source_and_their_calls():
 def test_bucket_padding_that_differs_between_columns_is_explained_with_both_shares():
     """Bucket policy: the simulator padded 42% of its work, the H200 recording 16.5%, and their wall
     times differed by two fifths with nothing on the page to say why."""
-    at = open_widget()
-    at.radio(key="w_mode").set_value("graph").run()
-    at.checkbox(key="w_dynamic").set_value(True).run()
-    at.selectbox(key="w_policy").set_value("bucket").run()
-    assert not at.exception
-    policy = next(t.value for t in list(at.table) + list(at.dataframe) if "counter" in t.value.columns)
+    at, policy = _policy_table("bucket")
     row = policy[policy["counter"].astype(str).str.contains("padded")].iloc[0]
     pads = [float(str(v).replace("\\", "").rstrip("%")) for v in list(row)[1:]]
     captions = " ".join(c.value for c in at.main.caption)
