@@ -100,6 +100,8 @@ case "${STEP:-mode}" in
       # (its first 18 passed then: only the two memset tests and the recording file are owed)
       # the seventeenth session's GPU-side change: our pool's orders against PyTorch's allocator, live
       s17) FILES="tests/test_allocator_compare.py" ;;
+      # the nineteenth session's one change to a GPU lab: the d2h lab's verdict wording
+      s19) FILES="tests/test_torch_labs_gpu.py -k d2h" ;;
       1b) FILES="tests/test_diagnose_gpu.py::test_a_memset_in_the_step_is_profiled_with_its_size_and_priced
                  tests/test_diagnose_gpu.py::test_a_small_memset_between_kernels_costs_more_than_a_large_one
                  tests/test_diagnose_recording.py" ;;
