@@ -41,6 +41,9 @@
 # an H100 will do). Owed, in order: freshgrid (needs_h200=true), then TESTS_PART=s17.
 # Eighteenth session (2026-12-06): TESTS_PART=s17 ran on an H100, 2 passed. An H200 came at the end: four fresh
 # points (53 s each on a warm machine; the budget check needs BUDGET_S above ~130 for one). Owed: freshgrid, 7 of 48.
+# Nineteenth session (2026-12-06): six H200 starts refused; an H100 came: TESTS_PART=s19 (1 passed) and the
+# H100's own fresh grid, 12 of 48 (76 s a point). Owed: freshgrid on the H200 (7 of 48), else CARD=h100 (12 of 48):
+#   run(command="CARD=h100 STEP=freshgrid GPUS=1 BUDGET_S=430 bash tests/gpu_runs/session25.sh", kind="nvidia-h100-x1", timeout_s=560)
 # placement makes 11 files: wrap it, `timeout 290 env STEP=placement bash ...; cd $OUT; tar czf placement.tgz *.json; rm -f *.json`.
 # STEP=mode (~7 min): process_mode_probe.py: a fresh child's readings, the in-process recorder
 # over GPT-2 decode bf16 b4 first and again after the prompt in fp32 and bf16, the main process's readings,
