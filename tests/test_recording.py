@@ -112,3 +112,14 @@ def test_nothing_assumes_the_h200(tmp_path, monkeypatch):
     assert rec.meta.device_name.startswith("FixtureGPU-9000")
     c = rec.meta.calibration
     assert dataclasses.replace(c, source="") != dataclasses.replace(REC.meta.calibration, source="")
+
+
+def test_traced_settings_names_each_traced_group_and_skips_keys_it_did_not_write():
+    from types import SimpleNamespace
+
+    from runtime_core.recordings.lookup import timeline_key, traced_settings
+    rec = SimpleNamespace(timelines={timeline_key("graph", 120, 2, False): [], timeline_key("eager", 120, 40, False): [],
+                                     timeline_key("eager", 120, 2, False): [], timeline_key("graph", 120, 2, True): [],
+                                     "junk|n=<b>|work=2|dynamic=0": [], "junk": []})
+    assert traced_settings(rec) == "eager and graph at N=120, work 2 or 40 µs; with dynamic shapes, graph at N=120, work 2 µs"
+    assert traced_settings(SimpleNamespace(timelines={})) == "none"

@@ -250,7 +250,7 @@ def widget_view(k: Knobs, ctx, shown, src, pick: str | None = None) -> WidgetVie
     """
     d, has_measured = shown.numbers, not shown.fallback
     book, sim = src.textbook(k), src.simulated(k)
-    traced = traced_settings(ctx.recording) if ctx.recording else "none"
+    traced = esc(traced_settings(ctx.recording)) if ctx.recording else "none"  # a file's words: text
     timeline = _timeline(k, shown, book, sim, pick, traced)
     tabs = ["Side by side", "Dynamic shapes", "Timeline files"]
     if ctx.recording and not ctx.live:

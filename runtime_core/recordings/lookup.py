@@ -57,8 +57,11 @@ def traced_settings(rec: Recording) -> str:
     work 2 or 40 µs; with dynamic shapes, graph at N=120, work 2 µs"."""
     groups: dict[tuple, tuple[list, list]] = {}
     for key in rec.timelines:
-        mode, n, work, dyn = (part.split("=")[-1] for part in key.split("|"))
-        modes, works = groups.setdefault((dyn == "1", n), ([], []))
+        parts = [part.split("=")[-1] for part in str(key).split("|")]
+        if len(parts) != 4 or not all(x.replace(".", "", 1).isdigit() for x in parts[1:]):
+            continue  # not a key timeline_key writes: nothing to name
+        mode, n, work, dyn = parts
+        modes, works = groups.setdefault((dyn == "1", int(n)), ([], []))
         if mode not in modes:
             modes.append(mode)
         if work not in works:
