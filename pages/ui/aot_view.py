@@ -28,7 +28,7 @@ def coldwarm_panel(device: str) -> None:
             recorded_gpu_panel("aot", "aot", "The same steps, recorded on a GPU", _coldwarm_tables, AOT_RECORD_COMMAND)
         return
     left, right = st.columns(2)
-    if left.button("measure cold, warm and AOT starts", key="aot_measure", help=prose("aot", "measure_help", markdown=False)):
+    if left.button("measure the three starts", key="aot_measure", help=prose("aot", "measure_help", markdown=False)):
         _measure(device)
     if right.button("clear the AOT cache", key="aot_clear",
                     help=prose("aot", "clear_help", markdown=False)):
