@@ -44,6 +44,8 @@
 # Nineteenth session (2026-12-06): six H200 starts refused; an H100 came: TESTS_PART=s19 (1 passed) and the
 # H100's own fresh grid, 12 of 48 (76 s a point). Owed: freshgrid on the H200 (7 of 48), else CARD=h100 (12 of 48):
 #   run(command="CARD=h100 STEP=freshgrid GPUS=1 BUDGET_S=430 bash tests/gpu_runs/session25.sh", kind="nvidia-h100-x1", timeout_s=560)
+# Twentieth session (2026-12-06): an H200 came at the first try and held for four calls: its fresh grid is
+# 27 of 48 (70-80 s a point on that machine). Owed: freshgrid on the H200 (21 points, about four calls), else CARD=h100.
 # placement makes 11 files: wrap it, `timeout 290 env STEP=placement bash ...; cd $OUT; tar czf placement.tgz *.json; rm -f *.json`.
 # STEP=mode (~7 min): process_mode_probe.py: a fresh child's readings, the in-process recorder
 # over GPT-2 decode bf16 b4 first and again after the prompt in fp32 and bf16, the main process's readings,
