@@ -1,6 +1,6 @@
 """Interview flashcards: a question, its answer on request, the page that shows it live, and a
 self-graded tally for this session (each card counted once, at its latest grade)."""
-from pages.ui.common import lesson_data, metric_row, render_text, setup_page
+from pages.ui.common import citation_caption, lesson_data, metric_row, render_text, setup_page
 
 import streamlit as st
 
@@ -53,6 +53,7 @@ with st.container(border=True):
         st.button("reveal answer", key="iv_reveal", on_click=lambda: state.update(iv_revealed=True))
     else:
         st.markdown(render_text(card["answer"]))
+        citation_caption(card["answer"])  # what a ‹seed› marker in the answer means
         page = page_for(card["live_page"])
         if page:
             st.page_link(page, label=f"See it live: {page_title(page)}", icon=":material/arrow_forward:")
