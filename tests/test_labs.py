@@ -101,6 +101,23 @@ def test_fused_streams_stay_launch_bound_while_graph_removes_the_tax(sim_results
         assert row["model_wall_us"] == pytest.approx(row["wall_us"], rel=0.1)
 
 
+def test_the_fusion_verdict_adds_up_for_the_simulator_and_the_shipped_recording(sim_results):
+    """Its overhead is the step less its kernel work, and the tax it does not count there is said
+    to have run under the kernels: the sentence's numbers add up (the recording's own verdict
+    predates this and read "tax … so overhead" with a gap between the two)."""
+    import re
+    from runtime_core.labs import fusion
+    shipped = json.loads((ROOT / "lessons" / "recordings" / "labs_h200.json").read_text())["labs"]["fusion"]
+    for r in (sim_results["fusion"], shipped):
+        text = fusion.verdict(r)
+        took, work = (float(re.search(pat, text).group(1)) for pat in (r"The step took (\d+) µs", r"(\d+) µs of kernel work"))
+        overhead = float(re.search(r"so (\d+) µs of it is overhead", text).group(1))
+        assert abs(took - work - overhead) <= 1.5
+        tax = float(re.search(r"= (\d+) µs of tax", text).group(1))
+        hidden = re.search(r"the other (\d+) µs of tax ran while kernels were busy", text)
+        assert hidden and abs(float(hidden.group(1)) + overhead - tax) <= 1.5
+
+
 def test_unknown_lab_and_backend_are_value_errors():
     with pytest.raises(ValueError, match="unknown lab"):
         run_lab("nope", "sim")
