@@ -236,7 +236,8 @@ def steps_panel() -> dict:
             if msg:
                 st.warning(msg)
             if ask and guess is None:
-                st.info(prose("checkpoint", "type_first"))
+                if not msg:  # the warning above already asks for the prediction
+                    st.info(prose("checkpoint", "type_first"))
                 continue
             if not res.recorded:
                 st.info("To do: " + "; ".join(t for t in res.todo if t != "enter your prediction") + ".")
@@ -300,7 +301,8 @@ with now_col:
     if hold:
         st.caption(":blue-badge[numbers hidden] " + (
             prose("checkpoint", "numbers_hidden_later", step=title_of[hold], open=title_of[now_open]) if hold != now_open else
-            prose("checkpoint", "numbers_hidden", step=title_of[hold]) if hides(cur, [hold], asked_value) else
+            prose("checkpoint", "numbers_hidden_rest" if hold in pred else "numbers_hidden", step=title_of[hold])
+            if hides(cur, [hold], asked_value) else
             prose("checkpoint", "numbers_hidden_first", step=title_of[hold])))
     else:
         now = numbers(cur)

@@ -87,6 +87,8 @@ def test_a_student_predicts_before_seeing_and_a_far_off_guess_is_told_and_counte
         assert_hidden(at, step)
         predict(at, step, guess)
         record(at, step)
+    hidden = [c.value for c in at.caption if "numbers hidden" in c.value]  # step 4 needs its graph run too
+    assert hidden and "Your prediction is in" in hidden[0] and "once you have typed your prediction" not in hidden[0]
     set_knob(at, "w_mode", "graph")
     record(at, "work_40")
     set_knob(at, "w_work", 2.0)
@@ -112,6 +114,7 @@ def test_steps_unlock_in_order_and_each_prompt_sits_beside_its_own_record_button
     assert not first.button[0].disabled           # pressable: a click that only left the box must not be lost
     record(at, "defaults_graph")                  # no prediction yet: nothing recorded, and told why
     assert steps_done(at) == 0 and any("Type your prediction in the box first" in w.value for w in at.warning)
+    assert not any("Type your prediction first" in i.value for i in at.info)  # said once, not twice
     assert not list(second.button) and not list(second.number_input)  # step 2 is locked
     assert "locked" in second.label
     set_knob(at, "w_mode", "eager")

@@ -273,13 +273,13 @@ def _relations(step: str, model: list[dict], meas: list[dict | None]) -> list[Re
         # The textbook (the seed's widget) snaps back to eager; a real runtime, and ours, falls
         # back to asynchronous dispatch: each source is checked against its own fallback.
         s_x = meas[1]
-        out.append(_rel(T, "the graph can't be replayed", "graph-capture valid", m["graph_valid"], "=", "",
-                        False, not m["graph_valid"]))
+        out.append(_rel(T, "the graph can't be replayed", "graph-capture valid reads", m["graph_valid"],
+                        "— the step expects", "", False, not m["graph_valid"]))
         out.append(_rel(T, "overhead back to eager's (the seed's fallback)", "overhead", m["launch_overhead_us"],
                         "=", "120 × 6 µs =", 720.0, abs(m["launch_overhead_us"] - 720) < 0.5))
         if x:
-            out.append(_rel(M, "the graph can't be replayed", "graph-capture valid", x["graph_valid"], "=", "",
-                            False, not x["graph_valid"]))
+            out.append(_rel(M, "the graph can't be replayed", "graph-capture valid reads", x["graph_valid"],
+                            "— the step expects", "", False, not x["graph_valid"]))
         if x and s_x:
             # near, both ways: blocking eager's overhead is several times streams', so a fallback
             # that blocked would pass a floor alone
