@@ -92,10 +92,12 @@ def trees_lifecycle(r: dict) -> None:
         labels = {"kept_across_calls": "keep call 1's output, call again, read it",
                   "clone": "clone it before the next call",
                   "mark_once_two_calls": "mark_step_begin() once, two calls, read the first",
-                  "mark_before_each_call": "mark_step_begin() before each call, read the previous"}
+                  "mark_before_each_call": "mark_step_begin() before each call; read call 1's output right after the next call"}
         tables.show([{"what": labels.get(k, k),
                       "the kept output": BEHAVIOUR.get(v.get("behaviour"), v.get("error", "—"))} for k, v in ow.items()])
         _code(next((v.get("error") for v in ow.values() if v.get("behaviour") == "raised"), None))
+        if (ow.get("mark_before_each_call") or {}).get("behaviour") == "kept":
+            st.caption(prose("labs29", "trees_overwritten_marked"))
     rr = r.get("rerecord") or {}
     if rr.get("rows"):
         st.markdown(f"**{prose('labs29', 'trees_rerecord', markdown=False)}**")

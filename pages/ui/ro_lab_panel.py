@@ -47,8 +47,8 @@ def _outputs(r: dict) -> None:
     rows = [("keep step 1's output, run step 2, read it", kept.get("bug")),
             ("clone it before step 2", kept.get("clone")),
             ("mark_step_begin() once; two calls in that step; read the first", mark.get("same_step")),
-            ("… then read it after the next marked step", mark.get("next_step")),
-            ("mark_step_begin() before every call", mark.get("mark_every_call"))]
+            ("… then read it after two more marked steps of the same two calls", mark.get("next_step")),
+            ("mark_step_begin() before every call; read one right after the next call", mark.get("mark_every_call"))]
     ui_tables.show([{"what": w, "the kept output": _read(v)} for w, v in rows if v])
     error = next((v.get("error") for _, v in rows if v and v.get("error")), None)
     if error:

@@ -50,7 +50,7 @@ def _kept(p: dict) -> str:
 
 def _mark(p: dict) -> str:
     return (f"With cudagraph_mark_step_begin() once per step, an output read after a second call in the same "
-            f"step {_read(p.get('same_step'))}; after the next marked step it {_read(p.get('next_step'))} "
+            f"step {_read(p.get('same_step'))}; after two more marked steps of the same calls it {_read(p.get('next_step'))} "
             f"({p.get('recordings', 0)} more graph(s) recorded for the second call).")
 
 
