@@ -378,6 +378,17 @@ def test_a_point_whose_h_rounds_moved_warns_that_one_timing_can_land_anywhere_in
     assert max(first["host_rounds_us"]) > 1.5 * min(first["host_rounds_us"]) and host_moved(first)
 
 
+def test_a_zoo_point_whose_passes_timed_h_far_apart_says_so():
+    """A point recorded before rounds keeps its median pass: where its passes' H spread widely, the
+    page says so, or a student reads the H per operation as the model's (decoder fp32 batch 64)."""
+    from pages.ui.diagnose_timing import host_moved
+    point = {"host_dispatch_us": 8626.0, "passes": [{"host_dispatch_us": h} for h in (8626.0, 4758.0, 9081.0)]}
+    text = host_moved(point)
+    assert "3 passes" in text and "4,758 µs" in text and "9,081 µs" in text and "1.9x" in text and "8,626 µs" in text
+    calm = {"host_dispatch_us": 4254.0, "passes": [{"host_dispatch_us": h} for h in (4254.0, 4300.0, 4400.0)]}
+    assert host_moved(calm) is None
+
+
 def _floor_point():
     """A point timed by the host's floor, as the H200 recorded it (host_floor.py)."""
     import json
@@ -473,7 +484,7 @@ def test_the_saving_split_removes_only_waiting_and_names_what_the_graph_adds():
     parts = next(t for t in tables_of(at) if "part" in t.columns and any(
         "captured step adds" in plain(str(x)) for x in t["part"]))
     names = [plain(str(x)) for x in parts["part"]]
-    assert names[0] == "host time the GPU waited for, removed" and "the graph's launch, added" in names
+    assert names[0] == "host time the GPU waited for, removed" and "the graph's launch, a cost" in names
     assert "less the GPU's own work launched one by one" in text
 
 

@@ -52,7 +52,7 @@ def sweep_figures(points: list[dict], crossover: dict | None) -> tuple[go.Figure
     return times, speed
 
 
-SPEEDUP_TICKS = (0.1, 0.2, 0.5, 1, 1.2, 2, 5, 10, 20, 50, 100)
+SPEEDUP_TICKS = (0.1, 0.2, 0.5, 1, 1.2, 2, 3, 5, 10, 20, 30, 50, 100)
 
 
 def _one_two_five(lo: float, hi: float) -> list[float]:

@@ -55,6 +55,8 @@ def host_moved(p: dict) -> str | None:
     where they agree): one timing of such a step can land anywhere in the band, not at the point.
     For a floor point it says what the floor reads and how much slower one timing can be."""
     rounds = p.get("host_rounds_us") or []
+    if not rounds and len(p.get("passes") or []) >= 2:  # recorded before rounds: the H of each pass
+        return _passes_moved(p)
     if len(rounds) < 2 or min(rounds) <= 0 or max(rounds) / min(rounds) < HOST_MOVED:
         return None
     eager = (p.get("variants") or {}).get("eager") or {}
@@ -72,6 +74,17 @@ def host_moved(p: dict) -> str | None:
     tail = "" if held is None else " " + prose("diagnose", "host_moved_" + ("held" if held else "missed"))
     return prose("diagnose", "host_moved", lo=_us(min(rounds)), hi=_us(max(rounds)),
                  ratio=f"{max(rounds) / min(rounds):.1f}", rounds=len(rounds)) + tail
+
+
+def _passes_moved(p: dict) -> str | None:
+    """host_moved for a point recorded before rounds: its passes, minutes apart, each timed its own
+    H; the point keeps the median pass, so its H per operation reads the host's state then."""
+    from runtime_core.diagnose.diagnosis import pass_hs
+    hs = pass_hs(p)
+    if min(hs) <= 0 or max(hs) / min(hs) < HOST_MOVED:
+        return None
+    return prose("diagnose", "host_moved_passes", passes=len(hs), lo=_us(min(hs)), hi=_us(max(hs)),
+                 ratio=f"{max(hs) / min(hs):.1f}", kept=_us(p["host_dispatch_us"]))
 
 
 def _band_help(p: dict) -> str:

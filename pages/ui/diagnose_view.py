@@ -284,13 +284,14 @@ def _saving_table(sv: dict, p: dict) -> None:
                      gpu_own=_us(eager - sv["host_dispatch_removed_us"])))
     rows = [("host time the GPU waited for, removed", sv["host_dispatch_removed_us"]),
             ("GPU gaps between kernels removed", sv["gpu_gaps_removed_us"]),
-            ("the graph's launch, added", -sv["launch_added_us"]),
-            ("copy into the static input, added", -sv["copy_added_us"])]
+            ("the graph's launch, a cost", -sv["launch_added_us"]),
+            ("copy into the static input, a cost", -sv["copy_added_us"])]
     if abs(sv.get("work_added_us", 0.0)) >= max(1.0, 0.01 * p["busy_us"]):  # not a rounding of the same work
-        rows.append(("GPU work the captured step adds" if sv["work_added_us"] > 0 else
+        rows.append(("GPU work the captured step adds, a cost" if sv["work_added_us"] > 0 else
                      "GPU work the captured step saves", -sv["work_added_us"]))
     rows.append(("predicted saving per step", sv["saving_us"]))
-    tables.show([{"part": name, "µs": tables.num(us)} for name, us in rows])
+    # one column of signed savings: a cost is a negative saving, and the parts add up to the last row
+    tables.show([{"part": name, "µs saved (a cost: −)": tables.num(us)} for name, us in rows])
 
 
 RUN_A, RUN_B = "run A: µs / step (× eager A)", "run B: µs / step (× eager B)"
