@@ -11,6 +11,7 @@ from runtime_core.lesson.page_text import text as prose
 from runtime_core.allocator import AllocatorOOM, BadAllocSize, fmt_bytes
 from runtime_core.allocator import compare, hot_path, labs, plan_report
 from runtime_core.allocator.playground import Playground
+from runtime_core.allocator.torch_expandable import comparison_per_order
 
 ctx = setup_page("Caching allocator")
 state = st.session_state
@@ -217,7 +218,7 @@ def cost_panel() -> None:
         if recorded["expandable"].get("torch"):
             st.caption("PyTorch's own allocator, default vs PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True "
                        "(each in a child process), same allocation orders as the lab:")
-            _expandable_tables(recorded["expandable"]["torch"])
+            _expandable_tables(comparison_per_order(recorded["expandable"]["torch"]))  # each order's own mallocs
     backend = "cuda" if ctx.live else "sim"
     label = ("measure the buffer costs on this GPU (a few seconds)" if ctx.live
              else "run the buffer-cost comparison on the simulated device")

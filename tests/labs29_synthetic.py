@@ -61,10 +61,11 @@ def synthetic_results() -> dict:
                                       torch_version="synthetic"))
     frag = lambda oom: {"reserved_peak_bytes": 8 << 30, "free_bytes": 2 << 30,  # noqa: E731
                         "largest_free_block_bytes": (512 * MiB) if oom else (2 << 30), "fragmentation": 0.75 if oom else 0.0,
-                        "num_driver_mallocs": 4, "request_oom": oom,
+                        "num_driver_mallocs": 4, "mallocs_counted": "per order", "request_oom": oom,
                         "oom_message": "CUDA out of memory. Tried to allocate 1024.00 MiB (synthetic)" if oom else None}
     grow = {"reserved_peak_bytes": 150 * MiB, "free_bytes": 150 * MiB, "largest_free_block_bytes": 26 * MiB,
-            "fragmentation": 0.8, "num_driver_mallocs": 8, "request_oom": False, "oom_message": None}
+            "fragmentation": 0.8, "num_driver_mallocs": 8, "mallocs_counted": "per order", "request_oom": False,
+            "oom_message": None}
     conf = alloc_conf.finish({"errors": [], "settings": {
         name: {"alloc_conf": value, "fragmenting": frag(name in ("default", "garbage_collection_threshold")),
                "growing": grow} for name, value in alloc_conf.SETTINGS.items()}})

@@ -6,6 +6,7 @@ import pytest
 from runtime_core.allocator.compare import caching_pool, measure_allocators
 from runtime_core.allocator.hot_path import hot_path_sim
 from runtime_core.allocator.sizes import MiB
+from runtime_core.allocator.labs import ORDERS
 from runtime_core.recordings.shipped import get_device
 from runtime_core.recordings.store import RECORDINGS_DIR
 
@@ -67,8 +68,31 @@ def test_cuda_cost_table_and_pytorch_expandable_child():
         for setting in ("default", "expandable"):
             assert "error" not in cmp[order][setting], cmp[order][setting]
     assert cmp["growing"]["expandable"]["reserved_peak_bytes"] <= cmp["growing"]["default"]["reserved_peak_bytes"]
+    grows = sum(1 for step in ORDERS["growing"]["steps"] if step[0] == "malloc")  # each larger than the last freed
+    assert cmp["growing"]["default"]["num_driver_mallocs"] == grows  # the order's own cudaMallocs, not the process's
     from runtime_core.allocator.labs import expandable_comparison
     ours = expandable_comparison()  # our pool's size rules against PyTorch's, on this GPU
     for order in ("fragmenting", "growing"):
         for setting in ("default", "expandable"):
             assert ours[order][setting]["reserved_peak_bytes"] == cmp[order][setting]["reserved_peak_bytes"]
+
+
+def test_a_recording_that_counted_mallocs_from_the_process_start_shows_each_orders_own():
+    """The H200's children counted cudaMallocs from their start, and ran the fragmenting order before
+    the growing one: the growing order's 12 held the fragmenting order's 4 (17 and 9 under
+    max_split_size_mb). Each of its 8 allocations is larger than any block freed before it, so it
+    needs a segment of its own: 8 is the order's own count under every setting that uses segments."""
+    from runtime_core.allocator.torch_expandable import comparison_per_order, per_order
+    root = RECORDINGS_DIR
+    grows = sum(1 for step in ORDERS["growing"]["steps"] if step[0] == "malloc")
+    settings = json.loads((root / "labs_h200.json").read_text())["labs"]["alloc_conf"]["settings"]
+    for name, child in settings.items():
+        own = per_order(child)
+        assert own["fragmenting"] == dict(child["fragmenting"], mallocs_counted="per order")  # the first order: as counted
+        if name != "expandable_segments":   # expandable segments map pages instead: no cudaMalloc at all
+            assert own["growing"]["num_driver_mallocs"] == grows, (name, own["growing"])
+    torch_side = json.loads((root / "alloc_h200.json").read_text())["labs"]["alloc"]["expandable"]["torch"]
+    fixed = comparison_per_order(torch_side)
+    assert fixed["growing"]["default"]["num_driver_mallocs"] == grows
+    assert fixed["growing"]["order"] == torch_side["growing"]["order"]
+    assert per_order(own) == own and comparison_per_order(fixed) == fixed  # counted per order: left alone

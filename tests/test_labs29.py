@@ -182,6 +182,10 @@ def test_each_cuda_lab_shows_its_signal_live(name):
     r = run_lab(name, "cuda")
     assert (r["backend"], r["source"]) == ("cuda", "live") and not r.get("errors"), r.get("errors")
     assert r["signal"] is True, r["verdict"]
+    if name == "alloc_conf":  # each order counts its own cudaMallocs: the growing one needs one per allocation
+        from runtime_core.allocator.labs import ORDERS
+        grows = sum(1 for step in ORDERS["growing"]["steps"] if step[0] == "malloc")
+        assert r["settings"]["default"]["growing"]["num_driver_mallocs"] == grows, r["settings"]["default"]
 
 
 def test_a_logged_line_reads_from_the_repository_root_and_says_where_the_recorder_cut_it():

@@ -12,6 +12,7 @@ from pages.ui import alloc_charts, charts, lab_panels, palette as P, tables
 from pages.ui.common import source_badge
 from pages.ui.safe_text import esc, log_text
 from runtime_core.allocator import fmt_bytes
+from runtime_core.allocator.torch_expandable import per_order
 from runtime_core.labs import discover
 from runtime_core.lesson.page_text import text as prose
 
@@ -296,7 +297,7 @@ def alloc_conf(r: dict) -> None:
     names = list(settings)
     for order, label in (("fragmenting", "fill 4 x 2 GiB, free all, then 4 x 1.5 GiB, then ask for 1 GiB"),
                          ("growing", "a batch that grows, each freed before the next")):
-        runs = [settings[n].get(order) or {} for n in names]
+        runs = [per_order(settings[n]).get(order) or {} for n in names]  # each order's own cudaMallocs
         st.markdown(f"**{esc(label)}**")
         q = [("peak reserved", [fmt_bytes(x.get("reserved_peak_bytes", 0)) for x in runs]),
              ("cached, free", [fmt_bytes(x.get("free_bytes", 0)) for x in runs]),

@@ -20,6 +20,35 @@ REPO_ROOT = Path(__file__).resolve().parents[2]  # the child runs `-m runtime_co
 SETTINGS = {"default": "", "expandable": "expandable_segments:True"}
 
 
+ORDER_NAMES = ("fragmenting", "growing")  # the orders a child runs, in this order, in one process
+PER_ORDER = "per order"  # a result's "mallocs_counted" once each order counts its own cudaMallocs
+
+
+def per_order(child: dict) -> dict:
+    """One child's {order: result} with every order's num_driver_mallocs its own. A child recorded
+    before the count was taken per order (no "mallocs_counted") counted from the process's start,
+    so a later order's count also held the earlier orders': those are taken off (the H200's growing
+    order read 12 cudaMallocs for its 8 segments, 4 of them the fragmenting order's)."""
+    out, earlier = dict(child), 0
+    for name in ORDER_NAMES:
+        r = child.get(name)
+        if not isinstance(r, dict) or not isinstance(r.get("num_driver_mallocs"), int):
+            return out
+        if r.get("mallocs_counted") != PER_ORDER:
+            out[name] = dict(r, num_driver_mallocs=r["num_driver_mallocs"] - earlier, mallocs_counted=PER_ORDER)
+            earlier = r["num_driver_mallocs"]
+    return out
+
+
+def comparison_per_order(by_order: dict) -> dict:
+    """per_order over torch_expandable_comparison's {order: {setting: result}} (one child a setting)."""
+    settings = {s for order in by_order.values() if isinstance(order, dict) for s in order if s != "order"}
+    children = {s: per_order({o: by_order[o].get(s) for o in by_order if isinstance(by_order[o], dict)})
+                for s in settings}
+    return {o: {k: (children[k].get(o) if k in children else v) for k, v in order.items()}
+            if isinstance(order, dict) else order for o, order in by_order.items()}
+
+
 def _free_block_sizes(torch) -> list[int]:
     return [b["size"] for seg in torch.cuda.memory_snapshot() for b in seg["blocks"]
             if b["state"] == "inactive"]
@@ -30,6 +59,9 @@ def _run_order(torch, name: str) -> dict:
     total = torch.cuda.get_device_properties(0).total_memory
     torch.cuda.set_per_process_memory_fraction(min(1.0, (order["capacity_bytes"] + HEADROOM_BYTES) / total))
     torch.cuda.reset_peak_memory_stats()
+    # cudaMallocs are counted from the process's start (reset_peak_memory_stats leaves the count):
+    # this order's own are those made after this point
+    before = torch.cuda.memory_stats().get("segment.all.allocated", 0)
     live, oom = {}, None
     for step in order["steps"]:
         if step[0] == "malloc":
@@ -48,7 +80,7 @@ def _run_order(torch, name: str) -> dict:
     return {"reserved_peak_bytes": stats["reserved_bytes.all.peak"], "free_bytes": sum(sizes),
             "largest_free_block_bytes": max(sizes, default=0),
             "fragmentation": round(fragmentation(sizes), 4),
-            "num_driver_mallocs": stats.get("segment.all.allocated", 0),
+            "num_driver_mallocs": stats.get("segment.all.allocated", 0) - before, "mallocs_counted": PER_ORDER,
             "request_oom": oom is not None, "oom_message": oom}
 
 
@@ -56,7 +88,7 @@ def child_main() -> None:
     """Entry point of the child: run every order under this process's PYTORCH_CUDA_ALLOC_CONF."""
     import torch
     out = {"alloc_conf": os.environ.get("PYTORCH_CUDA_ALLOC_CONF", "")}
-    for name in ("fragmenting", "growing"):
+    for name in ORDER_NAMES:
         out[name] = _run_order(torch, name)
     print(json.dumps(out))
 
@@ -70,7 +102,7 @@ def torch_expandable_comparison(timeout_s: float = 300.0) -> dict:
         results[setting] = ({"error": done.error} if done.error else
                             done.reply() or {"error": "allocator child printed no JSON result"})
     out = {}
-    for name in ("fragmenting", "growing"):
+    for name in ORDER_NAMES:
         out[name] = {"order": ORDERS[name]["label"]}
         for setting in SETTINGS:
             out[name][setting] = results[setting].get(name, results[setting])

@@ -107,6 +107,11 @@ case "${STEP:-mode}" in
       s17) FILES="tests/test_allocator_compare.py" ;;
       # the nineteenth session's one change to a GPU lab: the d2h lab's verdict wording
       s19) FILES="tests/test_torch_labs_gpu.py -k d2h" ;;
+      # the twentieth session's GPU-side changes: PyTorch's allocator children count each order's own
+      # cudaMallocs (torch_expandable.py); the fusion lab's verdict is made by fusion.verdict
+      s20) FILES="tests/test_allocator_compare.py::test_cuda_cost_table_and_pytorch_expandable_child
+                  tests/test_labs29.py::test_each_cuda_lab_shows_its_signal_live[alloc_conf]
+                  tests/test_labs.py::test_every_lab_shows_its_signal_on_a_real_gpu[fusion]" ;;
       1b) FILES="tests/test_diagnose_gpu.py::test_a_memset_in_the_step_is_profiled_with_its_size_and_priced
                  tests/test_diagnose_gpu.py::test_a_small_memset_between_kernels_costs_more_than_a_large_one
                  tests/test_diagnose_recording.py" ;;
