@@ -33,7 +33,7 @@ def test_a_stage_reads_its_first_present_timer_or_the_largest_matching_one():
 
 def label(stage_cell: str) -> str:
     """A stage column's cell without its tree prefix (and the note on a timer that ran in two places)."""
-    return stage_cell.lstrip("│├└─ \u00a0").split(" (its seconds also count")[0]
+    return stage_cell.lstrip("│├└─ \u00a0").split(" (part of its seconds ran")[0]
 
 
 def test_warm_start_rows_say_what_ran_again_and_what_a_cache_skipped():
@@ -43,7 +43,7 @@ def test_warm_start_rows_say_what_ran_again_and_what_a_cache_skipped():
     assert rows["Dynamo traces the bytecode into an FX graph"]["on a warm start"].startswith("ran again")
     assert rows["Dynamo builds the guards"]["on a warm start"].startswith("ran again")
     for skipped in ("Inductor lowers the FX graph to its IR", "Inductor fuses and generates code",
-                    "AOTAutograd traces and functionalizes the graph"):
+                    "AOTAutograd traces and functionalizes the graph, then runs Inductor"):
         assert rows[skipped]["on a warm start"] == "skipped: a cache had the result", skipped
         assert rows[skipped]["warm s"] is None and rows[skipped]["cold s"] > 0
     assert rows["load the compiled graph from the caches"]["on a warm start"].startswith("only when warm")
@@ -85,11 +85,11 @@ def test_the_stages_show_as_a_tree_each_under_the_stage_it_runs_in():
         "├─ Dynamo traces the bytecode into an FX graph",
         "├─ Dynamo builds the guards",
         "└─ backend: AOTAutograd + Inductor, or their caches",
-        "___├─ AOTAutograd traces and functionalizes the graph",
+        "___├─ AOTAutograd traces and functionalizes the graph, then runs Inductor",
         "___│__├─ Inductor lowers the FX graph to its IR",
         "___│__├─ Inductor fuses and generates code",
-        "___│__│__└─ compile the generated C++ (a CPU's kernels) (its seconds also count time inside "
-        "'load the generated Python module')",
+        "___│__│__└─ compile the generated C++ (a CPU's kernels) (part of its seconds ran inside "
+        "'load the generated Python module' instead)",
         "___│__└─ load the generated Python module",
         "___│_____├─ wait for kernel compiles (Triton's, on a GPU)",
         "___│_____└─ autotuning: benchmark kernel configurations",
@@ -168,11 +168,11 @@ def test_a_child_longer_than_its_drawn_parent_says_where_else_its_timer_ran():
     rows = compile_stage_rows({"compile_cold_detail": detail(COLD, False), "compile_warm_detail": detail(WARM, True)})
     notes = {label(r["stage"]): r["stage"].split(label(r["stage"]))[1] for r in rows}
     assert notes["compile the generated C++ (a CPU's kernels)"] == \
-        " (its seconds also count time inside 'load the generated Python module')"
+        " (part of its seconds ran inside 'load the generated Python module' instead)"
     assert notes["load the generated Python module"] == ""   # warm ran it elsewhere: the verdict says so
     tuned = dict(COLD, **{"select_algorithm.autotune": 0.5})
     rows = compile_stage_rows({"compile_cold_detail": detail(tuned, False), "compile_warm_detail": detail(WARM, True)})
-    assert all("also count" not in r["stage"] for r in rows if "autotuning" in r["stage"])  # backend is its ancestor
+    assert all("part of its seconds" not in r["stage"] for r in rows if "autotuning" in r["stage"])  # backend is its ancestor
 
 
 @pytest.mark.parametrize("warm,cold,said", [(0.0001, 0.076, "under 1% of its cold time"),
@@ -213,4 +213,4 @@ def test_a_second_parent_nested_under_the_drawn_one_adds_no_note():
             "PyCodeCache.load_by_key_path": 0.7, "select_algorithm.autotune": 0.1}
     rows = compile_stage_rows({"compile_cold_detail": detail(cold, False), "compile_warm_detail": detail(warm, True)})
     tune = next(r for r in rows if "autotuning" in r["stage"])
-    assert "also count" not in tune["stage"], tune
+    assert "part of its seconds" not in tune["stage"], tune

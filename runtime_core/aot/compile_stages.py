@@ -64,7 +64,7 @@ class Stage:
 
 WHOLE = "whole compile: Dynamo, AOTAutograd, Inductor"
 BACKEND = "backend: AOTAutograd + Inductor, or their caches"
-AOT_AUTOGRAD = "AOTAutograd traces and functionalizes the graph"
+AOT_AUTOGRAD = "AOTAutograd traces and functionalizes the graph, then runs Inductor"
 CODEGEN = "Inductor fuses and generates code"
 LOAD_MODULE = "load the generated Python module"
 CACHE_LOAD = "load the compiled graph from the caches"

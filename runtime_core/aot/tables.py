@@ -104,7 +104,7 @@ def _also_inside(stage, cold_nest: dict, warm_nest: dict) -> str:
                        and shown not in ancestors(p, nest)]  # nested either way: one holds the other
     if shown is None or not others:
         return ""
-    return " (its seconds also count time inside " + " and ".join(f"'{p}'" for p in others) + ")"
+    return " (part of its seconds ran inside " + " and ".join(f"'{p}'" for p in others) + " instead)"
 
 
 def compile_stage_problems(res: dict) -> list[str]:
