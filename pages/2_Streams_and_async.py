@@ -79,7 +79,7 @@ def gpu_panel() -> None:
     c = metric_row()
     c.metric(f"{EAGER} wall / step", f"{eager['wall_us']:,.0f} µs", width="content")
     c.metric(f"{STREAMS} wall / step", f"{streams['wall_us']:,.0f} µs", width="content")
-    zoom = st.radio("draw", ["the whole step", f"the first {ZOOM_KERNELS} kernels of streams (the gaps show)"],
+    zoom = st.radio("draw", ["the whole step", f"the first {ZOOM_KERNELS} kernels of streams, close up"],
                     horizontal=True, key="s2_zoom")
     window = _zoom_end(streams["timeline"]) if zoom != "the whole step" else None
     _pair(eager["timeline"], streams["timeline"], f"N=120, {work} µs work", f"gpu{work}", window)
