@@ -28,9 +28,10 @@ st.markdown(
     "with a widget that drives a real runtime core: eager, async-stream and CUDA-graph dispatch of "
     "N tiny kernels, a caching allocator, and a dynamic-shape switch that breaks graph capture."
 )
-st.caption("The pages call the lesson they teach **the seed**: a figure quoted from it carries the marker ‹seed›, "
-           f"and its defaults (N={SEED_N} kernels, {SEED_TAX_US:g} µs of tax, {SEED_WORK_US:g} µs of work) "
-           "are the widget's.")
+st.caption("The lesson these pages teach is called **the seed** here, and a figure quoted from it carries the "
+           "marker ‹seed›. Its example is also where the launch-overhead widget starts: "
+           f"N={SEED_N} kernels, each costing the host {SEED_TAX_US:g} µs to launch (the launch **tax**) "
+           f"and the GPU {SEED_WORK_US:g} µs of work.")
 
 col_a, col_b = st.columns([3, 2], gap="large")
 with col_a:
