@@ -3,7 +3,7 @@
 graphs around real torch code (partial capture, a training step, random numbers: GPU-only labs,
 recorded on the H200), the decoder worked example from the shipped recording, and what
 mode="reduce-overhead" really does (the reduce_overhead lab)."""
-from pages.ui.common import lesson_columns, recordings_of, render_lesson, setup_page, source_badge
+from pages.ui.common import lesson_columns, recordings_of, render_lesson, render_text, setup_page, source_badge
 
 import streamlit as st
 
@@ -91,7 +91,7 @@ def decoder_panel() -> None:
     figure_log.note_decoder_bench(rec, "decoder table and claim")
     claim = [c for c in load_claims() if c["id"] == "decoder_2x"]
     row = evaluate_claims(None, None, rec, claims=claim)[0]
-    st.markdown(f"**The lesson says:** {row['seed_value']}  \n**Measured:** {row['measured']}  \n"
+    st.markdown(f"**The lesson says:** {render_text(row['seed_value'])}  \n**Measured:** {row['measured']}  \n"
                 f"**Verdict:** {row['verdict']}. {row['reason']}")
     st.page_link("pages/11_Claims.py", label="Every claim of the lesson against the measurements", icon=":material/fact_check:")
 

@@ -287,8 +287,8 @@ def decoder_2x(recs, _lab) -> dict:
     graph_shown = f"{graph:.2f}"  # as printed above: the comparison is on this, so the words match it
     reason = (f"The replayed step ({graph_shown} ms) is {range_note(float(graph_shown), SEED_DECODER_GRAPH_MS)} "
               f"the seed's 0.4–0.5 ms, but eager was "
-              f"{eager:.2f} ms, {eager / SEED_DECODER_EAGER_MS:.1f}× the seed's ≈{SEED_DECODER_EAGER_MS:g} ms (its launch "
-              f"overhead, with the 0.4 ms of kernels running under it), so the speedup is {speedup:.1f}×"
+              f"{eager:.2f} ms, {eager / SEED_DECODER_EAGER_MS:.1f}× the seed's ≈{SEED_DECODER_EAGER_MS:g} ms (the seed's eager "
+              f"step is its launch overhead, its 0.4 ms of kernels hidden underneath), so the speedup is {speedup:.1f}×"
               + (", in line with the seed's ≈2×." if holds else ", not ≈2×: this decoder is more launch-bound."))
     return row(measured, holds, reason, dec)
 
