@@ -50,9 +50,10 @@ def run(backend: str = "sim", cache_size: int = 4, shapes: int = 8, calls: int =
     out = header("storm", dev)
     out.update({"n_kernels": N_KERNELS, "cache_size": cache_size, "shapes": shapes, "calls": calls})
     for policy in ("recapture", "bucket"):
-        # the simulator's reserved bytes are a running peak: each policy gets a fresh one, or the
-        # second would read the first one's peak as its own and show no growth
-        out[policy] = _serve(get_device(backend) if out["backend"] == "sim" else dev, policy, cache_size, shapes, calls)
+        # each policy on a device of its own asking: the simulator's reserved bytes are a running
+        # peak, so a shared one would show the second policy the first one's peak and no growth
+        # (a GPU hands back its one shared device: the caching allocator is the process's anyway)
+        out[policy] = _serve(get_device(backend), policy, cache_size, shapes, calls)
     r = out["recapture"]
     out["signal"] = r["captures"] > r["distinct_shapes"]
     if out["signal"]:
