@@ -138,8 +138,8 @@ def _round(v: float | None) -> float | None:
     return None if v is None else round(float(v), 4)
 
 
-DECODER_VARIANT_LABELS = {"eager": PYTORCH_EAGER_LABEL, "our_graph": "our graph (runtime_core's capture)",
-                          "raw_graph": "raw graph (torch.cuda.graph, as PyTorch documents it)",
+DECODER_VARIANT_LABELS = {"eager": PYTORCH_EAGER_LABEL, "our_graph": "our graph (runtime_core)",
+                          "raw_graph": "raw graph (plain torch.cuda.graph)",
                           "reduce_overhead": "reduce-overhead"}
 
 
