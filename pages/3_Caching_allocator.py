@@ -199,7 +199,7 @@ def _expandable_tables(by_order: dict) -> None:
                 ("largest free block", [fmt_bytes(r.get("largest_free_block_bytes", 0)) for r in both]),
                 ("fragmentation", [tables.num(r.get("fragmentation"), digits=2) for r in both]),
                 ("driver mallocs", [tables.num(r.get("num_driver_mallocs")) for r in both])]
-        if any("request_oom" in r for r in both):
+        if labs.ORDERS.get(order, {}).get("request_bytes") and any("request_oom" in r for r in both):  # an order that asks
             rows.append(("the final request", [_request_text(r) for r in both]))
         tables.compare("after the order", ["default segments", "expandable segments"], rows)
         notes = [r["error"] for r in both if r.get("error")]
