@@ -101,11 +101,15 @@ def test_step_curve_interpolates_times_and_counts_pools_high():
     assert [dip.pool(s) for s in (2, 3, 4, 5)] == [24.0, 24.0, 24.0, 26.0]
 
 
-@pytest.mark.parametrize("text", ["", "1, two", "0", "600", "1.5", "-3", "1e3"])
+@pytest.mark.parametrize("text", ["", "1, two", "0", "000", "600", "1.5", "-3", "1e3", "9" * 5000, "0" * 4999 + "600"])
 def test_junk_request_lists_are_one_line_errors(text):
     with pytest.raises(UsageError) as e:
         from_list(text, 512)
     assert "\n" not in str(e.value) and "request sizes" in str(e.value)
+
+
+def test_leading_zeros_read_as_the_number():
+    assert from_list("007 0008", 64).sizes == (7, 8)
 
 
 def test_unknown_preset_and_bad_sizes_are_usage_errors():

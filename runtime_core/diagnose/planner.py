@@ -79,12 +79,14 @@ def from_list(text: str, max_size: int) -> Distribution:
         raise UsageError(f"request sizes: at most {MAX_LIST_ENTRIES} entries, got {len(tokens)}")
     counts: dict[int, int] = {}
     for t in tokens:
-        if not re.fullmatch(r"\d+", t) or int(t) < 1:
+        digits = t.lstrip("0")
+        if not re.fullmatch(r"\d+", t) or not digits:
             raise UsageError(f"request sizes: {t[:20]!r} is not a whole number of 1 or more")
-        if int(t) > max_size:
+        # compared by length first: Python refuses int() of a string of more than 4,300 digits
+        if len(digits) > len(str(max_size)) or int(digits) > max_size:
             raise UsageError(f"request sizes: {t[:20]!r} is above the largest request size, {max_size}: "
                              "raise that to allow it")
-        counts[int(t)] = counts.get(int(t), 0) + 1
+        counts[int(digits)] = counts.get(int(digits), 0) + 1
     sizes = tuple(sorted(counts))
     return Distribution(sizes, tuple(counts[s] / len(tokens) for s in sizes), f"your {count(len(tokens), 'request')}")
 
