@@ -90,9 +90,16 @@ def on_record(step: str) -> None:
 
 
 def on_predict(step: str) -> None:
-    """A typed prediction goes into the notebook; one out of range is refused with a message the
-    student can read on a phone (no hover), and the box goes back to the prediction it held."""
+    """A typed prediction goes into the notebook; one out of range, or a box left empty or holding
+    what is not a number once a prediction is kept, is refused with a message the student can read
+    on a phone (no hover), and the box goes back to the prediction it held."""
     value = st.session_state[f"ck_pred_{step}"]
+    kept = progress.predictions().get(step)
+    if value is None and kept is not None:  # the browser sends text it cannot read as a number as empty
+        st.session_state[f"ck_msg_{step}"] = prose("checkpoint", "not_a_number", kept=f"{kept:g}",
+                                                   most=f"{PREDICTION_MAX:,.0f}")
+        st.session_state[f"ck_pred_{step}"] = kept
+        return
     if value is not None and not prediction_in_range(value):
         st.session_state[f"ck_msg_{step}"] = prose("checkpoint", "out_of_range", value=f"{value:g}",
                                                    most=f"{PREDICTION_MAX:,.0f}")

@@ -130,3 +130,17 @@ def test_steps_unlock_in_order_and_each_prompt_sits_beside_its_own_record_button
     again = open_page(PAGE, {"ck": ck if isinstance(ck, str) else ck[0], "ckp": "defaults_graph:246"})
     assert steps_done(again) == 1
     assert "locked" not in [e for e in again.expander if e.label.startswith("Step ")][1].label
+
+
+def test_a_box_the_browser_reads_as_empty_keeps_the_prediction_and_says_why():
+    """A browser sends "abc" or "12µs" in a number box as empty: the kept prediction stays, in the
+    box and in the URL, and the student is told what the box takes."""
+    at = open_page(PAGE)
+    predict(at, "defaults_graph", 250)
+    assert "defaults_graph:250" in str(at.query_params.get("ckp"))
+    at.number_input(key="ck_pred_defaults_graph").set_value(None).run()
+    assert not at.exception, at.exception
+    said = [w.value for w in at.warning if "Not kept" in w.value]
+    assert said and "not a number" in said[0] and "250 is unchanged" in said[0], said
+    assert at.number_input(key="ck_pred_defaults_graph").value == 250
+    assert "defaults_graph:250" in str(at.query_params.get("ckp"))
