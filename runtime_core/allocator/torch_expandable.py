@@ -42,11 +42,14 @@ def per_order(child: dict) -> dict:
 
 def comparison_per_order(by_order: dict) -> dict:
     """per_order over torch_expandable_comparison's {order: {setting: result}} (one child a setting)."""
-    settings = {s for order in by_order.values() if isinstance(order, dict) for s in order if s != "order"}
-    children = {s: per_order({o: by_order[o].get(s) for o in by_order if isinstance(by_order[o], dict)})
-                for s in settings}
-    return {o: {k: (children[k].get(o) if k in children else v) for k, v in order.items()}
-            if isinstance(order, dict) else order for o, order in by_order.items()}
+    orders = [o for o in ORDER_NAMES if isinstance(by_order.get(o), dict)]
+    out = {o: dict(v) if isinstance(v, dict) else v for o, v in by_order.items()}
+    for setting in {s for o in orders for s in by_order[o] if s != "order"}:
+        own = per_order({o: by_order[o].get(setting) for o in orders})
+        for o in orders:
+            if setting in by_order[o]:
+                out[o][setting] = own[o]
+    return out
 
 
 def _free_block_sizes(torch) -> list[int]:
