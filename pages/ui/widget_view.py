@@ -207,7 +207,7 @@ def point_tax_us(d: dict, own_tax_us: float | None) -> float:
     return float(tax) if tax is not None else (own_tax_us or 0.0) + float(d.get("extra_tax_us", 0.0))
 
 
-def _side_by_side(k: Knobs, ctx, shown, src, book: dict, sim: dict) -> SideBySide:
+def _side_by_side(k: Knobs, ctx, shown, src, book: dict, sim: dict, at_shown: Knobs) -> SideBySide:
     d, has_measured = shown.numbers, not shown.fallback
     meas_col = shown.label + (f" ({shown.note})" if shown.note else "")
     rows = {"textbook model": book, "simulated": sim}
@@ -216,6 +216,11 @@ def _side_by_side(k: Knobs, ctx, shown, src, book: dict, sim: dict) -> SideBySid
         rows["calibrated model"] = calibrated(k)
     if has_measured:
         rows[meas_col] = d
+    # off the grid, the recorded column is another setting's: the textbook at that setting goes after it
+    # (after, so that on a phone the recorded column stays where it was, in the first screen's width)
+    book_there = f"textbook model ({shown.note})" if (has_measured and shown.note) else None
+    if book_there:
+        rows[book_there] = src.textbook(at_shown)
     quantities = [("launch overhead (µs)", [r["launch_overhead_us"] for r in rows.values()]),
                   ("wall time / step (µs)", [r["wall_us"] for r in rows.values()]),
                   ("kernel work (µs)", [r["kernel_work_us"] for r in rows.values()]),
@@ -226,6 +231,7 @@ def _side_by_side(k: Knobs, ctx, shown, src, book: dict, sim: dict) -> SideBySid
         extra = max(0.0, k.tax_us - (rec.meta.intrinsic_tax_us or 0.0)) if rec else 0.0
         quantities.append((COPY_ROW, _copy_costs(k, {
             "textbook model": src.textbook, "simulated": src.simulated_numbers, "calibrated model": calibrated,
+            **({book_there: lambda kk: src.textbook(at_shown.replace(graph_input=kk.graph_input))} if book_there else {}),
             meas_col: (lambda kk: src.recorded(rec, kk.replace(extra_tax_us=extra)))
             if (rec and shown.source != "live") else None}, list(rows))))
     captions = [prose("widget", "side_by_side")]
@@ -265,6 +271,6 @@ def widget_view(k: Knobs, ctx, shown, src, pick: str | None = None) -> WidgetVie
     gpu = "this GPU" if live else (src.short_device(ctx.recording) if ctx.recording else "GPU")
     at_shown = _at_point(k, shown, own)
     return WidgetView(badge=_badge(k, ctx, shown), tax_line=tax_line(shown, k, own, gpu), metrics=headline_metrics(d, shown.note, src.textbook(at_shown)),
-                      timeline=timeline, tabs=tabs, side_by_side=_side_by_side(k, ctx, shown, src, book, sim),
+                      timeline=timeline, tabs=tabs, side_by_side=_side_by_side(k, ctx, shown, src, book, sim, at_shown),
                       dynamic_hint="" if (k.dynamic and k.mode == "graph") else prose("widget", "dynamic_hint"),
                       files_captions=files, measured=d if has_measured else None, simulated=sim)
