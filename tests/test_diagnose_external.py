@@ -473,3 +473,24 @@ def test_gpus_without_fresh_processes_is_one_usage_line(capsys):
     assert main(["diagnose", "--backend", "sim", "--set", "external", "--record", "x.json", "--gpus", "2"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "--gpus runs several fresh processes at once" in err[0]
+
+
+def test_accuracy_gates_the_zoos_crossovers(tmp_path):
+    """The zoo's second target: every model's predicted crossover within one grid step of the
+    measured one. A copy of the shipped zoo recording whose first model replays no faster than eager at
+    every batch (measured crossover: batch 1) misses it, and `accuracy` says so and exits 1; the
+    shipped recording itself passes it."""
+    zoo = ROOT / "lessons" / "recordings" / "diagnose_h200.json"
+    ok = accuracy_cli(zoo)
+    assert "ok   crossover within one grid step" in ok.stdout, ok.stdout
+    doc = json.loads(zoo.read_text())
+    model = next(iter(doc["meta"]["models"]))
+    for p in doc["points"]:
+        if p["model"] == model and p["dtype"] == "fp32":
+            for q in p.get("passes") or [p]:
+                q["graph_us"] = q["eager_us"]
+    bad = tmp_path / "zoo_crossover_off.json"
+    bad.write_text(json.dumps(doc))
+    out = accuracy_cli(bad)
+    assert out.returncode == 1, out.stdout
+    assert "MISS crossover within one grid step" in out.stdout, out.stdout

@@ -127,6 +127,7 @@ def external_accuracy(points: list[dict]) -> dict:
               "capturable": p.get("capturable", True)} for p, ok in zip(points, right) if not ok]
     outside = [{"model": p["model"], "dtype": p["dtype"], "batch": p["batch"], "band": p["predicted_speedup_band"],
                 "measured_speedup": p["measured_graph_speedup"]} for p, ok in zip(banded, inside) if not ok]
+    speed = {k: v for k, v in speed.items() if k not in ("crossovers", "meets_crossover_target")}  # none here
     return {**speed, "points": len(points), "uncapturable": sum(p.get("capturable") is False for p in points),
             "verdict_target": VERDICT_SHARE, "verdict_right": sum(right),
             "verdict_share": None if verdict_share is None else round(verdict_share, 4),

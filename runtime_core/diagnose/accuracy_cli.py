@@ -1,7 +1,9 @@
 """`python -m runtime_core accuracy --recording DIAGNOSE_RECORDING`: a diagnose recording against its
 targets (the command is model/cli.py's; this module judges the diagnose kind for it).
 
-The zoo's: the speedup within ±15% at 90% of the points measured at 1.2x or more. The external
+The zoo's: the speedup within ±15% at 90% of the points measured at 1.2x or more, and every
+model's predicted crossover (the first batch of its fp32 sweep under 1.2x) within one grid step of
+the measured one. The external
 grid's: that, the verdict right at 95% of all points, the band holding the measurement at 90%
 with a median half-width of at most 10%, and at least 12 fresh-process re-checks meeting the same
 (every point of a grid recorded with --fresh-processes is one). An `info` line judges the graph step
@@ -16,7 +18,7 @@ from __future__ import annotations
 def diagnose_accuracy(rec, as_json: bool) -> int:
     """A diagnose recording judged from its points (recomputed here, never read from its summary)."""
     import json
-    from .accuracy import accuracy as zoo_accuracy, external_accuracy, graph_step_accuracy, repeatability
+    from .accuracy import external_accuracy, graph_step_accuracy, repeatability
     from .records import recording_set
     import copy
     external = recording_set(rec.data) == "external"
@@ -26,10 +28,15 @@ def diagnose_accuracy(rec, as_json: bool) -> int:
         from .record import snapshot
     doc = snapshot(copy.deepcopy(rec.data))  # every prediction from the code as it is now
     pts = doc["points"]
-    acc = external_accuracy(pts) if external else zoo_accuracy(pts)
+    acc = external_accuracy(pts) if external else doc["summary"]["accuracy"]
     again = None
     checks = {"speedups within ±15% (≥ 90% of points ≥ 1.2x)": (acc["within"], acc["eligible"], acc["share"],
                                                                  acc["meets_speedup_target"])}
+    if not external:
+        cross = acc["crossovers"]
+        near = sum(c["within_one_step"] for c in cross.values())
+        checks["crossover within one grid step (every model's fp32 batch sweep)"] = (
+            near, len(cross), near / len(cross) if cross else 0.0, acc["meets_crossover_target"])
     if external:
         checks["verdict right (≥ 95% of points)"] = (acc["verdict_right"], acc["points"], acc["verdict_share"],
                                                      acc["meets_verdict_target"])
