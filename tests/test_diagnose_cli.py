@@ -70,11 +70,19 @@ def test_the_batch_sweep_reports_both_crossovers(capsys):
     ("--sweep", "--record", "/nonexistent/dir/x.json", "--backend", "sim"),
     ("--model", "fake-cnn", "--plan", "list", "--sizes", "1, two", "--from", str(FIXTURE)),
     ("--model", "nope", "--plan", "zipf", "--from", str(FIXTURE)),
+    ("--model", "fake-cnn", "--plan", "zipf", "--max-size", "4096", "--from", str(FIXTURE)),
 ])
 def test_bad_arguments_exit_2_with_one_line(args, capsys):
     assert main(["diagnose", *args]) == 2
     err = capsys.readouterr().err
     assert len(err.strip().splitlines()) == 1 and err.startswith("runtime_core diagnose: error:")
+
+
+def test_a_missing_user_module_is_named_on_the_simulator_too(capsys):
+    assert main(["diagnose", "--model", "nosuch_pkg_xyz.module:f", "--batch", "1", "--backend", "sim"]) == 2
+    assert "no module named 'nosuch_pkg_xyz'" in capsys.readouterr().err
+    assert main(["diagnose", "--model", "json:dumps", "--batch", "1", "--backend", "sim"]) == 2
+    assert "needs a CUDA GPU" in capsys.readouterr().err
 
 
 def test_the_help_says_a_user_model_runs_the_users_code():

@@ -119,3 +119,27 @@ def test_unknown_preset_and_bad_sizes_are_usage_errors():
         zipf(10, -1)
     with pytest.raises(UsageError):
         uniform(0)
+
+
+def test_default_budget_holds_one_graph_at_any_largest_size():
+    """At a largest size of 1 or 2, half of the powers of two is less than one graph: the default
+    then holds the graph of the largest size, so the planner has a graph to choose (the zoo's
+    decoder at batch 1: 36 MiB, where half was 18)."""
+    from runtime_core.diagnose.records import best_recording
+    rec = best_recording()
+    if rec is None:
+        pytest.skip("no diagnose recording ships")
+    for model in rec.models():
+        curve = rec.curve(model, "batch")
+        for top in (1, 2, 3):
+            budget = default_budget_bytes(curve, top)
+            assert budget >= curve.pool(top)
+            sets = compare(zipf(top), CostModel(curve, budget))
+            assert sets["planner"]["buckets"], (model, top, sets["planner"])
+
+
+def test_a_list_entry_above_the_recordings_largest_size_says_so():
+    with pytest.raises(UsageError, match="the largest size the recording measured"):
+        preset("list", 512, text="1, 600", measured_max=512)
+    with pytest.raises(UsageError, match="raise that to allow it"):
+        preset("list", 64, text="1, 600", measured_max=512)

@@ -16,7 +16,7 @@ from runtime_core.diagnose.records import DiagnoseRecording
 from runtime_core.errors import UsageError
 from runtime_core.lesson.page_text import text as prose
 
-MB = 1 << 20
+MB = 1 << 20  # a mebibyte: labelled MiB
 KINDS = {"batch sizes": "batch", "sequence lengths (tokens)": "tokens"}
 PRESET_NAMES = {"uniform": "uniform", "Zipf": "zipf", "my list": "list"}
 SET_NAMES = {"planner": "planner", "powers_of_two": "powers of two", "serving_default": "serving defaults",
@@ -63,10 +63,10 @@ def planner_panel(rec: DiagnoseRecording, model: str) -> None:
         wanted = default
     st.session_state["dg_plan_budget"] = min(max(wanted, 0), hi)
     st.session_state["dg_plan_budget_default"] = default
-    budget_mb = c5.slider("graph memory budget (MB)", 0, hi, key="dg_plan_budget",
+    budget_mb = c5.slider("graph memory budget (MiB)", 0, hi, key="dg_plan_budget",
                           help=prose("diagnose", "planner_budget_help", markdown=False))
     if wanted > hi:
-        c5.caption(f"Lowered from {wanted:,} MB: {hi:,} MB is this slider's top for a largest size of {top:,}.")
+        c5.caption(f"Lowered from {wanted:,} MiB: {hi:,} MiB is this slider's top for a largest size of {top:,}.")
     per_capture = c6.number_input("requests served per capture", 1, 10_000_000, step=1000,
                                   key="dg_plan_requests", help=prose("diagnose", "planner_per_capture_help", markdown=False))
     for key in PLANNER_KEYS:  # for the next visit: Streamlit drops them with the page
@@ -86,7 +86,7 @@ def _planned(file: str, recorded_at: str, model: str, kind: str, preset_name: st
              text: str, budget_mb: int, per_capture: int, _rec: DiagnoseRecording) -> tuple[dict, str]:
     """The three bucket sets for one setting of the knobs (the search takes up to a few tenths of a
     second: once per setting and recording, not on every rerun of the page)."""
-    dist = preset(preset_name, top, exponent, text)
+    dist = preset(preset_name, top, exponent, text, measured_max=_rec.curve(model, kind).max_size)
     return compare(dist, CostModel(_rec.curve(model, kind), budget_mb * MB, float(per_capture))), dist.label
 
 
@@ -96,7 +96,7 @@ def _predicted_table(sets: dict, label: str) -> None:
     tables.compare("bucket set", names, [
         ("buckets", [_short(v["buckets"]) for v in vs]),
         ("captures", [tables.num(v["captures"]) for v in vs]),
-        ("graph pool (MB)", [f"{v['pool_bytes'] / MB:,.1f}" for v in vs]),
+        ("graph pool (MiB)", [f"{v['pool_bytes'] / MB:,.1f}" for v in vs]),
         ("step µs / request", [f"{v['expected_step_us']:,.1f}" for v in vs]),
         ("capture µs / request", [tables.num(v["capture_us_per_request"]) for v in vs]),
         ("total µs / request (what the planner minimizes)", [f"{v['objective_us']:,.1f}" for v in vs]),
@@ -139,7 +139,7 @@ def _measured_case(rec: DiagnoseRecording, model: str, kind: str) -> None:
     tables.compare("bucket set", [SET_NAMES[k] for k in keys], [
         ("buckets", [_short(m["buckets"]) for m in ms]),
         ("captures", [tables.num(m["captures"]) for m in ms]),
-        ("graph pool (MB), measured", [f"{m['pool_bytes'] / MB:,.1f}" for m in ms]),
+        ("graph pool (MiB), measured", [f"{m['pool_bytes'] / MB:,.1f}" for m in ms]),
         ("µs / request, predicted", [f"{p['expected_step_us']:,.1f}" for p in preds]),
         ("µs / request, measured", [f"{m['expected_step_us']:,.1f}" for m in ms]),
         ("padded work, measured", [f"{m['wasted_work_pct']:.1f}%" for m in ms]),

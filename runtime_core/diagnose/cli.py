@@ -66,11 +66,12 @@ def register(sub) -> None:
     p.add_argument("--trace-out", type=path, metavar="PATH", help="write the profiled eager step as a Chrome/Perfetto trace")
     p.add_argument("--timeline", action="store_true", help="include the two-lane timelines in the JSON")
     p.add_argument("--plan", choices=PRESETS, help="bucket sets for this request preset (from a recording)")
-    p.add_argument("--max-size", type=number(Range(1, 4096, integer=True), "max_size"), default=256)
+    p.add_argument("--max-size", type=number(Range(1, 4096, integer=True), "max_size"), default=None,
+                   help="largest request size (default: 256, or the largest the recording measured if smaller)")
     p.add_argument("--zipf-exponent", type=number(Range(0, 4), "zipf_exponent"), default=1.1)
     p.add_argument("--sizes", default="", help='with --plan list: request sizes, e.g. "1,1,2,8,17"')
     p.add_argument("--budget-mb", type=number(Range(0, 1_000_000), "budget_mb"), default=None,
-                   help="graph memory budget (default: half of what powers of two need)")
+                   help="graph memory budget in MiB (default: half of what powers of two need, at least one graph of the largest size)")
     p.add_argument("--size-kind", choices=("batch", "tokens"), default="batch",
                    help="with --plan: request sizes are batch sizes, or token counts (a model with a token sweep)")
     p.add_argument("--from", dest="recording", type=path, metavar="PATH", help="with --plan: the diagnose recording to use")

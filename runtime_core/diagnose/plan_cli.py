@@ -12,6 +12,7 @@ from .planner import CostModel, compare, default_budget_bytes, preset
 from .records import DiagnoseRecording, best_recording
 
 MB = 1 << 20
+DEFAULT_MAX_SIZE = 256  # --max-size left out: up to this, or the largest size measured
 
 
 def recording_for(path: str | None) -> DiagnoseRecording:
@@ -30,8 +31,11 @@ def run_plan(a) -> dict:
         raise UsageError(f"--model must be one of the recording's models: {', '.join(rec.models())}")
     kind = getattr(a, "size_kind", "batch")
     curve = rec.curve(a.model, kind)
-    top = min(a.max_size, curve.max_size)
-    dist = preset(a.plan, top, a.zipf_exponent, a.sizes)
+    if a.max_size is not None and a.max_size > curve.max_size:
+        raise UsageError(f"--max-size {a.max_size} is above {curve.max_size}, the largest {kind} size the recording "
+                         f"measured for {a.model}: no step time is known past it")
+    top = min(DEFAULT_MAX_SIZE, curve.max_size) if a.max_size is None else a.max_size
+    dist = preset(a.plan, top, a.zipf_exponent, a.sizes, measured_max=curve.max_size)
     budget = default_budget_bytes(curve, top) if a.budget_mb is None else a.budget_mb * MB
     cost = CostModel(curve, budget)
     return {"recording": rec.label(), "source": rec.meta.source, "model": a.model, "size_kind": kind,

@@ -66,11 +66,12 @@ def zipf(max_size: int, exponent: float = 1.1) -> Distribution:
                         f"Zipf (exponent {exponent:g}) over 1..{max_size}")
 
 
-def from_list(text: str, max_size: int) -> Distribution:
+def from_list(text: str, max_size: int, measured_max: int | None = None) -> Distribution:
     """The sizes the user typed ("1, 3, 3, 8 17"): each entry one request; repeats weigh more.
 
     Raises UsageError (one line) for an empty list, a non-integer, a size out of 1..max_size,
-    or more than 10 000 entries.
+    or more than 10 000 entries. `measured_max`: the largest size the recording measured, where
+    `max_size` cannot go higher, so the message does not ask for what cannot be done.
     """
     tokens = [t for t in re.split(r"[\s,;]+", str(text).strip()) if t]
     if not tokens:
@@ -84,6 +85,9 @@ def from_list(text: str, max_size: int) -> Distribution:
             raise UsageError(f"request sizes: {t[:20]!r} is not a whole number of 1 or more")
         # compared by length first: Python refuses int() of a string of more than 4,300 digits
         if len(digits) > len(str(max_size)) or int(digits) > max_size:
+            if measured_max is not None and max_size >= measured_max:
+                raise UsageError(f"request sizes: {t[:20]!r} is above {max_size}, the largest size the recording "
+                                 "measured: no step time is known for it")
             raise UsageError(f"request sizes: {t[:20]!r} is above the largest request size, {max_size}: "
                              "raise that to allow it")
         counts[int(digits)] = counts.get(int(digits), 0) + 1
@@ -91,14 +95,15 @@ def from_list(text: str, max_size: int) -> Distribution:
     return Distribution(sizes, tuple(counts[s] / len(tokens) for s in sizes), f"your {count(len(tokens), 'request')}")
 
 
-def preset(name: str, max_size: int, exponent: float = 1.1, text: str = "") -> Distribution:
-    """A named preset: "uniform", "zipf" or "list" (the typed `text`)."""
+def preset(name: str, max_size: int, exponent: float = 1.1, text: str = "",
+           measured_max: int | None = None) -> Distribution:
+    """A named preset: "uniform", "zipf" or "list" (the typed `text`; `measured_max` as from_list's)."""
     if name == "uniform":
         return uniform(max_size)
     if name == "zipf":
         return zipf(max_size, exponent)
     if name == "list":
-        return from_list(text, max_size)
+        return from_list(text, max_size, measured_max)
     raise UsageError(f"request preset must be one of {', '.join(PRESETS)}, got {name!r}")
 
 
@@ -238,5 +243,7 @@ def compare(dist: Distribution, cost: CostModel) -> dict:
 
 def default_budget_bytes(curve: StepCurve, max_size: int) -> float:
     """The page's and the recording's default graph-memory budget: half of what one graph per
-    power of two up to `max_size` would keep, so that the budget binds and choices matter."""
-    return 0.5 * sum(curve.pool(b) for b in powers_of_two(max_size))
+    power of two up to `max_size` would keep, so that the budget binds and choices matter; never
+    less than the one graph that serves every request (the bucket of `max_size`): below that, at
+    small sizes, no graph at all would fit and the planner would have nothing to choose."""
+    return max(0.5 * sum(curve.pool(b) for b in powers_of_two(max_size)), float(curve.pool(max_size)))

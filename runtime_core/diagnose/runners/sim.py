@@ -91,6 +91,12 @@ class SimRunner:
             if name not in ZOO and not is_user_model(name):
                 raise UsageError(f"unknown model {name!r}; the simulator runs {fakes} (on a CUDA GPU: the "
                                  f"zoo's {', '.join(ZOO)}, or package.module:factory for your own)")
+            if is_user_model(name):
+                import importlib.util
+                top = name.partition(":")[0].split(".")[0]
+                if importlib.util.find_spec(top) is None:  # found without running it: the user's code runs on a GPU only
+                    raise UsageError(f"--model {name}: no module named {top!r} on the Python path (run from the "
+                                     "folder that holds it, or set PYTHONPATH); and a user model needs a CUDA GPU")
             raise UsageError(f"model {name!r} needs a CUDA GPU, and there is none here (or --backend sim "
                              f"was asked for); on the simulator use one of: {fakes}")
         return FAKE_ZOO[name]
