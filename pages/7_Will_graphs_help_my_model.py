@@ -69,6 +69,8 @@ if spans:
     charts.show(timeline_figure(spans, f"{s.model}, batch {near}{at_shape}: {variant.replace('_', ' ')} step",
                                 labels=MODEL_COPY), key="dg_timeline")
     st.caption(prose("diagnose", "timeline_simulated" if simulated else "timeline"))
+    if variant == "our_graph" and not simulated:
+        st.caption(prose("diagnose", "timeline_graph"))
 else:
     st.info("No timeline is recorded for this model.")
 

@@ -328,10 +328,11 @@ def variants_table(p: dict, simulated: bool = False) -> None:
         st.caption(prose("diagnose", "later_rows", rows=rows_label, eager=eager_b))
     setup = [{"variant": LABELS[name],
               "capture or compile": tables.DASH if not v.get("setup_s") else tables.num(v["setup_s"], unit="s"),
-              "graph pool": tables.DASH if v.get("pool_bytes") in (None, 0) else tables.num(v["pool_bytes"] / MB, unit="MiB")}
+              "reserved memory grew by": (tables.DASH if v.get("pool_bytes") is None
+                                          else tables.num(v["pool_bytes"] / MB, unit="MiB"))}
              for name, v in measured.items() if v.get("setup_s") or v.get("pool_bytes")]
     if setup:
-        st.caption("What each way costs before its first fast step (the others cost nothing up front):")
+        st.caption(prose("diagnose", "setup_caption"))
         tables.show(setup)
     missing = [LABELS[n] for n in VARIANTS if n not in (p.get("variants") or {})]
     if missing:

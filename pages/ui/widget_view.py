@@ -115,19 +115,20 @@ def result_line(view, note: str = "") -> str:
     return f"Result ({source}, {detail}{where}): {nums}. The cards, timeline and tables follow below."
 
 
-def tax_line(shown, k: Knobs, own_tax_us: float | None, gpu: str) -> str:
+def tax_line(shown, k: Knobs, own_tax_us: float | None, gpu: str, chip_tax_us: float | None = None) -> str:
     """One line under the source badge: the shown point's setting and its whole launch tax (as
-    measured, then what it is made of: the GPU's own tax `own_tax_us` and the host work added)."""
+    measured, then what it is made of: the GPU's own tax `own_tax_us` and the host work added).
+    Off the grid it names the tax the textbook chips use (`chip_tax_us`, _at_point's)."""
     d = shown.numbers
     if shown.fallback or own_tax_us is None:
         return ""
     added = float(d.get("extra_tax_us", 0.0))
     parts = {"gpu": esc(gpu), "own": f"{own_tax_us:.4g}", "added": f"{added:g}",
-             "total": f"{point_tax_us(d, own_tax_us):.1f}"}
+             "total": f"{point_tax_us(d, own_tax_us):.1f}", "asked": f"{k.tax_us:g}"}
     key = "tax_line_added" if added > 0 else "tax_line_own"
     if shown.note:
         return prose("widget", key + "_off_grid", n=d["n"], work=f"{d['work_us']:g}", your_n=k.n,
-                     your_tax=f"{k.tax_us:g}", **parts)
+                     your_tax=f"{k.tax_us:g}", chip_tax=f"{(k.tax_us if chip_tax_us is None else chip_tax_us):g}", **parts)
     return prose("widget", key, **parts)
 
 
@@ -270,7 +271,7 @@ def widget_view(k: Knobs, ctx, shown, src, pick: str | None = None) -> WidgetVie
     own = src.live_floor_us() if live else (ctx.recording.meta.intrinsic_tax_us if ctx.recording else None)
     gpu = "this GPU" if live else (src.short_device(ctx.recording) if ctx.recording else "GPU")
     at_shown = _at_point(k, shown, own)
-    return WidgetView(badge=_badge(k, ctx, shown), tax_line=tax_line(shown, k, own, gpu), metrics=headline_metrics(d, shown.note, src.textbook(at_shown)),
+    return WidgetView(badge=_badge(k, ctx, shown), tax_line=tax_line(shown, k, own, gpu, at_shown.tax_us), metrics=headline_metrics(d, shown.note, src.textbook(at_shown)),
                       timeline=timeline, tabs=tabs, side_by_side=_side_by_side(k, ctx, shown, src, book, sim, at_shown),
                       dynamic_hint="" if (k.dynamic and k.mode == "graph") else prose("widget", "dynamic_hint"),
                       files_captions=files, measured=d if has_measured else None, simulated=sim)
