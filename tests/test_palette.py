@@ -90,3 +90,68 @@ def test_a_timeline_names_its_lanes_and_series_in_text():
     assert {t.name for t in fig.data} == {"CPU launch tax", "GPU kernel work"}
     assert set(fig.layout.yaxis.categoryarray) == {"CPU (host)", "GPU"}
     assert fig.layout.legend.yref == "container" and fig.layout.legend.orientation == "h"
+
+
+def _hatched_figures():
+    """Every chart with hatched bars, drawn as its page draws it (page 3's block maps, its host
+    timeline and its lesson-06 plan; the lab lanes; the timelines; the planner; the snapshot lab)."""
+    from pages.ui import alloc_charts, labs29_panels
+    from runtime_core.allocator import labs
+    from runtime_core.allocator.playground import Playground
+    from runtime_core.allocator.plan_report import plan_report
+    from runtime_core.labs import alloc_snapshot
+    from tests.labs29_synthetic import synthetic_snapshot
+    pg = Playground()  # page 3's playground: one block allocated, one free, one awaiting an event
+    pg.malloc(256 * 1024)
+    pg.malloc(256 * 1024)
+    pg.free_newest()
+    pg.use_on_side_then_free(1000.0, record_stream=True)
+    plan = plan_report("cpu")
+    figs = dict(_figures())
+    figs.update({
+        "alloc_charts (playground map)": alloc_charts.block_map(pg.pool.snapshot(), "t"),
+        "alloc_charts (fragmentation map)": alloc_charts.block_map(labs.run_order(next(iter(labs.ORDERS)))["snapshot"],
+                                                                   "t"),
+        "alloc_charts (plan)": alloc_charts.plan_layout(plan["layout"], plan["arena_bytes"]),
+        "labs29_panels (lifetimes)": labs29_panels.lifetimes_figure(
+            alloc_snapshot.reduce_snapshot(synthetic_snapshot()), "t"),
+    })
+    return figs
+
+
+def _contrast_ratio(a: str, b: str) -> float:
+    """WCAG contrast ratio of two colours ("#RRGGBB", "white" or "black")."""
+    def luminance(c: str) -> float:
+        c = {"WHITE": "#FFFFFF", "BLACK": "#000000"}.get(c.upper(), c).lstrip("#")
+        lin = [(v / 12.92 if v <= 0.04045 else ((v + 0.055) / 1.055) ** 2.4)
+               for v in (int(c[i:i + 2], 16) / 255 for i in (0, 2, 4))]
+        return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+    la, lb = luminance(a), luminance(b)
+    return (max(la, lb) + 0.05) / (min(la, lb) + 0.05)
+
+
+def test_a_hatch_is_drawn_over_its_series_colour_never_in_its_place():
+    """Plotly's default pattern.fillmode "replace" draws the hatch on a transparent background in
+    place of the marker colour: page 3's ninth plan buffer (`proj`) went white on white, "free
+    (cached)" black on white. Each hatched trace must keep its colour under a hatch that shows."""
+    hatched = {}
+    for name, fig in _hatched_figures().items():
+        for trace in fig.data:
+            marker = getattr(trace, "marker", None)
+            pattern = getattr(marker, "pattern", None) if marker is not None else None
+            if pattern is None or not pattern.shape:
+                continue
+            where = (name, trace.name)
+            colour = marker.color
+            assert isinstance(colour, str), where
+            # what Plotly paints under the hatch: bgcolor if given, else the marker colour in
+            # "overlay" mode and nothing (transparent) in "replace", its default
+            background = pattern.bgcolor or (colour if pattern.fillmode == "overlay" else None)
+            assert background is not None and background.upper() == colour.upper(), (where, pattern)
+            assert pattern.fgcolor and _contrast_ratio(pattern.fgcolor, colour) >= 3, (where, pattern)
+            hatched[where] = colour
+    names = {trace for _, trace in hatched}
+    assert {"proj", "free (cached)", "freed, awaiting stream event", "cudaFree",
+            "launch overhead: wall − work (µs), hatched", "its share of the captures",
+            "still allocated at the end"} <= names, names
+    assert hatched[("alloc_charts (plan)", "proj")].upper() == "#0072B2"  # the palette's blue, hatched

@@ -44,7 +44,7 @@ def block_map(rows: list[dict], title: str = "Block map") -> go.Figure:
         mine = [r for r in rows if r["state"] == state]
         fig.add_trace(go.Bar(
             orientation="h", name=STATE_LABELS[state],
-            marker=dict(color=colour, line=dict(color="white", width=1), pattern=dict(shape=hatch, fgcolor=P.BLACK)),
+            marker=P.hatched(colour, hatch, line=dict(color="white", width=1)),
             y=[f"segment {r['segment']} ({r['kind']})" for r in mine],
             base=[r["offset_bytes"] / scale for r in mine], x=[r["size_bytes"] / scale for r in mine],
             customdata=[[r["size_bytes"], r["offset_bytes"], r["stream"], ", ".join(r["used_on"]) or "-"]
@@ -81,7 +81,7 @@ def host_timeline(spans: list, title: str) -> go.Figure:
         colour, hatch = SPAN_STYLE.get(name, (P.GREY, "."))
         fig.add_trace(go.Bar(orientation="h", name=name, y=[s[0].upper() for s in mine],
                              base=[s[2] for s in mine], x=[s[3] - s[2] for s in mine],
-                             marker=dict(color=colour, pattern=dict(shape=hatch, fgcolor=P.BLACK)),
+                             marker=P.hatched(colour, hatch),
                              hovertemplate=name + ": %{base:.0f} µs + %{x:.0f} µs<extra></extra>"))
     return _layout(fig, title, "virtual time (µs)", "lane", 230)
 
@@ -95,9 +95,9 @@ def plan_layout(layout: list[dict], arena_bytes: int) -> go.Figure:
         fig.add_trace(go.Bar(
             x=[b["first_use"] + span / 2 - 0.5], width=[span * 0.95], base=[b["offset_bytes"] / scale],
             y=[b["nbytes"] / scale], name=b["name"], text=[b["name"]], textposition="inside",
-            marker=dict(color=P.CYCLE[i % len(P.CYCLE)], line=dict(color="white", width=1),
-                        # past the palette's eight colours a hatch tells a repeated colour apart
-                        pattern=dict(shape=P.PATTERNS[(i // len(P.CYCLE)) % len(P.PATTERNS)], fgcolor="white")),
+            # past the palette's eight colours a hatch (over the colour) tells a repeated colour apart
+            marker=P.hatched(P.CYCLE[i % len(P.CYCLE)], P.PATTERNS[(i // len(P.CYCLE)) % len(P.PATTERNS)],
+                             line=dict(color="white", width=1)),
             hovertemplate=(f"{b['name']}: {b['nbytes']:,} B at offset {b['offset_bytes']:,} B, "
                            f"nodes {b['first_use']}-{b['last_use']}<extra></extra>")))
     fig.add_hline(y=arena_bytes / scale, line_dash="dash", annotation_text="arena size",

@@ -78,12 +78,12 @@ def planner_figure(sets: dict) -> go.Figure:
     names = list(sets)
     custom = [[sets[n]["captures"], sets[n]["pool_bytes"] / (1 << 20), sets[n]["wasted_work_pct"]] for n in names]
     hover = ("%{x}<br>%{y:.1f} µs per request, {part}<br>%{customdata[0]} captures, "
-             "%{customdata[1]:.1f} MB pool<br>%{customdata[2]:.1f}% padded work<extra></extra>")
+             "%{customdata[1]:.1f} MiB pool<br>%{customdata[2]:.1f}% padded work<extra></extra>")
     fig = go.Figure()
     fig.add_trace(go.Bar(x=names, y=[sets[n]["expected_step_us"] for n in names], name="the step",
                          marker_color=P.BLUE, customdata=custom, hovertemplate=hover.replace("{part}", "the step")))
     fig.add_trace(go.Bar(x=names, y=[sets[n]["capture_us_per_request"] for n in names], name="its share of the captures",
-                         marker=dict(color=P.ORANGE, pattern=dict(shape="/", fgcolor=P.BLACK, size=6)),
+                         marker=P.hatched(P.ORANGE, "/", size=6),
                          customdata=custom, hovertemplate=hover.replace("{part}", "capture share"),
                          text=[f"{sets[n]['objective_us']:,.0f} µs" for n in names], textposition="outside",
                          cliponaxis=False))

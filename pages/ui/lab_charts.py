@@ -42,7 +42,7 @@ def lanes_figure(spans: list[dict], title: str, style: dict, lanes: list[str],
             continue
         fig.add_trace(go.Bar(
             orientation="h", name=label,
-            marker=dict(color=colour, line=dict(width=0), pattern=dict(shape=hatch, fgcolor=P.BLACK, size=6)),
+            marker=P.hatched(colour, hatch, size=6, line=dict(width=0)),
             y=[s["lane"] for s in mine], base=[s["start_us"] for s in mine],
             x=[max(s["end_us"] - s["start_us"], 0.05) for s in mine],
             customdata=[[plot_text(s["name"]), s["end_us"] - s["start_us"]] for s in mine],  # names can come from a file
@@ -69,7 +69,7 @@ def work_vs_overhead_bars(rows: list[dict], title: str) -> go.Figure:
                          marker=dict(color=P.GREEN)))
     fig.add_trace(go.Bar(name="launch overhead: wall − work (µs), hatched", x=labels,
                          y=[max(r["launch_overhead_us"], 0.0) for r in rows],
-                         marker=dict(color=P.BLUE, pattern=dict(shape="/", fgcolor=P.BLACK))))
+                         marker=P.hatched(P.BLUE, "/")))
     fig.add_trace(go.Scatter(name="model's wall (µs), diamonds", x=labels, y=[r["model_wall_us"] for r in rows],
                              mode="markers", marker=dict(symbol="diamond", size=11, color=P.BLACK)))
     fig.update_layout(title=title, barmode="stack", height=400, margin=dict(l=10, r=10, t=50, b=10))

@@ -244,7 +244,7 @@ def lifetimes_figure(r: dict, title: str) -> go.Figure:
             orientation="h", name=name, y=[(y + iv["bytes"] / 2) / scale for iv, y in mine],
             width=[iv["bytes"] / scale for iv, _ in mine], base=[iv["start"] for iv, _ in mine],
             x=[(last if iv["end"] is None else iv["end"]) - iv["start"] for iv, _ in mine],
-            marker=dict(color=colour, line=dict(color="white", width=0.5), pattern=dict(shape=hatch)),
+            marker=P.hatched(colour, hatch, line=dict(color="white", width=0.5)),
             customdata=[[iv["bytes"]] for iv, _ in mine], hovertemplate="%{customdata[0]:,} B<extra></extra>"))
     for _, _, b in starts[1:]:
         fig.add_hline(y=b / scale, line=dict(color=P.GREY, dash="dot", width=1))

@@ -3,7 +3,9 @@
 
 Colour is never the only cue: each series also has a name in the legend or on its axis, and
 where two series of one chart would differ by colour alone, a dash (lines) or a hatch pattern
-(bars) tells them apart too. `legend_below` is the one legend placement the charts share.
+(bars) tells them apart too. `hatched` is the one way a bar series gets its colour and hatch:
+the hatch is drawn over the colour, never in its place. `legend_below` is the one legend placement
+the charts share.
 """
 from __future__ import annotations
 
@@ -23,6 +25,34 @@ CYCLE = [BLUE, ORANGE, GREEN, VERMILLION, SKY_BLUE, PURPLE, YELLOW, GREY]
 
 # Hatch patterns (Plotly bar marker.pattern.shape), in the order charts hand them out.
 PATTERNS = ["", "/", "x", ".", "\\", "+", "-", "|"]
+
+
+def _luminance(colour: str) -> float:
+    """WCAG relative luminance of a "#RRGGBB" colour."""
+    def channel(c: float) -> float:
+        return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
+    r, g, b = (channel(int(colour.lstrip("#")[i:i + 2], 16) / 255) for i in (0, 2, 4))
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def contrast(colour: str) -> str:
+    """BLACK or "white", whichever has the higher WCAG contrast ratio on `colour` (a "#RRGGBB")."""
+    lum = _luminance(colour)
+    return BLACK if (lum + 0.05) / 0.05 >= 1.05 / (lum + 0.05) else "white"
+
+
+def hatched(colour: str, hatch: str = "", size: int | None = None, **marker) -> dict:
+    """A bar trace's `marker`: filled with `colour`, and `hatch` (a PATTERNS shape, "" for none)
+    drawn on top of it in black or white, whichever shows better on that colour.
+
+    Plotly's default `pattern.fillmode` ("replace") draws the hatch in place of the colour on a
+    transparent background: a black hatch on white, a white one invisible. "overlay" with
+    bgcolor = the colour keeps the fill; both cues stay (colour for most readers, the hatch for
+    those who cannot tell the colours apart). `marker`: more marker fields (line=...)."""
+    pattern = dict(shape=hatch, fillmode="overlay", bgcolor=colour, fgcolor=contrast(colour))
+    if size is not None:
+        pattern["size"] = size
+    return dict(color=colour, pattern=pattern, **marker)
 
 
 def legend_below(fig, font_size: int = 12):

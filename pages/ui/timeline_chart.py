@@ -66,7 +66,7 @@ def timeline_figure(spans, title: str, max_us: float | None = None, height: int 
         custom[:, 1] = durs.tolist()
         fig.add_trace(go.Bar(
             orientation="h", name=label,
-            marker=dict(color=colour, line=dict(width=0), pattern=dict(shape=hatch, fgcolor=P.BLACK, size=6)),
+            marker=P.hatched(colour, hatch, size=6, line=dict(width=0)),
             y=np.array([LANES.get(_field(s, "lane")) or plot_text(_field(s, "lane")) for s in mine],  # a file's lane: text
                        dtype=object),
             base=starts,
