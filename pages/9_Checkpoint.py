@@ -20,6 +20,7 @@ import streamlit as st
 from pages.ui import knobs, progress, tables as ui_tables, widget_sources as src
 from pages.ui.safe_text import esc
 from pages.ui.widget_panels import METRIC_CSS, count_cell, headline_metrics
+from pages.ui.widget_view import tax_line
 from runtime_core.knobs import Knobs
 from runtime_core.lesson.checkpoint import (MAX_RUNS, ORDER, PREDICTION_MAX, STEP_NEEDS, Run, check_step, complete,
                                             hides, open_step, prediction_in_range)
@@ -55,9 +56,12 @@ def numbers(run: Run) -> dict:
     if key not in memo:
         while len(memo) >= 2 * MAX_RUNS:  # bounded: the oldest settings go first
             memo.pop(next(iter(memo)))
-        shown = src.shown(ctx.live, rec, knobs_of(run))
-        memo[key] = {"model": src.textbook(knobs_of(run)), "measured": shown.numbers, "label": shown.label,
-                     "note": shown.note}
+        k = knobs_of(run)
+        shown = src.shown(ctx.live, rec, k)
+        own = src.live_floor_us() if ctx.live else (rec.meta.intrinsic_tax_us if rec else None)
+        gpu = "this GPU" if ctx.live else (src.short_device(rec) if rec else "GPU")
+        memo[key] = {"model": src.textbook(k), "measured": shown.numbers, "label": shown.label,
+                     "note": shown.note, "tax_line": tax_line(shown, k, own, gpu)}  # the tax the measurement ran at
     return memo[key]
 
 
@@ -313,6 +317,8 @@ with now_col:
             prose("checkpoint", "numbers_hidden_first", step=title_of[hold])))
     else:
         now = numbers(cur)
+        if now.get("tax_line"):  # the textbook chips run at the knob's tax; say what the measurement ran at
+            st.caption(now["tax_line"])
         headline_metrics(now["measured"], now["note"], now["model"] if not now["note"] else
                          src.textbook(knobs_of(cur).replace(n=now["measured"]["n"],
                                                             work_us=now["measured"]["work_us"])))

@@ -115,3 +115,18 @@ def test_a_hidden_setting_before_the_prediction_is_not_named_as_the_open_steps()
     set_knob(at, "w_mode", "eager")            # step 2's own setting
     hidden = [c for c in _all(at, "caption").split("\n") if "numbers hidden" in c]
     assert hidden and "This setting is step 2's" in hidden[0], hidden
+
+
+def test_the_measured_cards_say_what_launch_tax_the_measurement_ran_at():
+    """The textbook chips run at the knob's tax (6 µs); the recorded point ran at the GPU's own
+    whole tax. Once the numbers show, a line says so, as page 6's does."""
+    at = open_page(PAGE)
+    predict(at, "defaults_graph", 246)
+    record(at, "defaults_graph")
+    set_knob(at, "w_mode", "eager")
+    predict(at, "eager", 720)
+    record(at, "eager")
+    predict(at, "streams", 500)                # typed: the settings of the steps done show their numbers
+    set_knob(at, "w_mode", "graph")
+    assert at.metric, _all(at, "caption")
+    assert "µs of host time as measured" in _all(at, "caption"), _all(at, "caption")
