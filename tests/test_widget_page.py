@@ -196,3 +196,11 @@ def test_zero_copy_is_greyed_out_with_dynamic_shapes():
     assert at.radio(key="w_input").disabled
     at = open_widget({"mode": "graph"})
     assert not at.radio(key="w_input").disabled
+
+
+def test_the_dynamic_shapes_tab_says_why_the_recorded_column_is_missing():
+    """Fallback on a shape miss: the recorded H200 point has times but no policy counters. The
+    tab said nothing and showed the simulator alone, as if nothing had been recorded."""
+    at = open_widget({"mode": "graph", "dynamic": "true", "policy": "fallback"})
+    caps = " ".join(str(c.value) for c in at.caption)
+    assert "has no policy counters for this setting" in caps, caps

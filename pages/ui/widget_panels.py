@@ -11,6 +11,7 @@ from pages.ui.widget_view import headline_metrics as view_metrics
 from runtime_core.engine.measure import DEFAULT_CACHE_SIZE as CACHE_SIZE
 from runtime_core.engine.workload import DYNAMIC_VARIANTS
 from runtime_core.knobs import mode_label
+from runtime_core.lesson.page_text import text as prose
 from runtime_core.lesson.replay_costs import constant_rows
 from runtime_core.model.accuracy import accuracy
 from runtime_core.engine.trace_export import spans_to_chrome_trace, spans_to_csv
@@ -126,6 +127,8 @@ def policy_panel(k, sim: dict, measured: dict | None, note: str = "", label: str
     if not rows:
         st.caption("No policy counters recorded for this setting.")
         return
+    if measured and not measured.get("graph_stats"):  # a column left out silently read as "nothing measured"
+        st.caption(prose("widget", "policy_no_counters", label=esc(label)))
     calls = [s.get("hits", 0) + s.get("misses", 0) for s in rows.values()]
     ui_tables.compare("counter", list(rows), [("calls in the run (guard checks)", [f"{c:,}" for c in calls])]
                       + [(label_, [_policy_cell(key, s.get(key)) for s in rows.values()])
