@@ -190,3 +190,15 @@ def test_the_send_button_names_the_batch_it_will_send(page):
     assert page.button(key="aot_send").label == "send a request of batch 5"
     page.number_input(key="aot_batch").set_value(17).run()
     assert page.button(key="aot_send").label == "send a request of batch 17"
+
+
+def test_the_serving_loops_knobs_survive_a_trip_to_another_page():
+    """A student typed batch 100 and a policy, looked at page 6, came back: the box read 5 again."""
+    at = open_page(PAGE)
+    at.number_input(key="aot_batch").set_value(100).run()
+    first = at.selectbox(key="aot_policy").options[0]
+    at.selectbox(key="aot_policy").set_value(first).run()
+    at.switch_page("pages/6_Launch_overhead_killer.py").run()
+    at.switch_page(PAGE).run()
+    assert at.number_input(key="aot_batch").value == 100
+    assert at.selectbox(key="aot_policy").value == first

@@ -38,3 +38,13 @@ def test_the_lesson_covers_every_section():
         assert f"{stem}.md" in names
     total = sum(len(words(p.read_text())) for p in lesson_files() if p.suffix == ".md")
     assert total >= 5000
+
+
+def test_a_rendered_citation_marker_is_found_for_its_sources_line():
+    """Page 5's threads note ends with ‹dev-machine› as rendered: the sources line must find it
+    there too, not only in the raw "[dev-machine]" form."""
+    pytest.importorskip("streamlit")
+    from pages.ui.common import citations_in
+    from runtime_core.lesson.page_text import text
+    assert citations_in(text("aot", "serving_threads")) == ["dev-machine"]
+    assert citations_in("a [seed] figure") == ["seed"]

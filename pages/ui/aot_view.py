@@ -5,7 +5,8 @@ from __future__ import annotations
 import streamlit as st
 
 from pages.ui import figure_log, tables as ui_tables
-from pages.ui.common import recordings_of, source_badge
+from pages.ui.common import citation_caption, recordings_of, source_badge
+from pages.ui.kept_state import keep, restore
 from pages.ui.safe_text import esc, md
 from runtime_core.aot import coldwarm, prebuild, serving_measure, serving_plan, tables
 from runtime_core.aot.paths import cache_root, clear_cache
@@ -176,8 +177,13 @@ def serving_panel(device: str = "cpu") -> None:
                     exact=esc(", ".join(map(str, plan.loop_exact)))))
     loop = _loop()
     a, b = st.columns(2)
-    batch = a.number_input("request batch size (1 to 256)", 1, 256, 5, key="aot_batch")
-    policy = b.selectbox("on a guard miss", MISS_POLICIES, index=1, key="aot_policy")
+    # kept across pages (Streamlit drops a widget's state with its page); a cleared box keeps its last value
+    restore("aot_batch", 5, valid=lambda v: isinstance(v, int) and 1 <= v <= 256)
+    restore("aot_policy", MISS_POLICIES[1], valid=lambda v: v in MISS_POLICIES)
+    batch = a.number_input("request batch size (1 to 256)", 1, 256, key="aot_batch")
+    policy = b.selectbox("on a guard miss", MISS_POLICIES, key="aot_policy")
+    keep("aot_batch")
+    keep("aot_policy")
     # the label says which batch goes out: a box left red by a value out of range keeps its last
     # good value, which is what the button sends (the browser never hands over the typed one)
     if st.button(f"send a request of batch {int(batch)}", key="aot_send",
@@ -263,6 +269,7 @@ def _serving_tables(res: dict) -> None:
     st.caption(prose("aot", "serving_times"))
     if res.get("threads") == 1:
         st.caption(prose("aot", "serving_threads"))
+        citation_caption(prose("aot", "serving_threads"))  # its ‹dev-machine› marker, named
     for line in tables.timing_contradictions(res):  # a measurement whose rows disagree says so
         st.warning(esc(line + ". " + prose("aot", "serving_contradiction", markdown=False), max_chars=600))
     line = tables.unchecked_line(res)

@@ -263,9 +263,14 @@ def render_lesson(name: str, title: bool = True, until: str | None = None, since
     citation_caption(text)
 
 
+def citations_in(text: str) -> list[str]:
+    """The citation markers `text` uses, raw ("[seed]") or as rendered ("‹seed›")."""
+    return [k for k in figures.CITATIONS if f"[{k}]" in text or f"‹{k}›" in text]
+
+
 def citation_caption(text: str) -> None:
     """A line naming the source of each citation marker `text` uses (none: nothing drawn)."""
-    used = [k for k in figures.CITATIONS if f"[{k}]" in text]
+    used = citations_in(text)
     if used:
         st.caption("Sources: " + " · ".join(f"‹{k}› {figures.CITATIONS[k]}" for k in used))
 
