@@ -168,6 +168,10 @@ def compile_cache(r: dict, folded: bool = False) -> None:
                           "artifacts loaded": _s((b.get("stages") or {}).get(n))} for n in stages])
     loaded = ", ".join(f"{k} {v}" for k, v in (b.get("loaded_artifacts") or {}).items())
     st.caption(_p("cc_cold_caption", loaded=loaded or "none"))
+    x, y = a.get("second_call_s"), b.get("second_call_s")
+    if x and y and max(x, y) / min(x, y) >= 2:  # a gap a student reads as the artifacts' doing
+        st.caption(_p("cc_second_call_gap", ratio=f"{max(x, y) / min(x, y):.0f}",
+                      slower="without artifacts" if x > y else "with the artifacts loaded"))
     rc = r.get("recompile") or {}
     if rc.get("calls"):
         st.markdown(f"**{prose('labs29', 'cc_recompile', markdown=False)}**")
