@@ -202,3 +202,19 @@ def test_a_logged_line_reads_from_the_repository_root_and_says_where_the_recorde
     assert logged.startswith(shown.split(" … ")[0].split(" (runtime_core")[0])
     short = 'File "/home/me/repo/runtime_core/x.py", line 3'
     assert log_text(short) == 'File "runtime_core/x.py", line 3'   # not cut: left whole
+
+
+def test_a_static_input_marked_after_compiling_is_explained_from_the_recording():
+    """The shipped H200 run marked six new tensors static after compiling: no graph recorded, each
+    call replayed with eager's answer. Page 4 says why (the compiled code already copied that
+    argument in) wherever the recording shows exactly that, and stays silent otherwise."""
+    import json
+    from conftest import open_page
+    rec = json.loads((Path(__file__).resolve().parents[1] / "lessons" / "recordings" / "labs_h200.json").read_text())
+    rr = rec["labs"]["trees_lifecycle"]["rerecord"]
+    marked = [r for r in rr["rows"] if r["call"].startswith("new static input")]
+    expected = (bool(marked) and rr["records_for_static_inputs"] == 0 and all(r["replay"] for r in marked)
+                and rr["max_abs_err"] < 1e-3)
+    at = open_page("pages/4_CUDA_graphs.py")
+    said = any("does not change code already compiled" in str(c.value) for c in at.caption)
+    assert said == expected

@@ -110,6 +110,12 @@ def trees_lifecycle(r: dict) -> None:
         moved = sum(row["call"].startswith("new weight") for row in rr["rows"])
         if moved > 1 and rr["records_for_new_weights"] == 1 and not rr["graphless_calls_for_new_weights"]:
             st.caption(_p("trees_rerecord_turns"))
+        marked = [row for row in rr["rows"] if row["call"].startswith("new static input")]
+        # a marked input at a new address that replayed with eager's answer and no compile was copied in
+        if (marked and rr.get("records_for_static_inputs") == 0 and all(row["replay"] for row in marked)
+                and (rr.get("max_abs_err") is not None and rr["max_abs_err"] < 1e-3)):
+            st.caption(_p("trees_marked_late", compiles=sum(row["compiles"] for row in marked),
+                          err=f"{rr['max_abs_err']:.1g}"))
         for line in rr.get("logged") or []:
             _code(line)
     sd = r.get("skip_dynamic") or {}
