@@ -75,7 +75,8 @@ record:
 
 # REC=PATH checks that recording instead of this GPU's latest one (e.g. the shipped sweep_h200.json).
 # It also gates both diagnose recordings: the zoo's (diagnose_h200.json) and the external grid's
-# (diagnose_external_h200.json: public networks, one fresh diagnose process a point).
+# (diagnose_external_h200.json: public networks, one process over the grid, with 12 fresh-process
+# re-checks beside it).
 DIAGNOSE_RECS ?= lessons/recordings/diagnose_h200.json lessons/recordings/diagnose_external_h200.json
 check-gpu:
 	$(PYTHON) -m pytest -q -m gpu
@@ -84,9 +85,11 @@ check-gpu:
 	@for r in $(DIAGNOSE_RECS); do $(PYTHON) -m runtime_core accuracy --recording "$$r" || exit 1; done
 
 # On a GPU machine with its own python3 (torch there, no .venv): the diagnose recording, under a
-# 420 s budget per call, resumed by the next call; repeat until it prints "complete": true.
+# 420 s budget per call, resumed by the next call; repeat until it prints "complete": true. As with
+# `make record`, never a shipped file unless asked: DIAGNOSE_REC=lessons/recordings/diagnose_h200.json
+# resumes the shipped one instead.
 GPU_PY       ?= python3
-DIAGNOSE_REC ?= lessons/recordings/diagnose_h200.json
+DIAGNOSE_REC ?= lessons/recordings/diagnose_this_gpu.json
 gpu-diagnose:
 	PYTHONUNBUFFERED=1 $(GPU_PY) -m runtime_core diagnose --sweep --record $(DIAGNOSE_REC) --budget-s 420 \
 		$(if $(wildcard $(DIAGNOSE_REC)),--resume)

@@ -76,6 +76,7 @@ BAD_ARGS_IN_A_CHILD = {("model", "--mode", "eager", "--n", "0", "--tax-us", "6",
     ("diagnose", "--model", "fake-mlp", "--sweep", "--trace-out", "t.json"),
     ("diagnose", "--model", "fake-mlp", "--plan", "uniform", "--from", ""),
     ("accuracy", "--recording", " "),
+    ("accuracy", "--bounds", "--recording", str(ROOT / "lessons" / "recordings" / "diagnose_h200.json")),
     ("bogus",),
 ])
 def test_bad_arguments_exit_2_with_one_line_and_no_traceback(args, capsys):

@@ -98,6 +98,9 @@ def run_accuracy(a) -> dict | int:
     from ..recordings import load
     rec = load(_path(a.recording))
     if rec.meta.kind in ACCURACY_OF:  # a kind a higher layer judges (diagnose registers its own)
+        if a.bounds:
+            raise UsageError(f"--bounds checks a sweep recording's model bounds; {a.recording} is a "
+                             f"{rec.meta.kind} recording (leave --bounds out)")
         return ACCURACY_OF[rec.meta.kind](rec, a.json)
     if rec.meta.kind != "sweep":
         raise UsageError(f"--recording {a.recording}: a {rec.meta.kind} recording has no accuracy targets "
