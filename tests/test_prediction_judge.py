@@ -17,7 +17,9 @@ def test_a_miss_just_past_the_band_is_told_apart_from_a_far_one():
     near, far = judge(4200.0, 4806.0, None, tolerance=0.10), judge(240.0, 720.0, None, tolerance=0.10)
     assert not near.close and near.message.startswith("Just outside: ") and "13% below" in near.message
     assert not far.close and far.message.startswith("Far off: ")
-    assert judge(119.0, 120.0, None, tolerance=0.0, unit="").message.startswith("Far off: ")  # exact steps: no band
+    assert judge(119.0, 120.0, None, tolerance=0.0, unit="").message.startswith("Not exact: ")  # exact steps: no band
+    odd = judge(120.4, 120.0, None, tolerance=0.0, unit="").message   # not "Far off" for 0.3%, and why it missed
+    assert odd.startswith("Not exact: you predicted 120.4,") and "a count is a whole number" in odd
 
 
 def test_a_prediction_within_tolerance_is_close():

@@ -38,8 +38,11 @@ def judge(guess: float, textbook: float, measured: float | None, tolerance: floa
         side = "above" if guess > textbook else "below"
         how = f"{percent_off(off, tolerance)} {side}" if textbook else side
         rule = "only an exact match counts" if tolerance == 0 else f"within ±{tolerance:.0%} of it counts"
-        # a miss within twice the band is not the same mistake as one off by a factor
-        verdict = "Just outside" if tolerance and off <= 2 * tolerance else "Far off"
+        # a miss within twice the band is not the same mistake as one off by a factor; where only an
+        # exact match counts (a count), a miss is not exact, whether by 0.3% or by a factor
+        verdict = "Not exact" if not tolerance else "Just outside" if off <= 2 * tolerance else "Far off"
+        if unit == "" and guess != int(guess):
+            hint = "a count is a whole number" + (f"; {hint}" if hint else "")
         msg = (f"{verdict}: you predicted {as_typed(guess, unit)}, {how} the textbook model's {fmt(textbook)} "
                f"(this step: {rule} as close){meas}" + (f"; {hint}" if hint else "") + ".")
     return Judgement(close, msg, tolerance)
