@@ -1,5 +1,10 @@
 #!/usr/bin/env bash
 # Issue 25. The tenth session (2026-12-04, late) and the eleventh (2026-12-05) were lent no GPU.
+# OWED NOW (2026-12-06, after the twenty-first session; the history below is the record, not the plan):
+#   1. run(command="STEP=freshgrid GPUS=1 BUDGET_S=300 bash tests/gpu_runs/session25.sh", kind="nvidia-h200",
+#          needs_h200=true, timeout_s=420, carry=[".whl"])  -> the last 2 of 48 fresh points; cp back, commit
+#   2. run(command="STEP=tests TESTS_PART=s20 bash tests/gpu_runs/session25.sh", carry=[".whl"], timeout_s=300)
+#      (any card) -> paste its summary line.
 # The offline finding (tests/gpu_runs/process_mode.py): bf16 GPT-2 points replay their graphs
 # 12-15% faster in the one-process grid than in a fresh `diagnose` process, on the same machine.
 # Owed, in this order, all on ONE warm machine (each call within 30 s of the last one's reply):
@@ -45,7 +50,9 @@
 # H100's own fresh grid, 12 of 48 (76 s a point). Owed: freshgrid on the H200 (7 of 48), else CARD=h100 (12 of 48):
 #   run(command="CARD=h100 STEP=freshgrid GPUS=1 BUDGET_S=430 bash tests/gpu_runs/session25.sh", kind="nvidia-h100-x1", timeout_s=560)
 # Twentieth session (2026-12-06): an H200 came at the first try and held for four calls: its fresh grid is
-# 27 of 48 (70-80 s a point on that machine). Owed: freshgrid on the H200 (21 points, about four calls), else CARD=h100.
+# 27 of 48 (70-80 s a point on that machine). Twenty-first session (2026-12-06): two H200 starts refused,
+# then six calls on one H200: 46 of 48. Owed: freshgrid on the H200, the last 2 points (GPT-2 decode bf16
+# batch 16 and 64; one call, BUDGET_S=300), then STEP=tests TESTS_PART=s20 (any card).
 # placement makes 11 files: wrap it, `timeout 290 env STEP=placement bash ...; cd $OUT; tar czf placement.tgz *.json; rm -f *.json`.
 # STEP=mode (~7 min): process_mode_probe.py: a fresh child's readings, the in-process recorder
 # over GPT-2 decode bf16 b4 first and again after the prompt in fp32 and bf16, the main process's readings,
