@@ -105,7 +105,7 @@ def test_the_planner_budget_follows_the_largest_size_until_moved_and_says_when_i
     top = int(at.slider(key="dg_plan_budget").max)
     at.slider(key="dg_plan_budget").set_value(top).run()                # moved by hand: kept, and told
     at.number_input(key="dg_plan_max").set_value(4).run()
-    assert f"Lowered from {top:,} MB" in _text(at) and at.slider(key="dg_plan_budget").value < top
+    assert f"Lowered from {top:,} MiB" in _text(at) and at.slider(key="dg_plan_budget").value < top
     assert not at.exception
 
 
