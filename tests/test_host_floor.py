@@ -169,3 +169,17 @@ def test_a_grid_timed_by_another_rule_is_not_resumed(tmp_path):
         with pytest.raises(UsageError, match="timed by another rule than this code's"):
             run_external(SimRunner(), out, 300, resume=True, only=grid)
         assert len(store.load(out, kind="diagnose").data["points"]) == 1  # the file is kept as it was
+
+
+def test_a_simulated_diagnosis_says_how_many_rounds_it_timed():
+    """The simulator's JSON said 60 H rounds and 60 measuring rounds while it listed 5 and ran 1."""
+    from runtime_core.cli import main
+    import contextlib
+    import io
+    import json
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["diagnose", "--model", "fake-mlp", "--batch", "1", "--backend", "sim", "--json"]) == 0
+    p = json.loads(out.getvalue())
+    assert p["timing"]["host_rounds"] == len(p["host_rounds_us"])
+    assert p["timing"]["measure_rounds"] == 1 and p["timing"]["host_window_s"] == 0.0

@@ -145,7 +145,7 @@ def capture_verdict(k: StepCounts, m: Machine, failure: dict) -> dict:
 
 HOST_ROUNDS = host_floor.HOST_ROUNDS      # H is timed in this many rounds before anything is predicted ...
 HOST_SPREAD_S = host_floor.HOST_WINDOW_S  # ... spread evenly over at least this many seconds (a real clock)
-VIRTUAL_ROUNDS = 5    # the simulator's virtual clock gives every round the same H: a few rounds say so
+VIRTUAL_ROUNDS = host_floor.VIRTUAL_HOST_ROUNDS  # the simulator's virtual clock: a few rounds, all alike
 HOST_RECENT = 5       # a point recorded before the floor: its H was the median of its last five rounds
 BAND_COVERAGE = 0.90  # ... and its band's H interval held a new round with at least this probability
 

@@ -37,14 +37,20 @@ HOST_ROUNDS = 60        # H rounds before anything is predicted ...
 HOST_WINDOW_S = 15.0    # ... spread evenly over this many seconds (0 on a virtual clock)
 MEASURE_ROUNDS = 60     # rounds of every variant's steps, interleaved ...
 MEASURE_WINDOW_S = 15.0  # ... spread evenly over this many seconds
+VIRTUAL_HOST_ROUNDS = 5     # a virtual clock gives every round the same H: a few rounds say so ...
+VIRTUAL_MEASURE_ROUNDS = 1  # ... and the same step time: one round, back to back
 ROUND_BUDGET_US = 50_000.0  # one variant's steps in one measuring round, about
 ROUND_REPS = (3, 5)     # ... at least 3 steps (a median), at most 5
 
 
 def timing_fields(virtual: bool, host_window_s: float = HOST_WINDOW_S) -> dict:
-    """What a point keeps of how it was timed (point["timing"]); a virtual clock times back to back."""
-    return {"statistic": FLOOR, "host_rounds": HOST_ROUNDS, "host_window_s": 0.0 if virtual else host_window_s,
-            "measure_rounds": MEASURE_ROUNDS, "measure_window_s": 0.0 if virtual else MEASURE_WINDOW_S}
+    """What a point keeps of how it was timed (point["timing"]); a virtual clock times its few rounds
+    back to back."""
+    if virtual:
+        return {"statistic": FLOOR, "host_rounds": VIRTUAL_HOST_ROUNDS, "host_window_s": 0.0,
+                "measure_rounds": VIRTUAL_MEASURE_ROUNDS, "measure_window_s": 0.0}
+    return {"statistic": FLOOR, "host_rounds": HOST_ROUNDS, "host_window_s": host_window_s,
+            "measure_rounds": MEASURE_ROUNDS, "measure_window_s": MEASURE_WINDOW_S}
 
 
 def describe(timing: dict) -> str:

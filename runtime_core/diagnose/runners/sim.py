@@ -120,7 +120,8 @@ class SimRunner:
                 if s.kind == "spin" else s for s in spans]
 
     def timing_plan(self, guess_us: float) -> tuple[int, int, float]:
-        return 1, 2, 0.0  # the virtual clock gives the same time every step: one round, back to back
+        from ..host_floor import VIRTUAL_MEASURE_ROUNDS
+        return VIRTUAL_MEASURE_ROUNDS, 2, 0.0  # the virtual clock gives the same time every step: back to back
 
     def machine(self, constants: str = "live"):
         """The simulator's own constants: it runs with them, so the model knows them exactly."""
