@@ -100,13 +100,18 @@ def test_the_side_by_side_table_says_no_graph_outside_graph_mode_as_the_card_doe
 @pytest.mark.parametrize("mode,tax", [("streams", 20.0), ("eager", 100.0)])
 def test_off_grid_tax_puts_the_textbook_chips_at_the_shown_points_tax(mode, tax):
     """The line above the chips says they are for the recorded point; they were priced at the
-    knob's tax (100 µs: "textbook 12.0 ms" beside a point measured at 28 µs a launch)."""
+    knob's tax (100 µs: "textbook 12.0 ms" beside a point measured at 28 µs a launch). They are
+    priced at the tax that point asked for (the GPU's own plus what it added, the tax its column's
+    note names), as an exact point's chips are priced at the knob's: not at the tax it measured,
+    which the host's drift moved (a column "recorded at tax 14.39 µs" showed 120 x 15.62)."""
     k = Knobs(mode, 120, 2.0, tax_us=tax)
     shown = src.shown(False, REC, k)
     assert shown.note, "the recording now has a point at this tax"
     v = wv.widget_view(k, SimpleNamespace(live=False, recording=REC, recordings=[REC]), shown, src)
     d = shown.numbers
-    book = src.textbook(k.replace(n=d["n"], work_us=d["work_us"], tax_us=round(d["tax_us"], 2)))
+    asked = REC.meta.intrinsic_tax_us + d["extra_tax_us"]
+    book = src.textbook(k.replace(n=d["n"], work_us=d["work_us"], tax_us=round(asked, 3)))
+    assert f"tax {asked:.4g} µs" in shown.note   # the note names the tax the chips use
     assert by_stem(v)["wall time / step"].delta == f"textbook {wv.fmt_us(book['wall_us'])}"
     assert by_stem(v)["wall time / step"].delta != f"textbook {wv.fmt_us(src.textbook(k)['wall_us'])}"
 

@@ -189,9 +189,12 @@ def _valid_cell(k: Knobs, numbers: dict) -> str:
 
 def _at_point(k: Knobs, shown, own_tax_us: float | None) -> Knobs:
     """The knobs of the point the headline column shows when it is off the reader's setting (its
-    textbook chips are for that point): the point's N and work, and its whole launch tax where
-    the point added other host work than the knob asks for (as off_grid_note names it). A point
-    off only in N or work keeps the knob's tax, as an exact point does."""
+    textbook chips are for that point): the point's N and work, and, where the point added other
+    host work than the knob asks for, the tax that point asked for: the GPU's own plus what it
+    added, the tax off_grid_note names ("recorded at tax 14.39 µs"), as the knob at that point
+    would have set it. A point off only in N or work keeps the knob's tax, as an exact point does.
+    (Never the tax the point measured, which the host's drift moves: on the grid the chips run at
+    the knob's tax too.)"""
     if not shown.note:
         return k
     d = shown.numbers
@@ -199,7 +202,7 @@ def _at_point(k: Knobs, shown, own_tax_us: float | None) -> Knobs:
     asked_extra = max(0.0, k.tax_us - (own_tax_us or 0.0))
     if float(d.get("extra_tax_us", 0.0)) == float(asked_extra):
         return at
-    return at.replace(tax_us=round(point_tax_us(d, own_tax_us), 2))
+    return at.replace(tax_us=round((own_tax_us or 0.0) + float(d.get("extra_tax_us", 0.0)), 3))
 
 
 def point_tax_us(d: dict, own_tax_us: float | None) -> float:
