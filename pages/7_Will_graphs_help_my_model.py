@@ -70,7 +70,9 @@ if spans:
                                 labels=MODEL_COPY), key="dg_timeline")
     st.caption(prose("diagnose", "timeline_simulated" if simulated else "timeline"))
     if variant == "our_graph" and not simulated:
-        st.caption(prose("diagnose", "timeline_graph"))
+        same = near == s.batch and s.dtype == "fp32" and s.seq == shape  # the table below times this very step
+        st.caption(prose("diagnose", "timeline_graph",
+                         compare=prose("diagnose", "timeline_graph_compare") if same else ""))
 else:
     st.info("No timeline is recorded for this model.")
 

@@ -672,3 +672,16 @@ def test_a_batch_the_new_dtype_lacks_is_named_and_comes_back_with_the_old_dtype(
     at = at.radio(key="dg_dtype").set_value("fp32").run()
     assert at.select_slider(key="dg_batch").value == 512
     assert not [c.value for c in at.caption if "is not recorded for this model" in c.value]
+
+
+def test_the_replay_timeline_compares_itself_with_the_table_only_when_they_are_one_step():
+    """The graph replay's caption said the drawn replay is longer than the measured step in the
+    table below, while the timeline drawn was batch 64's and the table batch 512's."""
+    at = open_page(PAGE)
+    at.radio(key="dg_tl_variant").set_value("our_graph").run()
+    caps = lambda: [str(c.value) for c in at.caption if "profiler slows the graph launch" in str(c.value)]  # noqa: E731
+    batches = at.select_slider(key="dg_batch").options
+    assert caps() and "in the table below" in caps()[0]          # batch 1: a timeline of this very step
+    at.select_slider(key="dg_batch").set_value(batches[-1]).run()
+    said = caps()
+    assert said and ("in the table below" in said[0]) == ("showing batch" not in _text(at))
