@@ -112,7 +112,7 @@ def test_cuda_graphs_page_has_the_reduce_overhead_box():
     text = _text(at)
     assert ":orange-badge[RECORDED]" in text and "Inputs are copied in for you" in text
     kernels = next(f for f in tables_of(at) if "reduce-overhead" in f.columns and "our capture" in f.columns)
-    assert "ms / token" in list(kernels["per step"]) and "mean kernel µs" in list(kernels["per step"])
+    assert "ms / token" in list(kernels["per step"]) and "mean kernel event µs" in list(kernels["per step"])
     skips = next(f for f in tables_of(at) if "reason logged" in f.columns)
     assert not any("\\" in v for v in skips["reason logged"])  # a reader sees no Markdown escapes
 

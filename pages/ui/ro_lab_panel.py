@@ -88,7 +88,7 @@ def _kernels(r: dict) -> None:
         st.caption("Not measured: counting a graph's kernels needs a GPU.")
         return
     labels = {"our_graph": "our capture", "reduce_overhead": "reduce-overhead"}
-    rows = (("ms / token", "ms_per_token", 3), ("GPU kernels / step", "kernels", 0), ("mean kernel µs", "kernel_mean_us", 2),
+    rows = (("ms / token", "ms_per_token", 3), ("kernel events / step (profiler)", "kernels", 0), ("mean kernel event µs", "kernel_mean_us", 2),
             ("GPU busy µs", "busy_us", 1), ("launch calls", "launch_calls", 0), ("graph launches", "graph_launches", 0))
     ui_tables.compare("per step", [labels.get(k, k) for k in p],  # one column a graph: fits a projector and a phone
                       [(label, [_fmt(v.get(key), digits) for v in p.values()]) for label, key, digits in rows])
