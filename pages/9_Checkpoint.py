@@ -20,7 +20,7 @@ import streamlit as st
 from pages.ui import knobs, progress, tables as ui_tables, widget_sources as src
 from pages.ui.safe_text import esc
 from pages.ui.widget_panels import METRIC_CSS, count_cell, headline_metrics
-from pages.ui.widget_view import tax_line
+from pages.ui.widget_view import own_tax, tax_line
 from runtime_core.knobs import Knobs
 from runtime_core.lesson.checkpoint import (MAX_RUNS, ORDER, PREDICTION_MAX, STEP_NEEDS, Run, check_step, complete,
                                             hides, open_step, prediction_in_range)
@@ -58,8 +58,7 @@ def numbers(run: Run) -> dict:
             memo.pop(next(iter(memo)))
         k = knobs_of(run)
         shown = src.shown(ctx.live, rec, k)
-        own = src.live_floor_us() if ctx.live else (rec.meta.intrinsic_tax_us if rec else None)
-        gpu = "this GPU" if ctx.live else (src.short_device(rec) if rec else "GPU")
+        own, gpu = own_tax(shown.source == "live", rec, src)  # as page 6 names it
         memo[key] = {"model": src.textbook(k), "measured": shown.numbers, "label": shown.label,
                      "note": shown.note, "tax_line": tax_line(shown, k, own, gpu)}  # the tax the measurement ran at
     return memo[key]

@@ -115,6 +115,14 @@ def result_line(view, note: str = "") -> str:
     return f"Result ({source}, {detail}{where}): {nums}. The cards, timeline and tables follow below."
 
 
+def own_tax(live: bool, rec, src) -> tuple[float | None, str]:
+    """(the GPU's own launch tax, its short name) for the tax line: this GPU's measured floor when
+    the shown column is live, else the recording's calibrated tax (None without a recording)."""
+    if live:
+        return src.live_floor_us(), "this GPU"
+    return (rec.meta.intrinsic_tax_us, src.short_device(rec)) if rec else (None, "GPU")
+
+
 def tax_line(shown, k: Knobs, own_tax_us: float | None, gpu: str, chip_tax_us: float | None = None) -> str:
     """One line under the source badge: the shown point's setting and its whole launch tax (as
     measured, then what it is made of: the GPU's own tax `own_tax_us` and the host work added).
@@ -271,8 +279,7 @@ def widget_view(k: Knobs, ctx, shown, src, pick: str | None = None) -> WidgetVie
     if timeline.pick == "measured":
         files.append(prose("widget", "measured_timeline"))
     live = shown.source == "live"
-    own = src.live_floor_us() if live else (ctx.recording.meta.intrinsic_tax_us if ctx.recording else None)
-    gpu = "this GPU" if live else (src.short_device(ctx.recording) if ctx.recording else "GPU")
+    own, gpu = own_tax(live, ctx.recording, src)
     at_shown = _at_point(k, shown, own)
     return WidgetView(badge=_badge(k, ctx, shown), tax_line=tax_line(shown, k, own, gpu, at_shown.tax_us), metrics=headline_metrics(d, shown.note, src.textbook(at_shown)),
                       timeline=timeline, tabs=tabs, side_by_side=_side_by_side(k, ctx, shown, src, book, sim, at_shown),
