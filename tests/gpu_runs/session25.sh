@@ -1,10 +1,9 @@
 #!/usr/bin/env bash
 # Issue 25. The tenth session (2026-12-04, late) and the eleventh (2026-12-05) were lent no GPU.
-# OWED NOW (2026-12-06, after the twenty-first session; the history below is the record, not the plan):
+# OWED NOW (2026-12-06, in the twenty-second session; the history below is the record, not the plan):
 #   1. run(command="STEP=freshgrid GPUS=1 BUDGET_S=300 bash tests/gpu_runs/session25.sh", kind="nvidia-h200",
 #          needs_h200=true, timeout_s=420, carry=[".whl"])  -> the last 2 of 48 fresh points; cp back, commit
-#   2. run(command="STEP=tests TESTS_PART=s20 bash tests/gpu_runs/session25.sh", carry=[".whl"], timeout_s=300)
-#      (any card) -> paste its summary line.
+#   (TESTS_PART=s20 ran in the twenty-second session on an H100: 3 passed in 39.49s.)
 # The offline finding (tests/gpu_runs/process_mode.py): bf16 GPT-2 points replay their graphs
 # 12-15% faster in the one-process grid than in a fresh `diagnose` process, on the same machine.
 # Owed, in this order, all on ONE warm machine (each call within 30 s of the last one's reply):
