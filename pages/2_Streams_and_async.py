@@ -87,8 +87,12 @@ def gpu_panel() -> None:
         "each drawn step is as long as its wall time above." if window is None else
         "both steps are cut at the same moment, where streams ran its first kernels."))
     busy = {name: 100 * d["kernel_work_us"] / d["wall_us"] for name, d in (("eager", eager), ("streams", streams))}
-    st.caption(prose("streams", "gpu_busy", eager_pct=f"{busy['eager']:.0f}", eager=EAGER,
-                     streams_pct=f"{busy['streams']:.0f}"))
+    kernel_us, tax_us = streams["kernel_work_us"] / 120, streams["tax_us"]
+    fed = "gpu_busy_fed" if kernel_us > tax_us else "gpu_busy_starved"
+    st.caption(" ".join([
+        prose("streams", "gpu_busy", eager_pct=f"{busy['eager']:.0f}", eager=EAGER, streams_pct=f"{busy['streams']:.0f}"),
+        prose("streams", fed, work=f"{kernel_us:.1f}", tax=f"{tax_us:.1f}"),
+        *([prose("streams", "gpu_busy_zoom")] if window is None and fed == "gpu_busy_starved" else [])]))
 
 
 def d2h_panel() -> None:

@@ -71,6 +71,21 @@ def test_streams_page_zooms_both_recorded_steps_to_where_the_gaps_show():
     assert "cut at the same moment" in _text(at)
 
 
+def test_streams_busy_caption_blames_the_launch_only_where_it_outlasts_the_kernel():
+    """At 2 µs of work a launch outlasts its kernel and the gaps are the host's; at 40 µs each kernel
+    outlasts its launch, so the caption must not say the launches took longer, nor ask for a close-up
+    that is already drawn."""
+    at = open_page("pages/2_Streams_and_async.py")
+    busy = lambda at: next(c.value for c in at.caption if c.value.startswith("GPU busy"))
+    assert "took longer than its kernel" in busy(at) and "close up" in busy(at)
+    at = at.radio(key="s2_work").set_value(40).run()
+    assert "took longer than its kernel" not in busy(at) and "outlasts its launch" in busy(at)
+    at = at.radio(key="s2_work").set_value(2).run()
+    zoom = at.radio(key="s2_zoom")
+    at = zoom.set_value(zoom.options[1]).run()
+    assert "took longer than its kernel" in busy(at) and "close up" not in busy(at)
+
+
 def test_interview_reveal_and_grade_changes_the_tally():
     at = open_page("pages/10_Interview.py")
     cards = json.loads((ROOT / "lessons" / "interview.json").read_text())["cards"]

@@ -117,6 +117,11 @@ def _textbook(mode: str, metric: str, work: float = 2.0):
     return get
 
 
+def _launches_per_layer(rec):
+    """The recorded decoder's eager launches per token over its layers."""
+    return _dec("eager", "launches_per_token")(rec) / rec.data["decoder"]["config"]["layers"]
+
+
 def _dispatch_ms_at_seed_tax(rec):
     """The recorded decoder's eager launches per token × the seed's launch tax, in ms."""
     from ..knobs import SEED_TAX_US
@@ -156,6 +161,7 @@ FIGURES: dict[str, Figure] = {
     # the shipped decoder recording (decoder_*.json): one token per step, 12 layers, width 256
     "decoder.eager_ms_per_token": Figure("decoder", _dec("eager", "ms_per_token"), ".1f", "ms"),
     "decoder.eager_launches_per_token": Figure("decoder", _dec("eager", "launches_per_token"), ".0f"),
+    "decoder.eager_launches_per_layer": Figure("decoder", _launches_per_layer, ".0f"),
     "decoder.our_graph_ms_per_token": Figure("decoder", _dec("our_graph", "ms_per_token"), ".2f", "ms"),
     "decoder.raw_graph_ms_per_token": Figure("decoder", _dec("raw_graph", "ms_per_token"), ".2f", "ms"),
     "decoder.reduce_overhead_ms_per_token": Figure("decoder", _dec("reduce_overhead", "ms_per_token"), ".2f", "ms"),
