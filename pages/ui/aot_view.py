@@ -40,7 +40,7 @@ def coldwarm_panel(device: str) -> None:
     else:
         where = _where(res)
         # CPU numbers are real measurements, but not the GPU that "live" promises
-        source_badge("live" if device == "cuda" else "cpu", where)
+        source_badge("live" if device == "cuda" else "cpu", where, saved=True)
         _coldwarm_tables(res)
     if device != "cuda":
         recorded_gpu_panel("aot", "aot", "The same steps, recorded on a GPU", _coldwarm_tables, AOT_RECORD_COMMAND)
@@ -64,7 +64,7 @@ def _cache_refused() -> bool:
 
 def _where(res: dict) -> str:
     """Where and when a saved result was measured, for its source badge."""
-    return f"{res['device_name']} · torch {res['torch_version']} · {res['measured_at'][:16]}"
+    return f"{res['device_name']} · torch {res['torch_version']} · measured {res['measured_at'][:16].replace('T', ' ')} UTC"
 
 
 def recorded_gpu_panel(kind: str, key: str, title: str, draw, command: str) -> None:
@@ -222,7 +222,7 @@ def packages_panel(device: str) -> None:
         if res is None:
             st.info(prose("aot", "serve_not_measured"))
         else:
-            source_badge("live" if device == "cuda" else "cpu", _where(res))
+            source_badge("live" if device == "cuda" else "cpu", _where(res), saved=True)
             _serving_tables(res)
     if device != "cuda":
         recorded_gpu_panel("serving", "serving", "The same loop, recorded on a GPU", _serving_tables,

@@ -42,6 +42,12 @@ def badge(source: str) -> str:
 
 
 SOURCE_LABELS = {k: f"{badge(k)} {SOURCE_MEANINGS[k]}" for k in SOURCE_BADGES}  # Markdown, one line each
+# A live or CPU measurement kept on disk and shown again later (the AOT page's): not "now", and on a
+# shared server perhaps not this user's press of the button.
+SAVED_MEANINGS = {"live": "measured on this machine's GPU when its button was last pressed, by anyone using "
+                          "this server (press it again to measure afresh)",
+                  "cpu": "measured on this machine's CPU (real, but not a GPU) when its button was last pressed, "
+                         "by anyone using this server (press it again to measure afresh)"}
 
 
 @dataclass
@@ -280,9 +286,11 @@ def lesson_data(name: str) -> dict:
     return json.loads((LESSONS / f"{name}.json").read_text(encoding="utf-8"))
 
 
-def source_badge(source: str, detail: str = "") -> None:
+def source_badge(source: str, detail: str = "", saved: bool = False) -> None:
     """A one-line label saying which of the sources a number block comes from.
 
     `detail` is plain text, shown as typed: it often names a recording's device or file, or a
-    measurement's own fields, none of which may render as Markdown."""
-    st.caption(SOURCE_LABELS[source] + (f" · {esc(detail, max_chars=400)}" if detail else ""))
+    measurement's own fields, none of which may render as Markdown. `saved`: a live or CPU
+    measurement read back from disk, labelled by when it was made rather than as made now."""
+    label = f"{badge(source)} {SAVED_MEANINGS[source]}" if saved else SOURCE_LABELS[source]
+    st.caption(label + (f" · {esc(detail, max_chars=400)}" if detail else ""))
