@@ -220,3 +220,20 @@ def test_a_large_second_call_gap_is_not_left_to_read_as_the_artifacts_effect():
     at = open_page(PAGE)
     said = any("second call differs by about" in str(c.value) for c in at.caption)
     assert said == (max(a, b) / min(a, b) >= 2)
+
+
+def test_artifacts_the_recompile_policy_built_are_named_while_they_shadow_the_other_policies(page):
+    """Recompile at batch 100, then switch to pad: batch 100 now hits the artifact the recompile
+    built, never padding. The page says the loop keeps it and how to start over."""
+    at = page
+    at.selectbox(key="aot_policy").set_value("recompile").run()
+    at.number_input(key="aot_batch").set_value(100).run()
+    at = at.button(key="aot_send").click().run()
+    assert "recompiled" in at.success[0].value
+    at.selectbox(key="aot_policy").set_value("pad").run()
+    at = at.button(key="aot_send").click().run()
+    assert "guard hit" in at.success[0].value
+    kept = next(c.value for c in at.caption if "still holds what the recompile policy built" in c.value)
+    assert "100" in kept and "Reset the serving loop" in kept
+    at = at.button(key="aot_reset").click().run()
+    assert not any("still holds" in c.value for c in at.caption)

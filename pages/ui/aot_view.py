@@ -202,6 +202,9 @@ def serving_panel(device: str = "cpu") -> None:
     for col, (label, v) in zip(st.columns(5), (("hits", c.hits), ("misses", c.misses),
                                                ("recompiles", c.recompiles), ("pads", c.pads), ("rejects", c.rejects))):
         col.metric(label, v)
+    jit = [a.name for a in loop.artifacts if a.kind == "jit"]
+    if jit:
+        st.caption(prose("aot", "jit_kept", arts=esc(", ".join(jit), max_chars=400)))
     if st.button("reset serving loop", key="aot_reset"):
         del st.session_state["aot_serving_loop"]
         st.rerun()
