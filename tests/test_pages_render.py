@@ -179,3 +179,13 @@ def test_interview_deck_ends_with_a_summary_and_the_tally_resets_only_when_confi
     assert "Yes, clear my grades" in [b.label for b in at.button]   # inside the popover, not a bare button
     at = at.button(key="iv_reset").click().run()
     assert _tally(at) == ("0", "0", f"0 of {len(cards)}") and not at.exception
+
+
+def test_the_recorded_storm_lab_says_its_own_cache_size_when_the_slider_moves_away():
+    """At a cache of 8 the simulated run says "No storm" while the recorded expander under it says
+    "because the cache holds 4 graphs": its title says the slider moves only the simulated run."""
+    at = open_page("pages/4_CUDA_graphs.py")
+    assert any(e.label == "The same lab, recorded on a real GPU" for e in at.expander)
+    at = at.slider(key="s4_cache").set_value(8).run()
+    labels = [e.label for e in at.expander]
+    assert any("with a cache of 4 graphs (the slider moves only the simulated run above)" in lab for lab in labels)

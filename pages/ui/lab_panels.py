@@ -103,7 +103,11 @@ def show(r: dict, with_recording: bool = True) -> None:
                                                  + esc(verdict, max_chars=4000))
     gpu, bad = _recorded(r["lab"]) if (with_recording and r["source"] == "simulated") else (None, [])
     if gpu:
-        with st.expander("The same lab, recorded on a real GPU"):
+        title = "The same lab, recorded on a real GPU"
+        if "cache_size" in gpu and gpu["cache_size"] != r.get("cache_size", gpu["cache_size"]):
+            # the storm lab's slider moves the simulated run only: the recording is one setting
+            title += f" with a cache of {gpu['cache_size']} graphs (the slider moves only the simulated run above)"
+        with st.expander(title):
             show(gpu, with_recording=False)
     elif bad:
         st.caption(md("The labs recording's run of this lab is not shown: {fields} should hold numbers.",
