@@ -216,8 +216,7 @@ def cost_panel() -> None:
         _cost_table(recorded["allocators"])
         st.caption(prose("caching_allocator", "cost_recorded", file=esc(rec.meta.file)))
         if recorded["expandable"].get("torch"):
-            st.caption("PyTorch's own allocator, default vs PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True "
-                       "(each in a child process), same allocation orders as the lab:")
+            st.caption(prose("caching_allocator", "expandable_intro"))
             _expandable_tables(comparison_per_order(recorded["expandable"]["torch"]))  # each order's own mallocs
     backend = "cuda" if ctx.live else "sim"
     label = ("measure the buffer costs on this GPU (a few seconds)" if ctx.live

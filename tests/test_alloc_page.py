@@ -136,3 +136,12 @@ def test_the_realized_plan_carries_the_cpu_source_badge(page):
     assert "The lesson-06 plan, realized" in heads
     captions = [c.value for c in page.caption]
     assert any(c.startswith(":violet-badge[CPU]") and "plan built and run on this CPU" in c for c in captions)
+
+
+def test_the_expandable_tables_say_why_driver_mallocs_read_zero_where_they_first_show():
+    """The recorded expandable column reads 0 driver mallocs beside gigabytes reserved: the caption
+    just above those tables says expandable segments reserve through virtual-memory calls."""
+    from conftest import open_page
+    at = open_page("pages/3_Caching_allocator.py")
+    intro = next(c.value for c in at.caption if "same allocation orders as the lab" in c.value)
+    assert "virtual-memory calls" in intro and "read 0" in intro
