@@ -88,7 +88,7 @@ def fragmentation_panel() -> None:
     s = result["stats"]
     row = metric_row()
     row.metric("reserved", fmt_bytes(s["reserved_bytes.current"]), width="content")
-    row.metric("free, unallocated", fmt_bytes(s["free_bytes"]), width="content",
+    row.metric("free (cached)", fmt_bytes(s["free_bytes"]), width="content",
                help="reserved by the pool but not allocated")
     row.metric("largest free block", fmt_bytes(s["largest_free_block_bytes"]), width="content")
     row.metric("fragmentation", f"{s['fragmentation']:.2f}", width="content",

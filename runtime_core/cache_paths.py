@@ -46,6 +46,19 @@ def cache_root() -> Path:
     return p if (p / MARKER).is_file() else _claim(p, raw is None)
 
 
+def shown_root() -> str:
+    """The AOT cache folder as a message names it: .cache/aot/ (relative to the repository) by
+    default, the absolute folder RUNTIME_CORE_AOT_CACHE names otherwise; in words where it is refused."""
+    try:
+        p = cache_root()
+    except UsageError:
+        return "the AOT cache folder"
+    try:
+        return f"{p.relative_to(ROOT).as_posix()}/"
+    except ValueError:
+        return f"{p.as_posix()}/"
+
+
 def _parse(raw: str) -> Path:
     if not raw.strip():
         raise UsageError(f"{ENV} is set but empty: give an absolute folder path, or unset it "

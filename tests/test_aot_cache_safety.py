@@ -97,3 +97,15 @@ def test_page_clear_button_with_a_checkout_as_cache_deletes_nothing(tmp_path, mo
         assert any("Live AOT measuring is off" in w.value for w in at.warning)
         assert not [b for b in at.button if b.key == "aot_clear"]  # no button to press
     assert _tree(victim) == before
+
+
+def test_messages_name_the_cache_folder_in_use(tmp_path, monkeypatch):
+    """The page's status lines said ".cache/aot/" even when RUNTIME_CORE_AOT_CACHE put the cache
+    elsewhere: they name the folder in use."""
+    from runtime_core import cache_paths
+    monkeypatch.delenv("RUNTIME_CORE_AOT_CACHE", raising=False)
+    assert cache_paths.shown_root() == ".cache/aot/"
+    monkeypatch.setenv("RUNTIME_CORE_AOT_CACHE", str(tmp_path / "elsewhere"))
+    assert cache_paths.shown_root() == f"{(tmp_path / 'elsewhere').as_posix()}/"
+    monkeypatch.setenv("RUNTIME_CORE_AOT_CACHE", "relative/path")
+    assert cache_paths.shown_root() == "the AOT cache folder"

@@ -155,3 +155,15 @@ def test_a_hatch_is_drawn_over_its_series_colour_never_in_its_place():
             "launch overhead: wall − work (µs), hatched", "its share of the captures",
             "still allocated at the end"} <= names, names
     assert hatched[("alloc_charts (plan)", "proj")].upper() == "#0072B2"  # the palette's blue, hatched
+
+
+def test_the_plan_charts_repeated_colour_is_told_apart_by_a_pattern_that_means_no_state():
+    """On page 3 a "/" hatch means a free cached block and "x" a block awaiting its stream event: the
+    ninth plan buffer (blue again) is dotted, never hatched like a state."""
+    figs = _hatched_figures()
+    proj = next(t for t in figs["alloc_charts (plan)"].data if t.name == "proj")
+    state_hatches = {t.marker.pattern.shape for name, fig in figs.items() if name.startswith("alloc_charts (")
+                     and name != "alloc_charts (plan)"
+                     for t in fig.data if getattr(getattr(t, "marker", None), "pattern", None) is not None
+                     and t.marker.pattern.shape}
+    assert proj.marker.pattern.shape == "." and "." not in state_hatches and "/" in state_hatches

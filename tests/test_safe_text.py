@@ -83,6 +83,15 @@ def test_control_and_bidi_characters_become_spaces():
     assert esc("a\nb\r\tc\u202ed\u200be") == "a b  c d e"
 
 
+def test_a_soft_hyphen_survives_and_opens_no_link():
+    """Page 3's "fragmen\u00adtation" row label must fit a phone: the soft hyphen stays (a space there
+    read "fragmen tation" on a projector), and it cannot carry a link past the joiners."""
+    from pages.ui.tables import cells
+    assert cells([{"a": "fragmen\u00adtation"}]) == [{"a": "fragmen\u00adtation"}]
+    out = esc("https\u00ad://x.y www\u00ad.evil.example a\u00ad@b.c")
+    assert live_constructs(out) == [] and "\u00ad" in out
+
+
 def test_long_values_are_clipped_and_say_so():
     out = esc("x" * 500)
     assert out == "x" * 200 + "… (300 more characters)"

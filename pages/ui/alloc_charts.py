@@ -17,6 +17,10 @@ SPAN_STYLE = {"cudaMalloc": (P.VERMILLION, ""), "cudaFree": (P.PURPLE, "x"), "cu
               "chain_add": (P.GREEN, "")}
 
 
+REPEAT_PATTERNS = ["", ".", "+", "-"]  # the plan chart's buffers past eight; no state's hatch among them
+assert not set(REPEAT_PATTERNS[1:]) & {h for _, h in (*STATE_STYLE.values(), *SPAN_STYLE.values())}
+
+
 def byte_unit(max_bytes: float) -> tuple[str, float]:
     """The binary unit that keeps numbers readable: ("GiB", 2**30), ("MiB", ...) or ("KiB", ...)."""
     for name, scale in (("GiB", 1 << 30), ("MiB", 1 << 20)):
@@ -95,9 +99,10 @@ def plan_layout(layout: list[dict], arena_bytes: int) -> go.Figure:
         fig.add_trace(go.Bar(
             x=[b["first_use"] + span / 2 - 0.5], width=[span * 0.95], base=[b["offset_bytes"] / scale],
             y=[b["nbytes"] / scale], name=b["name"], text=[b["name"]], textposition="inside",
-            # past the palette's eight colours a hatch (over the colour) tells a repeated colour apart
-            marker=P.hatched(P.CYCLE[i % len(P.CYCLE)], P.PATTERNS[(i // len(P.CYCLE)) % len(P.PATTERNS)],
-                             line=dict(color="white", width=1)),
+            # past the palette's eight colours a pattern (over the colour) tells a repeated colour
+            # apart: dots, never the hatches that mean a block's state on this page ("/" free, "x")
+            marker=P.hatched(P.CYCLE[i % len(P.CYCLE)], REPEAT_PATTERNS[(i // len(P.CYCLE)) % len(REPEAT_PATTERNS)],
+                             size=5, line=dict(color="white", width=1)),
             hovertemplate=(f"{b['name']}: {b['nbytes']:,} B at offset {b['offset_bytes']:,} B, "
                            f"nodes {b['first_use']}-{b['last_use']}<extra></extra>")))
     fig.add_hline(y=arena_bytes / scale, line_dash="dash", annotation_text="arena size",

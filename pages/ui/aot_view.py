@@ -9,7 +9,7 @@ from pages.ui.common import citation_caption, recordings_of, source_badge
 from pages.ui.kept_state import keep, restore
 from pages.ui.safe_text import esc, md
 from runtime_core.aot import coldwarm, prebuild, serving_measure, serving_plan, tables
-from runtime_core.aot.paths import cache_root, clear_cache
+from runtime_core.aot.paths import cache_root, clear_cache, shown_root
 from runtime_core.aot.serving import MISS_POLICIES, RequestRejected, ServingLoop, jit_compile_fn
 from runtime_core.engine.fair_lock import ordinal
 from runtime_core.errors import UsageError
@@ -136,11 +136,11 @@ def _queued_run(title: str, run) -> None:
             status.update(label="Not measured", state="error")
             st.error(esc(e, max_chars=400))
             return
-        status.update(label="Measured (saved under .cache/aot/)", state="complete", expanded=False)
+        status.update(label=f"Measured (saved under {shown_root()})", state="complete", expanded=False)
 
 
 def _clear() -> None:
-    with st.status("Clearing .cache/aot/…", expanded=True) as status:
+    with st.status(f"Clearing {shown_root()}…", expanded=True) as status:
         line = st.empty()
         on_wait, _ = _waiting_line(line)
         line.caption("Clearing waits for a measurement in progress (anyone's) to finish first.")
@@ -152,7 +152,7 @@ def _clear() -> None:
             st.warning(esc(e, max_chars=400))
             return
         line.empty()
-        status.update(label=f"Cleared .cache/aot/ ({freed / 1e6:.1f} MB).", state="complete", expanded=False)
+        status.update(label=f"Cleared {shown_root()} ({freed / 1e6:.1f} MB).", state="complete", expanded=False)
 
 
 def _loop() -> ServingLoop:

@@ -310,7 +310,7 @@ def alloc_conf(r: dict) -> None:
         runs = [per_order(settings[n]).get(order) or {} for n in names]  # each order's own cudaMallocs
         st.markdown(f"**{esc(label)}**")
         q = [("peak reserved", [fmt_bytes(x.get("reserved_peak_bytes", 0)) for x in runs]),
-             ("cached, free", [fmt_bytes(x.get("free_bytes", 0)) for x in runs]),
+             ("free (cached)", [fmt_bytes(x.get("free_bytes", 0)) for x in runs]),
              ("largest free", [fmt_bytes(x.get("largest_free_block_bytes", 0)) for x in runs]),
              ("fragmen­tation", [tables.num(x.get("fragmentation"), digits=2) for x in runs]),  # soft hyphen: fits a phone
              ("segments", [x.get("num_driver_mallocs") for x in runs])]

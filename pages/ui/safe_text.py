@@ -134,10 +134,15 @@ def plot_text(value, max_chars: int | None = MAX_CHARS) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
+SOFT_HYPHEN = "\u00ad"  # a format character that only offers a line break (drawn as a hyphen there)
+
+
 def _printable(text: str) -> str:
     """Control characters (newlines, tabs, escapes) and format characters (bidi overrides,
-    zero-width joiners) become spaces: one line, shown in the order it was typed."""
-    return "".join(" " if unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp") else ch for ch in text)
+    zero-width joiners) become spaces: one line, shown in the order it was typed. A soft hyphen
+    stays: it reorders nothing and joins nothing, and a long word in a narrow table needs it."""
+    return "".join(" " if unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp") and ch != SOFT_HYPHEN else ch
+                   for ch in text)
 
 
 RECORDED_CHARS = 400  # the recorders keep this much of a logged line (aot/trees_points.py, aot/cache_artifacts.py)

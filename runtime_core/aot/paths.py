@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import shutil
 
-from ..cache_paths import MARKER, cache_dir, cache_root, forbidden_reason  # noqa: F401  cache_dir: for importers
+from ..cache_paths import MARKER, cache_dir, cache_root, forbidden_reason, shown_root  # noqa: F401  cache_dir, shown_root: for importers
 from ..errors import UsageError
 
 

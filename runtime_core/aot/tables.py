@@ -21,7 +21,7 @@ def coldwarm_rows(res: dict) -> list[dict]:
     for label, key, note in COLDWARM_ROWS:
         v = res.get(key)
         if key in PACKAGE_STEPS and res.get("package_cached") is not None:
-            note = ("not run: this measurement reused the package already in .cache/aot/"
+            note = ("not run: this measurement reused the package already in its AOT cache"
                     if res["package_cached"] else "built in this measurement")
             if res["package_cached"]:
                 v = None  # a step that did not run has no seconds ("—"), not 0 s, which reads as instant
