@@ -9,7 +9,7 @@ import plotly.graph_objects as go
 
 from pages.ui import palette as P
 from pages.ui.safe_text import plot_text
-from runtime_core.engine.timeline_limit import decimate
+from runtime_core.engine.timeline_limit import bin_lanes, decimate
 
 # kind -> (legend label, colour, hatch); drawn in this order, later kinds on top. Kinds that share a
 # lane differ by hatch as well as by colour; the legend names each.
@@ -47,7 +47,14 @@ def timeline_figure(spans, title: str, max_us: float | None = None, height: int 
     ordered = sorted(spans, key=lambda s: _field(s, "start_us"))
     if max_us is not None:
         ordered = [s for s in ordered if _field(s, "start_us") <= max_us]
-    spans, cut = decimate(ordered, MAX_BARS)
+    # a lane with more spans than the chart has pixels is summed into slices (areas stay true to
+    # time); what is left over the bar budget is thinned
+    spans, binned = bin_lanes(ordered, order=tuple(KIND_STYLE))
+    spans, cut = decimate(spans, MAX_BARS)
+    if binned:  # say so: a slice is a sum, not one kernel
+        lanes = " and ".join(LANES.get(ln, ln).split(" (")[0] for ln in binned["lanes"])
+        title += (f"<br>(more spans than pixels: the {lanes} lane{'s' if len(binned['lanes']) > 1 else ''} "
+                  f"summed into {binned['slices']} slices, each kind's time in a slice drawn side by side)")
     if cut:  # say so: a thinned step must not read as every kernel drawn
         title += (f"<br>({cut['kept']:,} of its {cut['of']:,} bars drawn, thinned evenly over the step; "
                   f"rare events kept whole)")
