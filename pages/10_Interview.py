@@ -54,6 +54,14 @@ with st.container(border=True):
     else:
         st.markdown(render_text(card["answer"]))
         citation_caption(card["answer"])  # what a ‹seed› marker in the answer means
+        if card.get("detail"):  # what a follow-up question would probe: there when wanted, not in the way
+            with st.expander(prose("interview", "detail_label")):
+                st.markdown(render_text(card["detail"]))
+                citation_caption(card["detail"])
+        # the grade sits right under the answer: a card's labs can run thousands of pixels long
+        g = st.container(horizontal=True)
+        g.button("got it", key="iv_got", on_click=grade, args=(card["id"], "got it"), icon=":material/check:")
+        g.button("missed", key="iv_missed", on_click=grade, args=(card["id"], "missed"), icon=":material/close:")
         page = page_for(card["live_page"])
         if page:
             st.page_link(page, label=f"See it live: {page_title(page)}", icon=":material/arrow_forward:")
@@ -65,9 +73,6 @@ with st.container(border=True):
                 lab_panels.lab_section(lab, ctx.live, f"iv_{card['id']}")
             else:
                 st.caption(f"The `{lab}` lab is not built yet: until it is, the page above shows it.")
-        g = st.container(horizontal=True)
-        g.button("got it", key="iv_got", on_click=grade, args=(card["id"], "got it"), icon=":material/check:")
-        g.button("missed", key="iv_missed", on_click=grade, args=(card["id"], "missed"), icon=":material/close:")
 
 nav = st.container(horizontal=True)
 nav.button("previous", key="iv_prev", on_click=go_to, args=(state["iv_index"] - 1,), icon=":material/arrow_back:")

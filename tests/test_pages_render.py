@@ -189,3 +189,19 @@ def test_the_recorded_storm_lab_says_its_own_cache_size_when_the_slider_moves_aw
     at = at.slider(key="s4_cache").set_value(8).run()
     labels = [e.label for e in at.expander]
     assert any("with a cache of 4 graphs (the slider moves only the simulated run above)" in lab for lab in labels)
+
+
+def test_a_long_card_keeps_its_grade_under_the_answer_and_its_finer_points_folded():
+    """Card 4 ran 446 words and three labs: "got it / missed" sat some 5,000 px under the question.
+    Its follow-up detail folds into an expander, and the grade comes before the labs."""
+    at = open_page("pages/10_Interview.py")
+    cards = json.loads((ROOT / "lessons" / "interview.json").read_text())["cards"]
+    four = next(i for i, c in enumerate(cards) if c["id"] == "cuda_graph_reduce_overhead")
+    assert len(cards[four]["answer"].split()) <= 200 and cards[four]["detail"]
+    for _ in range(four):
+        at = at.button(key="iv_next").click().run()
+    at = at.button(key="iv_reveal").click().run()
+    assert [e.label for e in at.expander if "follow-up" in e.label] == ["The finer points, for a follow-up question"]
+    keys = [b.key for b in at.button]
+    assert keys.index("iv_got") < min(i for i, k in enumerate(keys) if k and k.startswith("lab_run_"))
+    assert not at.exception
