@@ -51,7 +51,7 @@ def test_without_a_gpu_recording_the_page_says_so_and_shows_a_simulated_demo(no_
     assert ":blue-badge[SIMULATED]" in text and "fake-" in text
     assert _headline(at).startswith("### Launch-bound")  # the verdict comes first: fake-mlp at batch 1
     labels = [m.label for m in at.metric]
-    assert {"GPU operations per step", "GPU busy / step", "host dispatch / step", "predicted speedup",
+    assert {"GPU operations per step", "GPU busy / step", "host dispatch H / step", "predicted speedup",
             "measured speedup"} <= set(labels)
     assert len(at.get("plotly_chart")) >= 3 and len(at.get("download_button")) == 3
 

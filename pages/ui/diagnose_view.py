@@ -195,7 +195,7 @@ def _counts_row(p: dict) -> None:
         how += f"; the median of {len(rounds)} rounds ({_us(min(rounds))}–{_us(max(rounds))}) timed before predicting"
     if passes > 1:
         how += f"; the median of {passes} passes, each timed before that pass's steps"
-    c.metric("host dispatch / step", _us(p["host_dispatch_us"]), width="content", help=how)
+    c.metric("host dispatch H / step", _us(p["host_dispatch_us"]), width="content", help=how)
 
 
 def _cannot_capture(p: dict, source_caption: str) -> None:
@@ -292,7 +292,7 @@ def _saving_table(sv: dict, p: dict) -> None:
                      "GPU work the captured step saves", -sv["work_added_us"]))
     rows.append(("predicted saving per step", sv["saving_us"]))
     # one column of signed savings: a cost is a negative saving, and the parts add up to the last row
-    tables.show([{"part": name, "µs saved (a cost: −)": tables.num(us)} for name, us in rows])
+    tables.show([{"part": name, "µs saved per step (a cost counts as negative)": tables.num(us)} for name, us in rows])
 
 
 RUN_A, RUN_B = "run A: µs / step (× eager A)", "run B: µs / step (× eager B)"
