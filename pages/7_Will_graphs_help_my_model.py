@@ -64,9 +64,11 @@ at_shape = "" if shape is None else f", {view.shape_words(shape, shape_name)}"
 spans = rec.timeline(s.model, "fp32", near, shape, variant) if near else []
 if spans:
     if near != s.batch or s.dtype != "fp32" or s.seq != shape:
+        differs = ([] if near == s.batch else [f"batch {s.batch}"]) + ([] if s.dtype == "fp32" else [s.dtype]) \
+            + ([] if s.seq == shape else [view.shape_words(s.seq, shape_name)])
         c2.caption(f"Timelines were recorded at batches {', '.join(map(str, tl_batches))} (fp32{at_shape}): "
-                   f"showing batch {near}" + ("" if s.seq == shape else f", not your {view.shape_words(s.seq, shape_name)}") + ".")
-    charts.show(timeline_figure(spans, f"{s.model}, batch {near}{at_shape}: {variant.replace('_', ' ')} step",
+                   f"showing batch {near} in fp32{at_shape}, not your {' or '.join(differs)}.")
+    charts.show(timeline_figure(spans, f"{s.model}, fp32, batch {near}{at_shape}: {variant.replace('_', ' ')} step",
                                 labels=MODEL_COPY), key="dg_timeline")
     st.caption(prose("diagnose", "timeline_simulated" if simulated else "timeline"))
     if variant == "our_graph" and not simulated:

@@ -685,3 +685,15 @@ def test_the_replay_timeline_compares_itself_with_the_table_only_when_they_are_o
     at.select_slider(key="dg_batch").set_value(batches[-1]).run()
     said = caps()
     assert said and ("in the table below" in said[0]) == ("showing batch" not in _text(at))
+
+
+def test_the_evidence_timeline_names_every_way_it_differs_from_the_verdicts_setting():
+    """cnn at bf16 showed the fp32 timeline under a caption that named only the batch: it names the
+    dtype too, and the chart's title says fp32."""
+    at = open_page("pages/7_Will_graphs_help_my_model.py")
+    at.selectbox(key="dg_model").set_value("cnn").run()
+    at.select_slider(key="dg_batch").set_value(64).run()
+    at = at.radio(key="dg_dtype").set_value("bf16").run()
+    said = next(c.value for c in at.caption if c.value.startswith("Timelines were recorded at"))
+    assert "showing batch 1 in fp32" in said and "not your bf16" in said
+    assert any(unescape(m.value).lstrip("*").startswith("cnn, fp32, batch 1") for m in at.markdown)
