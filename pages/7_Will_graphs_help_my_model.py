@@ -81,6 +81,8 @@ else:
 st.markdown("##### Predicted and measured, every way to run the step")
 view.variants_table(p, simulated)
 view.note_figures(p)
+if not simulated and (p["model"], p["batch"], p["dtype"]) == ("decoder", 1, "fp32"):
+    st.caption(prose("diagnose", "decoder_harness"))
 
 st.markdown("##### Where the gain vanishes")
 sweep = rec.sweep(s.model)

@@ -697,3 +697,13 @@ def test_the_evidence_timeline_names_every_way_it_differs_from_the_verdicts_sett
     said = next(c.value for c in at.caption if c.value.startswith("Timelines were recorded at"))
     assert "showing batch 1 in fp32" in said and "not your bf16" in said
     assert any(unescape(m.value).lstrip("*").startswith("cnn, fp32, batch 1") for m in at.markdown)
+
+
+def test_the_decoder_at_batch_1_warns_that_other_pages_time_it_with_another_harness():
+    """Page 7's run has reduce-overhead about 1.1x ahead of our graph, the claims page 1.6x: the
+    variants table says the decoder bench elsewhere is another harness."""
+    at = open_page("pages/7_Will_graphs_help_my_model.py")
+    at = at.selectbox(key="dg_model").set_value("decoder").run()
+    assert any("compare variants within one table, never across pages" in c.value for c in at.caption)
+    at = at.selectbox(key="dg_model").set_value("mlp").run()
+    assert not any("never across pages" in c.value for c in at.caption)
