@@ -234,7 +234,7 @@ def steps_panel() -> dict:
                     key = f"ck_pred_{step}"
                     if key not in st.session_state:
                         st.session_state[key] = guess
-                    st.number_input(render_text(ask["question"]), value=None, step=1.0, key=key,
+                    st.number_input(render_text(ask["question"]), value=None, step=1.0, key=key, format="%g",
                                     on_change=on_predict, args=(step,), placeholder="your prediction",
                                     disabled=is_done[step])
                 else:

@@ -144,3 +144,12 @@ def test_a_box_the_browser_reads_as_empty_keeps_the_prediction_and_says_why():
     assert said and "not a number" in said[0] and "250 is unchanged" in said[0], said
     assert at.number_input(key="ck_pred_defaults_graph").value == 250
     assert "defaults_graph:250" in str(at.query_params.get("ckp"))
+
+
+def test_a_prediction_box_shows_what_was_typed_not_two_decimals():
+    """A driver-call count typed as 1 read back as "1.00": the boxes print numbers as typed (%g),
+    so 1 stays 1 and 722.4 stays 722.4."""
+    from conftest import open_page
+    at = open_page("pages/9_Checkpoint.py")
+    boxes = [n for n in at.number_input if n.key.startswith("ck_pred_")]
+    assert boxes and all(n.proto.format == "%g" for n in boxes)
