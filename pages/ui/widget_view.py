@@ -77,7 +77,7 @@ def headline_metrics(numbers: dict, note: str, book: dict) -> list[Metric]:
     line above the metrics (WidgetView.tax_line) names the point, so no label wraps to four lines."""
     at = " (recorded point)" if note else ""  # which point: the view's tax line, once above the metrics
     ovh, calls = numbers["launch_overhead_us"], numbers["driver_calls"]
-    # On a shape miss with the fallback policy the textbook row runs eager (blocking), where the
+    # On a shape miss with the fallback policy the textbook column runs eager (blocking), where the
     # measured columns fall back to async: say so in the chip, not only under the side-by-side tab.
     tb = "textbook (blocking fallback)" if book.get("mode") == "graph" and not book.get("graph_valid", True) else "textbook"
     return [
