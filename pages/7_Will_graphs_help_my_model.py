@@ -18,6 +18,15 @@ from runtime_core.diagnose.machine import node_spread_us
 from runtime_core.diagnose.sweep import crossovers
 from runtime_core.lesson.page_text import text as prose
 
+CLOSE_UP_OPS = 30  # the evidence timeline's close-up: as long as the step takes for its first GPU operations
+
+
+def _close_up_end(spans: list) -> float:
+    """Where the step's CLOSE_UP_OPS-th GPU span ends (a window short enough to draw every span)."""
+    ends = sorted(sp["end_us"] for sp in spans if sp["lane"] == "gpu")
+    return ends[min(CLOSE_UP_OPS, len(ends)) - 1] if ends else 1.0
+
+
 ctx = setup_page("Will graphs help my model?", icon=":material/biotech:")
 st.title("Will CUDA graphs help my model?")
 st.caption("The launch-overhead widget's model, pointed at real networks: predict first, then measure.")
@@ -68,8 +77,15 @@ if spans:
             + ([] if s.seq == shape else [view.shape_words(s.seq, shape_name)])
         c2.caption(f"Timelines were recorded at batches {', '.join(map(str, tl_batches))} (fp32{at_shape}): "
                    f"showing batch {near} in fp32{at_shape}, not your {' or '.join(differs)}.")
-    charts.show(timeline_figure(spans, f"{s.model}, fp32, batch {near}{at_shape}: {variant.replace('_', ' ')} step",
-                                labels=MODEL_COPY), key="dg_timeline")
+    close = c1.toggle(f"the first {CLOSE_UP_OPS} GPU operations, close up", key="dg_tl_close",
+                      help="Drawn whole, a step of hundreds of operations is drawn in slices; close up, "
+                           "every span is drawn as it ran")
+    window = _close_up_end(spans) if close else None
+    fig = timeline_figure(spans, f"{s.model}, fp32, batch {near}{at_shape}: {variant.replace('_', ' ')} step"
+                          + (f", its first {window:,.0f} µs" if window else ""), labels=MODEL_COPY, max_us=window)
+    if window:
+        fig.update_xaxes(range=[0, window * 1.02])
+    charts.show(fig, key="dg_timeline")
     st.caption(prose("diagnose", "timeline_simulated" if simulated else "timeline"))
     if variant == "our_graph" and not simulated:
         same = near == s.batch and s.dtype == "fp32" and s.seq == shape  # the table below times this very step

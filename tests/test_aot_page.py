@@ -111,7 +111,7 @@ def test_cold_and_warm_stages_and_cache_counters_are_shown(page, tmp_path, monke
     # a result read back from the cache is labelled by when it was measured, never as "now"
     badge = next(c.value for c in at.caption if c.value.startswith(":violet-badge[CPU]"))
     assert "09\\:00 UTC" in badge
-    assert "measured now" not in badge and "when its button was last pressed" in badge
+    assert "measured now" not in badge and "the last measurement that finished" in badge
 
 
 def _gpu_serving_result():

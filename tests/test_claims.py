@@ -176,7 +176,7 @@ def test_the_kernel_count_per_layer_multiplies_back_to_the_count(shipped_rows):
 def test_the_seed_count_is_judged_per_layer_and_its_price_per_token(shipped_rows):
     """The seed's 80–200 launches are one transformer *layer*'s (its 0.5–1.2 ms prices that count
     once): the check compares the decoder's launches per layer with the count, never its whole
-    token's 255, and says the seed prices one layer where a token pays every layer."""
+    token's 255, and says the seed's price is one layer's, which twelve layers would pay twelve times."""
     from runtime_core.lesson.claim_checks import kernels_per_token
     claim = next(c for c in load_claims() if c["id"] == "kernels_per_token")
     assert "layer" in claim["claim"] and "layer" in claim["seed_value"]
@@ -184,7 +184,7 @@ def test_the_seed_count_is_judged_per_layer_and_its_price_per_token(shipped_rows
     dec = best("decoder").data
     per_layer = {p["variant"]: p for p in dec["points"]}["eager"]["launches_per_token"] / dec["decoder"]["config"]["layers"]
     assert per_layer < 80 and f"{per_layer:.1f} launches a layer is fewer than the seed's 80–200" in row["reason"]
-    assert "launches is outside 80–200" not in row["reason"] and "every layer's" in row["reason"]
+    assert "launches is outside 80–200" not in row["reason"] and "12 such layers would pay 6–14 ms" in row["reason"]
     # a decoder whose layers launch 100 each, 12 layers: the count holds per layer
     rec = _decoder_rec(0.45)
     rec.data = {"points": [dict(rec.data["points"][0], launches_per_token=1200)], "decoder": {"config": {"layers": 12}}}

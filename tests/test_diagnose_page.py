@@ -707,3 +707,14 @@ def test_the_decoder_at_batch_1_warns_that_other_pages_time_it_with_another_harn
     assert any("compare variants within one table, never across pages" in c.value for c in at.caption)
     at = at.selectbox(key="dg_model").set_value("mlp").run()
     assert not any("never across pages" in c.value for c in at.caption)
+
+
+def test_the_evidence_timeline_draws_its_first_operations_close_up_on_request():
+    """Drawn whole, the decoder's 267 GPU operations are drawn in slices (the title says so); close
+    up, the first 30 are drawn span by span over the window they take."""
+    at = open_page("pages/7_Will_graphs_help_my_model.py")
+    at = at.selectbox(key="dg_model").set_value("decoder").run()
+    title = lambda at: next(unescape(m.value) for m in at.markdown if unescape(m.value).startswith("**decoder, fp32, batch 1"))
+    assert "lanes drawn in 150 slices" in title(at)
+    at = at.toggle(key="dg_tl_close").set_value(True).run()
+    assert "its first" in title(at) and "slices" not in title(at) and not at.exception

@@ -44,10 +44,10 @@ def badge(source: str) -> str:
 SOURCE_LABELS = {k: f"{badge(k)} {SOURCE_MEANINGS[k]}" for k in SOURCE_BADGES}  # Markdown, one line each
 # A live or CPU measurement kept on disk and shown again later (the AOT page's): not "now", and on a
 # shared server perhaps not this user's press of the button.
-SAVED_MEANINGS = {"live": "measured on this machine's GPU when its button was last pressed, by anyone using "
-                          "this server (press it again to measure afresh)",
-                  "cpu": "measured on this machine's CPU (real, but not a GPU) when its button was last pressed, "
-                         "by anyone using this server (press it again to measure afresh)"}
+SAVED_MEANINGS = {"live": "measured on this machine's GPU at the time below, the last measurement that finished "
+                          "(by anyone using this server; press the button to measure afresh)",
+                  "cpu": "measured on this machine's CPU (real, but not a GPU) at the time below, the last "
+                         "measurement that finished (by anyone using this server; press the button to measure afresh)"}
 
 
 @dataclass

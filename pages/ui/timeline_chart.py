@@ -9,7 +9,8 @@ import plotly.graph_objects as go
 
 from pages.ui import palette as P
 from pages.ui.safe_text import plot_text
-from runtime_core.engine.timeline_limit import bin_lanes, decimate
+from runtime_core.engine.timeline_limit import decimate
+from runtime_core.engine.timeline_slices import bin_lanes
 
 # kind -> (legend label, colour, hatch); drawn in this order, later kinds on top. Kinds that share a
 # lane differ by hatch as well as by colour; the legend names each.
@@ -32,6 +33,11 @@ def _field(s, name):
     return s[name] if isinstance(s, dict) else getattr(s, name)
 
 
+def _slice(s) -> bool:
+    """A bar drawn by timeline_slices.bin_lanes (a share of a crowded lane), not one span."""
+    return bool(s.get("slice")) if isinstance(s, dict) else False
+
+
 # The widget's chain (page 6) copies only in graph mode: the input into the captured graph's static
 # buffer. Elsewhere a copy is whatever the step copies (the sync lab's .item() read, say).
 STATIC_COPY = {"copy": "copy into static buffer"}
@@ -49,12 +55,14 @@ def timeline_figure(spans, title: str, max_us: float | None = None, height: int 
         ordered = [s for s in ordered if _field(s, "start_us") <= max_us]
     # a lane with more spans than the chart has pixels is summed into slices (areas stay true to
     # time); what is left over the bar budget is thinned
-    spans, binned = bin_lanes(ordered, order=tuple(KIND_STYLE))
+    kind_labels = {k: (labels or {}).get(k, v[0]) for k, v in KIND_STYLE.items()}
+    spans, binned = bin_lanes(ordered, order=tuple(KIND_STYLE), labels=kind_labels)
     spans, cut = decimate(spans, MAX_BARS)
-    if binned:  # say so: a slice is a sum, not one kernel
+    if binned:  # say so: a slice is a share of time, not one kernel
         lanes = " and ".join(LANES.get(ln, ln).split(" (")[0] for ln in binned["lanes"])
-        title += (f"<br>(more spans than pixels: the {lanes} lane{'s' if len(binned['lanes']) > 1 else ''} "
-                  f"summed into {binned['slices']} slices, each kind's time in a slice drawn side by side)")
+        plural = len(binned["lanes"]) > 1
+        title += (f"<br>(more spans than pixels: {lanes} lane{'s' if plural else ''} drawn in {binned['slices']} "
+                  f"slices, each colour covering its share of the time; white is idle)")
     if cut:  # say so: a thinned step must not read as every kernel drawn
         title += (f"<br>({cut['kept']:,} of its {cut['of']:,} bars drawn, thinned evenly over the step; "
                   f"rare events kept whole)")
@@ -70,7 +78,8 @@ def timeline_figure(spans, title: str, max_us: float | None = None, height: int 
         # step's server time), an array in one go. The JSON is the same.
         custom = np.empty((len(mine), 2), dtype=object)
         custom[:, 0] = [plot_text(_field(s, "name")) for s in mine]  # a name from a file: no HTML
-        custom[:, 1] = durs.tolist()
+        # a slice's name already says its span and what ran in it; a span says when and how long
+        custom[:, 1] = ["" if _slice(s) else f"<br>start {a:.1f} µs<br>{d:.2f} µs" for s, a, d in zip(mine, starts, durs)]
         fig.add_trace(go.Bar(
             orientation="h", name=label,
             marker=P.hatched(colour, hatch, size=6, line=dict(width=0)),
@@ -79,7 +88,7 @@ def timeline_figure(spans, title: str, max_us: float | None = None, height: int 
             base=starts,
             x=np.maximum(durs, 0.05),
             customdata=custom,
-            hovertemplate="%{customdata[0]}<br>start %{base:.1f} µs<br>%{customdata[1]:.2f} µs<extra></extra>"))
+            hovertemplate="%{customdata[0]}%{customdata[1]}<extra></extra>"))
     fig.update_layout(title=dict(text=title, y=0.97, yanchor="top"), barmode="overlay", height=height,
                       bargap=0.35, margin=dict(l=10, r=10, t=40 + 20 * title.count("<br>"), b=10))
     P.legend_below(fig)

@@ -150,9 +150,11 @@ def kernels_per_token(recs, _lab) -> dict:
         parts = [] if count_ok else [
             f"{per_layer:.1f} launches a layer is {'fewer' if per_layer < SEED_KERNELS_PER_LAYER[0] else 'more'} "
             f"than the seed's 80–200"]
-        parts += [] if time_ok else [f"{dispatch_ms:.2f} ms of dispatch a token is outside 0.5–1.2 ms "
-                                     f"(the tax here is {tax:.1f} µs, not ≈6, and the seed prices one "
-                                     f"layer's launches, where a token pays every layer's)"]
+        lo, hi = (layers * n * SEED_TAX_US / 1000 for n in SEED_KERNELS_PER_LAYER)
+        parts += [] if time_ok else [f"{dispatch_ms:.2f} ms of dispatch a token is outside the seed's 0.5–1.2 ms "
+                                     f"(the tax here is {tax:.1f} µs, not ≈6; and that figure prices one layer's "
+                                     f"80–200 launches once, where {layers} such layers would pay "
+                                     f"{lo:.0f}–{hi:.0f} ms)"]
         larger = dispatch_ms > SEED_DISPATCH_MS[1]
         reason = "; ".join(parts) + (". Dispatch per token is larger than the seed says, so its point "
                                      "(launches dominate a small-batch token) is stronger here." if larger
