@@ -11,6 +11,7 @@ from pages.ui import palette as P
 from pages.ui.safe_text import plot_text
 from runtime_core.engine.timeline_limit import decimate
 from runtime_core.engine.timeline_slices import bin_lanes
+from runtime_core.lesson.page_text import text as prose
 
 # kind -> (legend label, colour, hatch); drawn in this order, later kinds on top. Kinds that share a
 # lane differ by hatch as well as by colour; the legend names each.
@@ -61,8 +62,8 @@ def timeline_figure(spans, title: str, max_us: float | None = None, height: int 
     if binned:  # say so: a slice is a share of time, not one kernel
         lanes = " and ".join(LANES.get(ln, ln).split(" (")[0] for ln in binned["lanes"])
         plural = len(binned["lanes"]) > 1
-        title += (f"<br>(more spans than pixels: {lanes} lane{'s' if plural else ''} drawn in {binned['slices']} "
-                  f"slices, each colour covering its share of the time; white is idle)")
+        title += "<br>" + prose("charts", "sliced", markdown=False, n=binned["slices"],
+                                lanes=f"{lanes} lane{'s' if plural else ''}")
     if cut:  # say so: a thinned step must not read as every kernel drawn
         title += (f"<br>({cut['kept']:,} of its {cut['of']:,} bars drawn, thinned evenly over the step; "
                   f"rare events kept whole)")
