@@ -16,6 +16,7 @@ ctx = setup_page("Streams and async dispatch")
 text_col, live_col = lesson_columns(lesson="02_streams_and_async")
 
 
+GPU_N = 120       # kernels in the real-GPU panel's step (recorded at N=120)
 ZOOM_KERNELS = 12  # the zoomed window: as long as streams takes for its first dozen kernels
 
 
@@ -54,22 +55,22 @@ def simulated_panel() -> None:
 
 
 def gpu_panel() -> None:
-    st.subheader("The same on a real GPU: 120 kernels")
+    st.subheader(f"The same on a real GPU: {GPU_N} kernels")
     work = st.radio("GPU work per kernel", [2, 40], format_func=lambda w: f"{w} µs", horizontal=True,
                     key="s2_work")
     if ctx.live:
         if st.button("measure eager (blocking) and streams on this GPU", key="s2_measure"):
             with st.spinner("measuring on the GPU…"):
-                st.session_state[f"s2_live_{work}"] = (src.live(Knobs("eager", 120, work)),
-                                                       src.live(Knobs("streams", 120, work)))
+                st.session_state[f"s2_live_{work}"] = (src.live(Knobs("eager", GPU_N, work)),
+                                                       src.live(Knobs("streams", GPU_N, work)))
         if f"s2_live_{work}" not in st.session_state:
             return
         source_badge("live", "this machine's GPU")
         eager, streams = st.session_state[f"s2_live_{work}"]
     elif ctx.recording:
         source_badge("recorded", ctx.recording_label())
-        eager = src.recorded(ctx.recording, Knobs("eager", 120, work))
-        streams = src.recorded(ctx.recording, Knobs("streams", 120, work))
+        eager = src.recorded(ctx.recording, Knobs("eager", GPU_N, work))
+        streams = src.recorded(ctx.recording, Knobs("streams", GPU_N, work))
     else:
         st.info("No GPU here and no recording shipped: the simulated timeline above is all there is.")
         return
@@ -82,12 +83,12 @@ def gpu_panel() -> None:
     zoom = st.radio("draw", ["the whole step", f"the first {ZOOM_KERNELS} kernels of streams, close up"],
                     horizontal=True, key="s2_zoom")
     window = _zoom_end(streams["timeline"]) if zoom != "the whole step" else None
-    _pair(eager["timeline"], streams["timeline"], f"N=120, {work} µs work", f"gpu{work}", window)
+    _pair(eager["timeline"], streams["timeline"], f"N={GPU_N}, {work} µs work", f"gpu{work}", window)
     st.caption("Profiled GPU lane, host spans at their unprofiled cost: " + (
         "each drawn step is as long as its wall time above." if window is None else
         "both steps are cut at the same moment, where streams ran its first kernels."))
     busy = {name: 100 * d["kernel_work_us"] / d["wall_us"] for name, d in (("eager", eager), ("streams", streams))}
-    kernel_us, tax_us = streams["kernel_work_us"] / 120, streams["tax_us"]
+    kernel_us, tax_us = streams["kernel_work_us"] / GPU_N, streams["tax_us"]
     fed = "gpu_busy_fed" if kernel_us > tax_us else "gpu_busy_starved"
     st.caption(" ".join([
         prose("streams", "gpu_busy", eager_pct=f"{busy['eager']:.0f}", eager=EAGER, streams_pct=f"{busy['streams']:.0f}"),
