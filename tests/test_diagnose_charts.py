@@ -71,3 +71,17 @@ def test_the_sweep_charts_label_their_log_axes_with_units_not_bare_minor_digits(
     assert len(shown) >= 3 and all(str(t).replace(",", "").isdigit() for t in times.layout.yaxis.ticktext)
     assert speed.layout.yaxis.title.text == "× eager"
     assert all(t.endswith("x") for t in speed.layout.yaxis.ticktext) and "1.2x" in speed.layout.yaxis.ticktext
+
+
+def test_the_crossover_lines_are_named_in_the_legend():
+    """The vertical crossover lines (a Plotly shape has no legend entry) were named only in a caption
+    above the charts: each chart's legend names them, solid measured and dashed predicted."""
+    from pages.ui.diagnose_charts import sweep_figures
+    pts = [{"batch": b, "eager_us": 900.0, "predicted_eager_us": 880.0, "graph_us": 100.0 * b,
+            "predicted_graph_us": 95.0 * b, "measured_graph_speedup": 9.0 / b,
+            "predicted_graph_speedup": 9.3 / b} for b in (1, 2, 4, 8, 16)]
+    for fig in sweep_figures(pts, {"measured": 8, "predicted": 16}):
+        named = {t.name: t.line.dash for t in fig.data if t.name and t.name.startswith("crossover")}
+        assert named == {"crossover, measured (batch 8)": "solid", "crossover, predicted (batch 16)": "dash"}
+    for fig in sweep_figures(pts, None):
+        assert not any(t.name and t.name.startswith("crossover") for t in fig.data)

@@ -39,6 +39,9 @@ def sweep_figures(points: list[dict], crossover: dict | None) -> tuple[go.Figure
             x = (crossover or {}).get(which)
             if x is not None:  # a shape on a log axis takes the data value itself
                 fig.add_vline(x=x, line=dict(color=P.BLACK, dash=dash, width=1))
+                # a shape has no legend entry: a line-only trace with no points names it there
+                fig.add_trace(go.Scatter(x=[None], y=[None], mode="lines", name=f"crossover, {which} (batch {x:g})",
+                                         line=dict(color=P.BLACK, dash=dash, width=1)))
         fig.update_xaxes(type="log", title="batch size", dtick=0.30103)
         fig.update_layout(title=dict(text=title, y=0.98), height=380, margin=dict(l=10, r=10, t=48, b=10))
         P.legend_below(fig)
