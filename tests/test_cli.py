@@ -143,3 +143,15 @@ def test_the_module_scripts_refuse_bad_arguments_in_one_line_before_any_work(arg
     assert p.returncode == 2 and p.stdout == ""
     assert len(p.stderr.strip().splitlines()) == 1 and "Traceback" not in p.stderr
     assert (ROOT / "README.md").read_bytes() == before
+
+
+def test_accuracy_names_what_tells_two_misses_at_one_mode_n_and_work_apart(capsys):
+    """"graph N=1 work=2" missed at -21.3% and +21.5%: one under dynamic shapes, one plain. Each
+    miss line names its extra tax, dynamic shapes and policy, or C++ launcher where it has one."""
+    out = cli_here(capsys, "accuracy", "--recording", str(Path(__file__).resolve().parents[1]
+                                                          / "lessons" / "recordings" / "sweep_h200.json")).stdout
+    lines = [ln for ln in out.splitlines() if ln.strip().startswith("miss")]
+    assert any("dynamic/fallback" in ln for ln in lines) and any("tax+6" in ln for ln in lines)
+    assert any("C++ launcher" in ln for ln in lines)
+    keys = [ln.split("%")[0].rsplit(" ", 1)[0].split() for ln in lines]  # the setting before the error
+    assert len({tuple(k) for k in keys}) == len(keys), "two miss lines read as the same setting"

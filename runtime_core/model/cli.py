@@ -117,8 +117,8 @@ def run_accuracy(a) -> dict | int:
         print(f"{rec.label()}: {acc['within']}/{acc['total']} points within ±{acc['tolerance']:.0%} "
               f"({acc['share']:.1%}; target ≥ {TARGET_SHARE:.0%})")
         for m in acc["misses"]:
-            how = " (C++ launcher)" if m["launcher"] != "python" else ""
-            print(f"  miss {m['mode']:>7} N={m['n']:<5} work={m['work_us']:<5g} {m['error_pct']:+6.1f}%  {m['reason']}{how}")
+            print(f"  miss {m['mode']:>7} N={m['n']:<5} work={m['work_us']:<5g}{_setting(m)} "
+                  f"{m['error_pct']:+6.1f}%  {m['reason']}")
         if rows:
             print()
             print(table(rows))
@@ -131,3 +131,12 @@ def _path(text: str) -> Path:
     if not path.exists():
         raise UsageError(f"--recording {text}: no such file")
     return path
+
+
+def _setting(m: dict) -> str:
+    """What else tells a missed point from its neighbours at the same mode, N and work: extra host
+    tax, dynamic shapes with their miss policy, the C++ launcher (empty for a plain point)."""
+    parts = ([f"tax+{m['extra_tax_us']:g}"] if m.get("extra_tax_us") else []) \
+        + ([f"dynamic/{m['policy']}"] if m.get("dynamic") else []) \
+        + (["C++ launcher"] if m.get("launcher", "python") != "python" else [])
+    return (" " + " ".join(parts)) if parts else ""
