@@ -155,3 +155,12 @@ def test_accuracy_names_what_tells_two_misses_at_one_mode_n_and_work_apart(capsy
     assert any("C++ launcher" in ln for ln in lines)
     keys = [ln.split("%")[0].rsplit(" ", 1)[0].split() for ln in lines]  # the setting before the error
     assert len({tuple(k) for k in keys}) == len(keys), "two miss lines read as the same setting"
+
+
+def test_a_diagnose_miss_prints_its_error_to_a_tenth_so_it_never_reads_as_inside_the_tolerance(capsys):
+    """The zoo's decoder at batch 64 missed at +15.3% and printed "(+15%)", which reads as inside ±15%."""
+    out = cli_here(capsys, "accuracy", "--recording", str(Path(__file__).resolve().parents[1]
+                                                          / "lessons" / "recordings" / "diagnose_h200.json")).stdout
+    misses = [ln for ln in out.splitlines() if ln.strip().startswith("miss")]
+    assert misses and all(ln.rstrip().endswith("%)") and "." in ln.rsplit("(", 1)[1] for ln in misses)
+    assert not any(ln.rstrip().endswith("(+15%)") or ln.rstrip().endswith("(-15%)") for ln in misses)

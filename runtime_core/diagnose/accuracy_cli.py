@@ -64,7 +64,7 @@ def diagnose_accuracy(rec, as_json: bool) -> int:
                               f"process, {doc['repeat'].get('recorded_at')}; ≥ 1.2x)", repeatability(pts, regrid)))
         for m in acc["misses"]:
             print(f"    miss {m['model']} {m['dtype']} batch {m['batch']}: predicted {m['predicted_speedup']}x, "
-                  f"measured {m['measured_speedup']}x ({m['error_pct']:+.0f}%)")
+                  f"measured {m['measured_speedup']}x ({m['error_pct']:+.1f}%)")
     return 0 if all(ok for *_, ok in checks.values()) else 1
 
 
