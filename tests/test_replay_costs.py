@@ -20,10 +20,10 @@ def test_rows_come_from_the_recording_and_zero_means_not_measured():
     assert len(rows) == len(ROWS)
     raws = rec.data["meta"]["calibration_experiments"]
     one = statistics.fmean(g["replay_host_us"] for raw in raws for g in raw["graph_launch"] if g["nodes"] == 1)
-    assert rows["host: cudaGraphLaunch, 1 node"] == f"{one:.1f} µs"
+    assert rows["host: cudaGraphLaunch, 1 node"] == f"{one:.1f}\u00a0µs"  # one line in a narrow column
     cal = rec.meta.calibration
     gap = rows["GPU: gap between separately launched kernels"]
-    assert gap == (UNMEASURED if cal.stream_gap_us == 0 else f"{cal.stream_gap_us:.2f} µs")
+    assert gap == (UNMEASURED if cal.stream_gap_us == 0 else f"{cal.stream_gap_us:.2f}\u00a0µs")
 
 
 def test_every_row_says_how_it_was_measured_and_python_dispatch_is_not_called_a_driver_launch():
@@ -40,8 +40,8 @@ def test_a_newer_calibration_fills_the_values_in():
     newer = dataclasses.replace(rec.meta.calibration, stream_gap_us=1.25, graph_upload_us=20.0)
     rec2 = dataclasses.replace(rec, meta=dataclasses.replace(rec.meta, calibration=newer))
     rows = {r["cost"]: r["value"] for r in replay_cost_rows(rec2)}
-    assert rows["GPU: gap between separately launched kernels"] == "1.25 µs"
-    assert rows["host: a first replay's extra, 1 node"] == "20.0 µs"
+    assert rows["GPU: gap between separately launched kernels"] == "1.25\u00a0µs"
+    assert rows["host: a first replay's extra, 1 node"] == "20.0\u00a0µs"
 
 
 def test_without_a_recording_every_value_says_not_recorded():

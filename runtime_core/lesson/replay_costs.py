@@ -44,8 +44,15 @@ def replay_cost_rows(sweep_rec) -> list[dict]:
     recording)" where the calibration holds 0, "(not recorded)" without a recording), how it was
     measured, why it matters."""
     recs = {"sweep": sweep_rec}
-    return [{"cost": what, "value": field_text(name, recs), "measured by": how,
+    return [{"cost": what, "value": _unbroken(field_text(name, recs)), "measured by": how,
              "why it matters": why} for name, what, how, why in ROWS]
+
+
+def _unbroken(value: str) -> str:
+    """A figure kept on one line in a narrow column ("1.10 µs", never "1.10" over "µs"); words
+    such as "(not recorded)" still wrap."""
+    number, _, unit = value.partition(" ")
+    return f"{number}\u00a0{unit}" if unit and number.replace(".", "").replace(",", "").isdigit() else value
 
 
 # each constant in words, for the widget's table (its code name, e.g. tax_us, in brackets)
@@ -63,5 +70,5 @@ def constant_rows(sweep_rec) -> list[dict]:
     """Every constant of the calibrated model: what it is in words (its code name beside), value and experiment."""
     recs = {"sweep": sweep_rec}
     methods = dict(METHODS, driver_launch_us=DRIVER_LAUNCH)
-    return [{"constant": f"{NAMES.get(key, key)} ({key})", "value": field_text(f"sweep.{key}", recs),
+    return [{"constant": f"{NAMES.get(key, key)} ({key})", "value": _unbroken(field_text(f"sweep.{key}", recs)),
              "how it was measured": line} for key, line in methods.items()]
