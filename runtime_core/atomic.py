@@ -32,7 +32,8 @@ TEMP_EXTRA = len("..") + 8 + len(TMP_SUFFIX)  # write_bytes' temporary name: ".<
 NAME_MAX, PATH_MAX = 255, 4096  # Linux's; pathconf() asks the folder's file system where it can
 # the errors a full, read-only or forbidden disk gives a writer: one line, not a traceback
 DISK_ERRORS = {errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM, errno.EFBIG,
-               errno.ENAMETOOLONG, errno.EIO}
+               errno.ENAMETOOLONG, errno.EIO,
+               errno.ENOENT}  # a folder that takes no new files (/proc), or one removed while writing
 
 
 class WriteFailed(UsageError):

@@ -240,3 +240,22 @@ def test_a_file_that_appears_during_the_run_is_not_replaced(tmp_path):
     assert target.read_text() == "somebody else's" and temps(tmp_path) == []
     store.write(target, doc, overwrite=True)
     assert store.load(target).meta.kind == "alloc"
+
+
+def test_a_folder_that_takes_no_new_file_is_one_line_not_a_traceback(tmp_path, monkeypatch):
+    """`alloc --record /proc/version --force` ended in a FileNotFoundError traceback from mkstemp:
+    a folder that refuses new files (procfs), or one removed mid-write, is the same one-line error
+    as a full disk, the old file left as it was."""
+    import errno
+    import tempfile
+
+    from runtime_core import atomic
+    target = tmp_path / "rec.json"
+    target.write_text("old")
+
+    def refuse(*a, **k):
+        raise FileNotFoundError(errno.ENOENT, "No such file or directory")
+    monkeypatch.setattr(tempfile, "mkstemp", refuse)
+    with pytest.raises(atomic.WriteFailed, match="cannot write it .*the old file is unchanged"):
+        atomic.write_json(target, {"a": 1})
+    assert target.read_text() == "old"
