@@ -10,7 +10,7 @@ from runtime_core.model.formulas import predict
 from runtime_core.lesson.page_text import text as prose
 
 ctx = setup_page("Artifact vs runtime")
-text_col, live_col = lesson_columns(lesson="01_artifact_vs_runtime")
+text_col, live_col = lesson_columns(lesson="01_artifact_vs_runtime", jump="Jump to who owns what, and the model's numbers ↓")
 
 with text_col:
     render_lesson("01_artifact_vs_runtime", title=False)

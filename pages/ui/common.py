@@ -214,15 +214,16 @@ def lesson_title(name: str) -> str | None:
     return first[2:].strip() if first.startswith("# ") else None
 
 
-def lesson_columns(spec=(5, 6), lesson: str | None = None):
+def lesson_columns(spec=(5, 6), lesson: str | None = None, jump: str = "Jump to the labs and measurements ↓"):
     """(prose column, live column), side by side on a wide screen; on a phone one under the other,
-    the prose first, which then opens with a link down to the labs. With `lesson`, its section
-    title comes first, above both (render_lesson(lesson, title=False) then leaves it out)."""
+    the prose first, which then opens with a link down to the live column, named by `jump`. With
+    `lesson`, its section title comes first, above both (render_lesson(lesson, title=False) then
+    leaves it out)."""
     if lesson and lesson_title(lesson):
         st.title(render_text(lesson_title(lesson)))
     with st.container(key="lesson_split"):
         text_col, live_col = st.columns(list(spec), gap="large")
-    phone_link(text_col, LABS_ANCHOR, "Jump to the labs and measurements ↓")
+    phone_link(text_col, LABS_ANCHOR, jump)
     phone_anchor(live_col, LABS_ANCHOR)
     st.html(_PHONE_PAIR_CSS)
     return text_col, live_col
