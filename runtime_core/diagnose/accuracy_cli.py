@@ -64,7 +64,7 @@ def diagnose_accuracy(rec, as_json: bool) -> int:
                               f"process, {doc['repeat'].get('recorded_at')}; ≥ 1.2x)", repeatability(pts, regrid)))
         for m in acc["misses"]:
             print(f"    miss {m['model']} {m['dtype']} batch {m['batch']}: predicted {m['predicted_speedup']}x, "
-                  f"measured {m['measured_speedup']}x ({m['error_pct']:+.1f}%)")
+                  f"measured {m['measured_speedup']}x ({_off(m['error_pct'])})")
     return 0 if all(ok for *_, ok in checks.values()) else 1
 
 
@@ -86,3 +86,10 @@ def _targets_line(a: dict) -> str:
     """The re-checks' three targets in one bracket: speedups, verdicts, band (and its half-width)."""
     return (f" [speedups {a['within']}/{a['eligible']}, verdicts {a['verdict_right']}/{a['points']}, band "
             f"{a['band_holds']}/{a['banded']} at half-width {(a['band_median_half_width'] or 0):.1%}]")
+
+
+def _off(error_pct: float) -> str:
+    """A miss's signed error in words that never read as inside ±15% (+15.3%, not +15%)."""
+    from ..words import percent_off
+    from .accuracy import TOLERANCE
+    return ("+" if error_pct > 0 else "-") + percent_off(abs(error_pct) / 100, TOLERANCE)
