@@ -6,7 +6,7 @@ from pages.ui.common import lesson_columns, metric_row, render_lesson, setup_pag
 import streamlit as st
 
 from pages.ui import charts, lab_panels, torch_lab_panels, widget_sources as src
-from pages.ui.timeline_chart import timeline_figure
+from pages.ui.timeline_chart import first_ops_end, timeline_figure
 from runtime_core.knobs import SEED_TAX_US, SEED_WORK_US, Knobs, mode_label
 from runtime_core.lesson.page_text import text as prose
 
@@ -23,8 +23,7 @@ ZOOM_KERNELS = 12  # the zoomed window: as long as streams takes for its first d
 def _zoom_end(streams: list) -> float:
     """Where the streams step's ZOOM_KERNELS-th kernel ends: a window in which the gaps between
     its kernels are several pixels wide (over a whole step of 120 they are under one)."""
-    ends = sorted(s["end_us"] for s in streams if s["lane"] == "gpu" and s["kind"] == "kernel")
-    return ends[min(ZOOM_KERNELS, len(ends)) - 1] if ends else 1.0
+    return first_ops_end(streams, ZOOM_KERNELS, kind="kernel")
 
 
 def _pair(eager: list, streams: list, title: str, key: str, window: float | None = None) -> None:

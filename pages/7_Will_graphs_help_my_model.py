@@ -12,19 +12,13 @@ from pages.ui.diagnose_data import live_diagnosis, load_source, skipped_files
 from pages.ui.diagnose_planner import planner_panel
 from pages.ui.kept_state import keep, restore
 from pages.ui.safe_text import esc, md
-from pages.ui.timeline_chart import MODEL_COPY, timeline_figure
+from pages.ui.timeline_chart import MODEL_COPY, first_ops_end, timeline_figure
 from runtime_core.diagnose.diagnosis import with_band, with_explanation
 from runtime_core.diagnose.machine import node_spread_us
 from runtime_core.diagnose.sweep import crossovers
 from runtime_core.lesson.page_text import text as prose
 
 CLOSE_UP_OPS = 30  # the evidence timeline's close-up: as long as the step takes for its first GPU operations
-
-
-def _close_up_end(spans: list) -> float:
-    """Where the step's CLOSE_UP_OPS-th GPU span ends (a window short enough to draw every span)."""
-    ends = sorted(sp["end_us"] for sp in spans if sp["lane"] == "gpu")
-    return ends[min(CLOSE_UP_OPS, len(ends)) - 1] if ends else 1.0
 
 
 ctx = setup_page("Will graphs help my model?", icon=":material/biotech:")
@@ -80,7 +74,7 @@ if spans:
     close = c1.toggle(f"the first {CLOSE_UP_OPS} GPU operations, close up", key="dg_tl_close",
                       help="Drawn whole, a step of hundreds of operations is drawn in slices; close up, "
                            "every span is drawn as it ran")
-    window = _close_up_end(spans) if close else None
+    window = first_ops_end(spans, CLOSE_UP_OPS) if close else None
     fig = timeline_figure(spans, f"{s.model}, fp32, batch {near}{at_shape}: {variant.replace('_', ' ')} step"
                           + (f", its first {window:,.0f} µs" if window else ""), labels=MODEL_COPY, max_us=window)
     if window:

@@ -34,6 +34,14 @@ def _field(s, name):
     return s[name] if isinstance(s, dict) else getattr(s, name)
 
 
+def first_ops_end(spans, n: int, kind: str | None = None) -> float:
+    """Where the step's n-th GPU span (of `kind`, or any) ends: a close-up window short enough to
+    draw each span as it ran (1.0 for a step with none)."""
+    ends = sorted(_field(s, "end_us") for s in spans
+                  if _field(s, "lane") == "gpu" and (kind is None or _field(s, "kind") == kind))
+    return ends[min(n, len(ends)) - 1] if ends else 1.0
+
+
 def _slice(s) -> bool:
     """A bar drawn by timeline_slices.bin_lanes (a share of a crowded lane), not one span."""
     return bool(s.get("slice")) if isinstance(s, dict) else False

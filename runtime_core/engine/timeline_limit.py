@@ -20,6 +20,16 @@ def _get(s, name):
     return s[name] if isinstance(s, dict) else getattr(s, name)
 
 
+def by_kind(spans: list, limit: int = MAX_SPANS) -> tuple[dict, int]:
+    """({(lane, kind): its spans}, the most spans a kind may hold and still count as rare): a rare
+    kind (a graph launch, a capture, the final synchronize) is kept whole when a timeline is
+    thinned (decimate) or drawn in slices (timeline_slices)."""
+    groups = defaultdict(list)
+    for s in spans:
+        groups[(_get(s, "lane"), _get(s, "kind"))].append(s)
+    return groups, max(1, limit // (10 * max(1, len(groups))))
+
+
 def decimate(spans: list, limit: int = MAX_SPANS) -> tuple[list, dict | None]:
     """At most `limit` of `spans` (dicts or Span objects), in start order.
 
@@ -30,10 +40,7 @@ def decimate(spans: list, limit: int = MAX_SPANS) -> tuple[list, dict | None]:
         raise ValueError("limit must be at least 1")
     if len(spans) <= limit:
         return list(spans), None
-    groups = defaultdict(list)
-    for s in spans:
-        groups[(_get(s, "lane"), _get(s, "kind"))].append(s)
-    rare_at_most = max(1, limit // (10 * max(1, len(groups))))  # a kind this small is kept whole
+    groups, rare_at_most = by_kind(spans, limit)
     kept, frequent = [], []
     for key, members in groups.items():
         if len(members) <= rare_at_most:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import statistics
 from collections import defaultdict
 
-from .timeline_limit import MAX_SPANS, _get
+from .timeline_limit import _get, by_kind
 
 BIN_SLICES = 150        # a crowded lane is drawn in this many slices of the step
 BIN_MIN_SPANS = 60      # a lane is crowded with more spans of its frequent kinds than this ...
@@ -42,10 +42,7 @@ def bin_lanes(spans: list, slices: int = BIN_SLICES, min_spans: int = BIN_MIN_SP
     """
     if not spans:
         return list(spans), None
-    groups = defaultdict(list)
-    for s in spans:
-        groups[(_get(s, "lane"), _get(s, "kind"))].append(s)
-    rare_at_most = max(1, MAX_SPANS // (10 * max(1, len(groups))))
+    groups, rare_at_most = by_kind(spans)
     t0 = min(float(_get(s, "start_us")) for s in spans)
     t1 = max(float(_get(s, "end_us")) for s in spans)
     width = (t1 - t0) / slices if t1 > t0 else 0.0
