@@ -44,6 +44,9 @@ def _subcommands(parser: Parser) -> set[str]:
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
+    if not argv:  # a bare call: the commands and what each does, not argparse's "required: cmd"
+        parser.print_help(sys.stderr)
+        return 2
     try:
         from .engine.cores import apply_cpus_env
         apply_cpus_env()   # before any timing: a recorder's child runs on its share of the cores

@@ -10,7 +10,7 @@ import argparse
 import sys
 
 from .errors import UsageError
-from .knobs import LIMITS, Backend, Mode, Range, choices
+from .knobs import LIMITS, Backend, GraphInput, Mode, Policy, Range, choices
 
 
 class Parser(argparse.ArgumentParser):
@@ -68,3 +68,27 @@ def add_knob_args(p: argparse.ArgumentParser, scope: str) -> None:
                    help="GPU work per kernel, µs")
     p.add_argument("--dynamic", action="store_true", help="the input shape changes on every call")
     add_json_flag(p)
+
+
+def add_graph_knob_args(p: argparse.ArgumentParser) -> None:
+    """--policy and --graph-input, the two knobs only graph mode reads (see graph_knobs)."""
+    p.add_argument("--policy", choices=choices(Policy), default=None,
+                   help=f"graph mode with --dynamic: what a shape miss does (default {Policy.FALLBACK.value})")
+    p.add_argument("--graph-input", choices=choices(GraphInput), default=None,
+                   help="graph mode: copy the input into the static buffer, or write it there (zero-copy; "
+                        f"default {GraphInput.COPY.value})")
+
+
+def graph_knobs(a) -> dict:
+    """policy and graph_input for Knobs, refusing a flag the chosen setting would silently ignore:
+    --policy outside graph mode with --dynamic, --graph-input outside graph mode."""
+    graph = a.mode == Mode.GRAPH.value
+    if a.policy is not None and not (graph and a.dynamic):
+        why, fix = (("without --dynamic no shape ever misses", "add --dynamic") if graph
+                    else (f"--mode {a.mode} captures nothing", "use --mode graph --dynamic"))
+        raise UsageError(f"--policy {a.policy} decides what a shape miss does in graph mode with --dynamic; "
+                         f"{why} (leave --policy out, or {fix})")
+    if a.graph_input is not None and not graph:
+        raise UsageError(f"--graph-input {a.graph_input} is how graph mode feeds its static buffer; "
+                         f"--mode {a.mode} has none (leave it out, or use --mode graph)")
+    return {"policy": a.policy or Policy.FALLBACK.value, "graph_input": a.graph_input or GraphInput.COPY.value}

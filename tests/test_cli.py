@@ -78,6 +78,13 @@ BAD_ARGS_IN_A_CHILD = {("model", "--mode", "eager", "--n", "0", "--tax-us", "6",
     ("accuracy", "--recording", " "),
     ("accuracy", "--bounds", "--recording", str(ROOT / "lessons" / "recordings" / "diagnose_h200.json")),
     ("bogus",),
+    # a flag the chosen setting would silently ignore is refused, not dropped
+    ("model", "--mode", "eager", "--n", "10", "--work-us", "2", "--policy", "bucket"),
+    ("model", "--mode", "graph", "--n", "10", "--work-us", "2", "--policy", "recapture"),
+    ("model", "--mode", "streams", "--n", "10", "--work-us", "2", "--graph-input", "zero-copy"),
+    ("model", "--mode", "graph", "--n", "10", "--work-us", "2", "--recording", "x.json"),
+    ("measure", "--mode", "eager", "--n", "10", "--work-us", "2", "--backend", "sim", "--policy", "bucket"),
+    ("measure", "--mode", "eager", "--n", "10", "--work-us", "2", "--backend", "sim", "--graph-input", "zero-copy"),
 ])
 def test_bad_arguments_exit_2_with_one_line_and_no_traceback(args, capsys):
     rc, out, err = run(*args) if args in BAD_ARGS_IN_A_CHILD else run_here(capsys, *args)
@@ -165,3 +172,26 @@ def test_a_diagnose_miss_prints_its_error_to_a_tenth_so_it_never_reads_as_inside
     assert misses and all(ln.rstrip().endswith("%)") for ln in misses)
     assert any(ln.rstrip().endswith("(+15.3%)") for ln in misses)
     assert not any(ln.rstrip().endswith("(+15%)") or ln.rstrip().endswith("(-15%)") for ln in misses)
+
+
+@pytest.mark.parametrize("flag, says", [(("--policy", "bucket"), "--dynamic"),
+                                        (("--graph-input", "zero-copy"), "--mode graph"),
+                                        (("--recording", "x.json"), "--constants calibrated")])
+def test_an_ignored_flag_names_what_it_needs(flag, says, capsys):
+    rc, _, err = run_here(capsys, "model", "--mode", "eager", "--n", "10", "--work-us", "2", *flag)
+    assert rc == 2 and flag[0] in err and says in err
+
+
+def test_graph_flags_still_work_where_they_are_read(capsys):
+    rc, out, _ = run_here(capsys, "model", "--mode", "graph", "--n", "10", "--work-us", "2", "--dynamic",
+                          "--policy", "bucket", "--graph-input", "zero-copy", "--constants", "calibrated")
+    d = json.loads(out)
+    assert rc == 0 and d["dynamic_policy"] == "bucket" and d["copy_calls"] == 0  # zero-copy: no input copy
+    rc, out, _ = run_here(capsys, "measure", "--mode", "graph", "--n", "10", "--work-us", "2", "--backend", "sim",
+                          "--dynamic", "--policy", "recapture")
+    assert rc == 0 and json.loads(out)["dynamic_policy"] == "recapture"
+
+
+def test_a_bare_call_lists_the_commands_and_exits_2(capsys):
+    rc, out, err = run_here(capsys)
+    assert rc == 2 and out == "" and "diagnose" in err and "accuracy" in err and "required" not in err

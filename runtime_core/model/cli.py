@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..cli_args import add_knob_args, number, path
+from ..cli_args import add_graph_knob_args, add_knob_args, graph_knobs, number, path
 from ..constants import TEXTBOOK
 from ..errors import UsageError
-from ..knobs import LIMITS, SEED_TAX_US, GraphInput, Knobs, Policy, choices
+from ..knobs import LIMITS, SEED_TAX_US, Knobs
 from . import measure_cli
 from .formulas import predict
 
@@ -26,13 +26,10 @@ def register(sub) -> None:
     p.add_argument("--constants", choices=("textbook", "calibrated"), default="textbook",
                    help="textbook: the seed's formulas (720 µs of eager overhead at its defaults); "
                         "calibrated: the constants a recording measured on its GPU")
-    p.add_argument("--recording", type=path, default=DEFAULT_RECORDING,
-                   help=f"the sweep recording whose meta.calibration --constants calibrated uses "
+    p.add_argument("--recording", type=path, default=None,
+                   help=f"with --constants calibrated: the sweep recording whose meta.calibration it uses "
                         f"(default {SHIPPED_SWEEP})")
-    p.add_argument("--policy", choices=choices(Policy), default=Policy.FALLBACK.value,
-                   help="graph mode with --dynamic: what a shape miss does")
-    p.add_argument("--graph-input", choices=choices(GraphInput), default=GraphInput.COPY.value,
-                   help="graph mode: copy the input into the static buffer, or write it there (zero-copy)")
+    add_graph_knob_args(p)
     p.set_defaults(func=run)
 
     p = sub.add_parser("accuracy", help="the calibrated model against a recording (exit 1 below target)")
@@ -73,13 +70,17 @@ def run_node_costs(a) -> dict:
 
 
 def run(a) -> dict:
+    graph = graph_knobs(a)  # a flag this setting would ignore is refused
     consts, tax = TEXTBOOK, SEED_TAX_US
+    if a.recording is not None and a.constants != "calibrated":
+        raise UsageError(f"--recording {a.recording}: the textbook constants read no recording "
+                         "(add --constants calibrated to use its measured ones)")
     if a.constants == "calibrated":
         from ..recordings import load
-        rec = load(_path(a.recording), kind="sweep")
+        rec = load(_path(a.recording or DEFAULT_RECORDING), kind="sweep")
         consts, tax = rec.meta.calibration, rec.meta.intrinsic_tax_us
     k = Knobs(a.mode, a.n, a.work_us, tax_us=a.tax_us if a.tax_us is not None else tax,
-              dynamic=a.dynamic, policy=a.policy, graph_input=a.graph_input)
+              dynamic=a.dynamic, **graph)
     out = predict(k, consts).metrics()
     out["constants"] = a.constants
     return out

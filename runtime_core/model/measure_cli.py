@@ -6,9 +6,9 @@ what would take more than about a minute; `measure --timeline` prints at most ti
 """
 from __future__ import annotations
 
-from ..cli_args import add_backend_arg, add_json_flag, add_knob_args, number, path
+from ..cli_args import add_backend_arg, add_graph_knob_args, add_json_flag, add_knob_args, graph_knobs, number, path
 from ..errors import UsageError
-from ..knobs import LIMITS, GraphInput, Knobs, Policy, Range, choices
+from ..knobs import LIMITS, Knobs, Range
 
 
 def register(sub) -> None:
@@ -17,10 +17,7 @@ def register(sub) -> None:
     p.add_argument("--extra-tax-us", type=number(LIMITS["measure"]["extra_tax_us"], "extra_tax_us"),
                    default=0.0, help="host busy-work added before each launch, µs")
     add_backend_arg(p)
-    p.add_argument("--policy", choices=choices(Policy), default=Policy.FALLBACK.value,
-                   help="graph mode with --dynamic: what a shape miss does")
-    p.add_argument("--graph-input", choices=choices(GraphInput), default=GraphInput.COPY.value,
-                   help="graph mode: copy the input into the static buffer, or write it there (zero-copy)")
+    add_graph_knob_args(p)
     p.add_argument("--tax-us", type=number(LIMITS["measure"]["tax_us"], "tax_us"), default=None,
                    help="the simulator's launch tax, µs (a GPU has its own: use --extra-tax-us there)")
     p.add_argument("--timeline", action="store_true",
@@ -44,12 +41,12 @@ def run_measure(a) -> dict:
     from ..recordings.shipped import get_device
     from .calibrate import constants_for
     from .formulas import predict
+    graph = graph_knobs(a)  # a flag this setting would ignore is refused before anything runs
     dev = get_device(a.backend, **({} if a.tax_us is None else {"tax_us": a.tax_us}))
     if a.tax_us is not None and dev.known_constants() is None:
         raise UsageError(f"--tax-us sets the simulator's launch tax; {dev.name} has its own "
                          f"(add host work with --extra-tax-us instead)")
-    k = Knobs(a.mode, a.n, a.work_us, extra_tax_us=a.extra_tax_us, dynamic=a.dynamic, policy=a.policy,
-              graph_input=a.graph_input)
+    k = Knobs(a.mode, a.n, a.work_us, extra_tax_us=a.extra_tax_us, dynamic=a.dynamic, **graph)
     check_measure(k, cost_model(dev), device_name=dev.name)  # priced before it runs
     res = measure(dev, k)
     out = res.metrics()
