@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Issue 25. The tenth session (2026-12-04, late) and the eleventh (2026-12-05) were lent no GPU.
-# OWED NOW (2026-12-06, in the twenty-second session; the history below is the record, not the plan):
+# OWED NOW (2026-12-06, after the twenty-third session; the history below is the record, not the plan):
 #   1. run(command="STEP=freshgrid GPUS=1 BUDGET_S=300 bash tests/gpu_runs/session25.sh", kind="nvidia-h200",
 #          needs_h200=true, timeout_s=420, carry=[".whl"])  -> the last 2 of 48 fresh points; cp back, commit
 #   (TESTS_PART=s20 ran in the twenty-second session on an H100: 3 passed in 39.49s.)
