@@ -8,6 +8,11 @@ def count(n: int, noun: str, plural: str | None = None) -> str:
     return f"{n:,} {noun if n == 1 else (plural or noun + 's')}"
 
 
+def a_kind(kind: str) -> str:
+    """A recording kind with its article, by its first letter: "a sweep", "an alloc", "an aot"."""
+    return f"{'an' if kind[:1].lower() in 'aeiou' else 'a'} {kind}"
+
+
 def either(values) -> str:
     """Alternatives as words: [1] -> "1", [0, 1] -> "0 or 1", [0, 1, 2] -> "0, 1 or 2"."""
     items = [str(v) for v in values]

@@ -9,6 +9,7 @@ from ..cli_args import add_graph_knob_args, add_knob_args, graph_knobs, number, 
 from ..constants import TEXTBOOK
 from ..errors import UsageError
 from ..knobs import LIMITS, SEED_TAX_US, Knobs
+from ..words import a_kind
 from . import measure_cli
 from .formulas import predict
 
@@ -100,11 +101,11 @@ def run_accuracy(a) -> dict | int:
     rec = load(_path(a.recording))
     if rec.meta.kind in ACCURACY_OF:  # a kind a higher layer judges (diagnose registers its own)
         if a.bounds:
-            raise UsageError(f"--bounds checks a sweep recording's model bounds; {a.recording} is a "
-                             f"{rec.meta.kind} recording (leave --bounds out)")
+            raise UsageError(f"--bounds checks a sweep recording's model bounds; {a.recording} is "
+                             f"{a_kind(rec.meta.kind)} recording (leave --bounds out)")
         return ACCURACY_OF[rec.meta.kind](rec, a.json)
     if rec.meta.kind != "sweep":
-        raise UsageError(f"--recording {a.recording}: a {rec.meta.kind} recording has no accuracy targets "
+        raise UsageError(f"--recording {a.recording}: {a_kind(rec.meta.kind)} recording has no accuracy targets "
                          "(give a sweep or a diagnose recording)")
     from .accuracy import TARGET_SHARE, accuracy
     acc = accuracy(rec)

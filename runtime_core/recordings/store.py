@@ -23,6 +23,7 @@ from pathlib import Path
 from ..constants import Constants
 from ..errors import RecordingError, UsageError
 from ..safe_read import check_numbers, read_json
+from ..words import a_kind
 from .types import KINDS, SCHEMA_VERSION, Meta, Point, Recording
 
 RECORDINGS_DIR = Path(__file__).resolve().parents[2] / "lessons" / "recordings"
@@ -44,7 +45,7 @@ def load(path: str | Path, kind: str | None = None) -> Recording:
     doc = read_json(path)  # bounded: a regular file under 50 MB, no NaN, not nested deep
     validate(doc, path.name)
     if kind is not None and doc["meta"]["kind"] != kind:
-        raise RecordingError(f"{path.name}: meta.kind is {doc['meta']['kind']!r}, expected a {kind} recording")
+        raise RecordingError(f"{path.name}: meta.kind is {doc['meta']['kind']!r}, expected {a_kind(kind)} recording")
     try:
         return from_doc(doc, path)
     except (KeyError, TypeError, ValueError, AttributeError) as e:  # unvalidated: no jsonschema here
