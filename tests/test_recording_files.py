@@ -34,7 +34,7 @@ def test_a_file_without_schema_version_is_one_line_naming_it(tmp_path):
     doc["meta"].pop("schema_version")
     old = tmp_path / "decoder_old.json"
     old.write_text(json.dumps(doc))
-    with pytest.raises(RecordingError, match=r"^decoder_old.json: meta.schema_version: None"):
+    with pytest.raises(RecordingError, match=r"^decoder_old.json: meta.schema_version is missing"):
         store.load(old)
 
 
@@ -223,3 +223,13 @@ def test_every_page_skips_a_broken_recording_with_a_notice(tmp_path, monkeypatch
     notes = unescape(" ".join(w.value for w in at.sidebar.warning))  # the file name is escaped
     assert "sweep_zz_broken.json" in notes and "meta" in notes
     assert any("NVIDIA H200" in c.value for c in at.caption)  # the good recording is still shown
+
+
+@pytest.mark.parametrize("text, says", [('{"a": 1}', "not a recording: it has no meta"),
+                                        ("[]", "not a recording: its top level is an array"),
+                                        ('{"meta": 3}', "meta: expected an object, got a number")])
+def test_a_json_file_that_is_no_recording_says_so_in_json_words(tmp_path, text, says):
+    bad = tmp_path / "x.json"
+    bad.write_text(text)
+    with pytest.raises(RecordingError, match=f"^x.json: {says}"):
+        store.load(bad)

@@ -68,18 +68,31 @@ def from_doc(doc: dict, path: Path | None = None) -> Recording:
 def check_header(doc, name: str = "recording") -> dict:
     """The checks that need no jsonschema: an object whose meta names a kind and a version this
     app reads. Returns `doc`."""
+    shape = '{"meta": {"kind": ..., "schema_version": ...}, ...}'
     if not isinstance(doc, dict):
-        raise RecordingError(f"{name}: top level: expected an object, got {type(doc).__name__}")
+        raise RecordingError(f"{name}: not a recording: its top level is {_json_type(doc)}, "
+                             f"a recording is an object {shape}")
     meta = doc.get("meta")
+    if meta is None:
+        raise RecordingError(f"{name}: not a recording: it has no meta (a recording is {shape})")
     if not isinstance(meta, dict):
-        raise RecordingError(f"{name}: meta: expected an object, got {type(meta).__name__}")
+        raise RecordingError(f"{name}: meta: expected an object, got {_json_type(meta)}")
     version = meta.get("schema_version")
+    if version is None:
+        raise RecordingError(f"{name}: meta.schema_version is missing (this app reads {SCHEMA_VERSION})")
     if version != SCHEMA_VERSION:
         raise RecordingError(f"{name}: meta.schema_version: {version!r}, this app reads {SCHEMA_VERSION}")
     kind = meta.get("kind")
     if kind not in KINDS:
         raise RecordingError(f"{name}: meta.kind: {kind!r} is not a recording kind ({', '.join(KINDS)})")
     return doc
+
+
+def _json_type(value) -> str:
+    """What JSON calls `value`'s type: an array, a string, a number, ... (not Python's names)."""
+    names = {list: "an array", str: "a string", bool: "true or false", int: "a number", float: "a number",
+             dict: "an object", type(None): "null"}
+    return names.get(type(value), type(value).__name__)
 
 
 def validate(doc, name: str = "recording") -> bool:
