@@ -718,3 +718,12 @@ def test_the_evidence_timeline_draws_its_first_operations_close_up_on_request():
     assert "lanes drawn in 150 slices" in title(at)
     at = at.toggle(key="dg_tl_close").set_value(True).run()
     assert "its first" in title(at) and "slices" not in title(at) and not at.exception
+
+
+def test_a_negative_gap_saving_is_named_a_cost_not_a_removal(no_gpu_recording):
+    """The simulator's eager stream has no gaps, while each graph node costs its node gap: the
+    graph adds GPU gaps, so the row says so instead of "removed" beside a negative number."""
+    at = open_page(PAGE)
+    rows = [r for t in at.table if "part" in t.value.columns for r in t.value["part"]]
+    assert "GPU gaps the graph's nodes add beyond eager's, a cost" in rows
+    assert "GPU gaps between kernels removed" not in rows

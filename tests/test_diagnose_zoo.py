@@ -98,3 +98,27 @@ def test_the_profile_worker_answers_in_profiles_and_passes_its_errors_on():
         assert worker.profile(Spec("fake-cnn", 1))["eager"].kernels == 54  # still serving
     finally:
         worker.close()
+
+
+def test_top_host_counts_each_host_microsecond_once():
+    """A launch inside a framework op is that op's time (CUDA); a launch no op holds is time of its
+    own (the simulator, where the model's host work and its launches follow one another): the
+    simulator's ranking used to leave its launches out, 160 of a 256 µs H."""
+    from runtime_core.diagnose.profile_step import top_host
+    from runtime_core.result import Span
+    nested = [Span("cpu", "dispatch", "aten::linear", 0, 10), Span("cpu", "launch", "cudaLaunchKernel", 2, 5),
+              Span("cpu", "dispatch", "aten::gelu", 10, 16), Span("cpu", "launch", "cudaLaunchKernel", 11, 13)]
+    assert {r["name"]: r["total_us"] for r in top_host(nested)} == {"aten::linear": 10, "aten::gelu": 6}
+    serial = [Span("cpu", "dispatch", "dispatch (simulated)", 0, 10), Span("cpu", "launch", "cudaLaunchKernel", 10, 16),
+              Span("cpu", "dispatch", "dispatch (simulated)", 16, 26), Span("cpu", "launch", "cudaLaunchKernel", 26, 32)]
+    rows = top_host(serial)
+    assert sum(r["total_us"] for r in rows) == 32 and {r["name"] for r in rows} == {"dispatch (simulated)", "cudaLaunchKernel"}
+
+
+def test_the_simulated_diagnosis_ranks_all_of_its_host_time(capsys):
+    import json
+
+    from conftest import cli_here
+    p = cli_here(capsys, "diagnose", "--model", "fake-mlp", "--batch", "8", "--backend", "sim", "--json")
+    d = json.loads(p.stdout)
+    assert p.returncode == 0 and abs(sum(r["total_us"] for r in d["top_host"]) - d["host_dispatch_us"]) < 0.01

@@ -284,7 +284,9 @@ def _saving_table(sv: dict, p: dict) -> None:
     st.caption(prose("diagnose", which, saving=_us(sv["saving_us"]), eager=_us(eager),
                      gpu_own=_us(eager - sv["host_dispatch_removed_us"])))
     rows = [("host time the GPU waited for, removed", sv["host_dispatch_removed_us"]),
-            ("GPU gaps between kernels removed", sv["gpu_gaps_removed_us"]),
+            # a graph's node gaps can outlast the eager stream's (the simulator's stream has none)
+            ("GPU gaps between kernels removed" if sv["gpu_gaps_removed_us"] >= 0 else
+             "GPU gaps the graph's nodes add beyond eager's, a cost", sv["gpu_gaps_removed_us"]),
             ("the graph's launch, a cost", -sv["launch_added_us"]),
             ("copy into the static input, a cost", -sv["copy_added_us"])]
     if abs(sv.get("work_added_us", 0.0)) >= max(1.0, 0.01 * p["busy_us"]):  # not a rounding of the same work

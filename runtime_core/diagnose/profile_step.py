@@ -121,15 +121,26 @@ _OP_KIND = {"kernel": "kernel", "gpu_memcpy": "memcpy", "gpu_memset": "memset"}
 
 
 def top_host(spans: list[Span], n: int = TOP_HOST) -> list[dict]:
-    """The `n` host operations of the step that took the most CPU time: top-level framework ops
-    on CUDA ("dispatch" spans), the launch calls on the simulator (which has no framework)."""
+    """The `n` host operations of the step that took the most CPU time, each counted once: the
+    top-level framework ops ("dispatch" spans), and the launch and copy calls that no dispatch span
+    holds. On CUDA the launches run inside the framework's ops; on the simulator the model's own
+    host work (dispatch) and its launches follow one another, and both are the host's time."""
     cpu = [s for s in spans if s.lane == "cpu"]
-    chosen = [s for s in cpu if s.kind == "dispatch"] or [s for s in cpu if s.kind in ("launch", "copy")]
+    outer = sorted((s.start_us, s.end_us) for s in cpu if s.kind == "dispatch")
+    chosen = [s for s in cpu if s.kind == "dispatch"] + [
+        s for s in cpu if s.kind in ("launch", "copy") and not _held(outer, s.start_us, s.end_us)]
     by_name: dict[str, list[float]] = {}
     for s in chosen:
         by_name.setdefault(s.name, []).append(s.end_us - s.start_us)
     rows = [{"name": k[:80], "count": len(v), "total_us": round(sum(v), 3)} for k, v in by_name.items()]
     return sorted(rows, key=lambda r: -r["total_us"])[:n]
+
+
+def _held(outer: list[tuple[float, float]], start: float, end: float) -> bool:
+    """Whether an interval of `outer` (sorted by start) holds [start, end]."""
+    import bisect
+    i = bisect.bisect_right(outer, (start, float("inf")))
+    return any(lo <= start and end <= hi for lo, hi in outer[max(0, i - 2):i])
 
 
 def op_rows(chrome: dict | None, gpu: list[Span]) -> list[list]:
