@@ -115,6 +115,17 @@ def test_cuda_graphs_page_has_the_reduce_overhead_box():
     assert "ms / token" in list(kernels["per step"]) and "mean kernel event µs" in list(kernels["per step"])
     skips = next(f for f in tables_of(at) if "reason logged" in f.columns)
     assert not any("\\" in v for v in skips["reason logged"])  # a reader sees no Markdown escapes
+    # torch's warning says 3 distinct sizes after 4 batches: the page says why, next to it
+    assert "Why 3 distinct sizes and not 4 batches" in text and "batches 2, 3 and 4" in text
+
+
+def test_the_size_warning_is_explained_only_where_the_recording_bears_it_out():
+    from pages.ui.ro_lab_panel import warned_sizes
+    p = {"batches": [1, 2, 3, 4, 5], "warned_at_batch": 4, "compiled_graphs": 2, "warn_limit": 2,
+         "warning": "... We have observed 3 distinct sizes. ..."}
+    assert warned_sizes(p)["dynamic"] == "2, 3 and 4"
+    assert warned_sizes(dict(p, warning="... We have observed 4 distinct sizes. ...")) is None
+    assert warned_sizes(dict(p, compiled_graphs=1)) is None and warned_sizes(dict(p, warning="")) is None
 
 
 def test_the_reduce_overhead_box_names_what_is_not_recorded_yet(tmp_path, monkeypatch):

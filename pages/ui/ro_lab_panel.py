@@ -65,10 +65,32 @@ def _shapes(r: dict) -> None:
             st.caption(f"With cudagraph_dynamic_shape_warn_limit = {p['warn_limit']} (torch's default: "
                        f"{p.get('torch_default_warn_limit')}), torch logged:")
             st.code(log_text(p["warning"]), language=None, wrap_lines=True)
+            why = warned_sizes(p)
+            if why:
+                st.caption(prose("labs", "ro_warn_sizes", **why))
     elif p.get("recordings_for_new_batches") is not None:
         st.caption(f"Batch 1 at every position: {p['recordings_batch1_all_positions']} graph. Batches "
                    f"{', '.join(map(str, (p.get('batches') or [])[1:]))}: {p['recordings_for_new_batches']} more.")
     skip_table(r)
+
+
+def warned_sizes(p: dict) -> dict | None:
+    """Why torch's warning counts fewer sizes than the table has batches before it: the first batch
+    was compiled static, and only the dynamic graph compiled next counts its sizes. The fields of
+    the explanation, or None where the recording does not bear it out (the count in torch's text
+    must be the dynamic batches up to the warning)."""
+    import re
+    batches, warned = p.get("batches") or [], p.get("warned_at_batch")
+    said = re.search(r"observed (\d+) distinct sizes", p.get("warning") or "")
+    if not said or warned not in batches or p.get("compiled_graphs") != 2:
+        return None
+    dynamic = batches[1:batches.index(warned) + 1]
+    if int(said[1]) != len(dynamic) or len(dynamic) != p.get("warn_limit", -1) + 1:
+        return None
+    from runtime_core.words import either
+    return {"counted": f"{len(dynamic)} distinct sizes", "batches": f"{batches.index(warned) + 1} batches",
+            "first": batches[0], "compiles": p["compiled_graphs"], "dynamic": either(dynamic).replace(" or ", " and "),
+            "limit": p["warn_limit"], "warned": warned}
 
 
 def skip_table(r: dict) -> None:
