@@ -110,6 +110,8 @@ def test_one_diagnosis_predicts_then_measures_every_fast_variant(runner):
     assert p["verdict"]["launch_bound"] and p["measured_graph_speedup"] > 1.5
     assert p["graph_profile"]["driver_calls"] == 1 and p["graph_pool_bytes"] > 0
     assert p["timelines"]["eager"] and p["timelines"]["our_graph"]
+    # each host microsecond ranked once: a launch inside a framework op is that op's time
+    assert 0 < sum(r["total_us"] for r in p["top_host"]) <= p["profile"]["eager_span_us"] * 1.001
 
 
 @pytest.mark.slow

@@ -120,6 +120,8 @@ case "${STEP:-mode}" in
       s20) FILES="tests/test_allocator_compare.py::test_cuda_cost_table_and_pytorch_expandable_child
                   tests/test_labs29.py::test_each_cuda_lab_shows_its_signal_live[alloc_conf]
                   tests/test_labs.py::test_every_lab_shows_its_signal_on_a_real_gpu[fusion]" ;;
+      # the twenty-third session's change on the CUDA path: the host ranking counts launches no op holds
+      s23) FILES="tests/test_diagnose_gpu.py::test_one_diagnosis_predicts_then_measures_every_fast_variant" ;;
       1b) FILES="tests/test_diagnose_gpu.py::test_a_memset_in_the_step_is_profiled_with_its_size_and_priced
                  tests/test_diagnose_gpu.py::test_a_small_memset_between_kernels_costs_more_than_a_large_one
                  tests/test_diagnose_recording.py" ;;
