@@ -18,7 +18,7 @@ def page():
 
 
 def send(at, batch: int, policy: str):
-    at.number_input(key="aot_batch").set_value(batch)
+    at.text_input(key="aot_batch").input(str(batch))
     at.selectbox(key="aot_policy").set_value(policy)
     at.button(key="aot_send").click().run()
     assert not at.exception, at.exception
@@ -189,22 +189,21 @@ def test_the_shipped_h200_recordings_explain_the_crashed_python_loader_and_show_
 
 
 def test_the_send_button_names_the_batch_it_will_send(page):
-    """A value out of range leaves the box red in the browser and its last good value in place:
-    the button's label says which batch goes out, before it is pressed."""
+    """The button's label says which batch goes out, before it is pressed: the one the box last took."""
     assert page.button(key="aot_send").label == "send a request of batch 5"
-    page.number_input(key="aot_batch").set_value(17).run()
+    page.text_input(key="aot_batch").input("17").run()
     assert page.button(key="aot_send").label == "send a request of batch 17"
 
 
 def test_the_serving_loops_knobs_survive_a_trip_to_another_page():
     """A student typed batch 100 and a policy, looked at page 6, came back: the box read 5 again."""
     at = open_page(PAGE)
-    at.number_input(key="aot_batch").set_value(100).run()
+    at.text_input(key="aot_batch").input("100").run()
     first = at.selectbox(key="aot_policy").options[0]
     at.selectbox(key="aot_policy").set_value(first).run()
     at.switch_page("pages/6_Launch_overhead_killer.py").run()
     at.switch_page(PAGE).run()
-    assert at.number_input(key="aot_batch").value == 100
+    assert at.text_input(key="aot_batch").value == "100"
     assert at.selectbox(key="aot_policy").value == first
 
 
@@ -227,7 +226,7 @@ def test_artifacts_the_recompile_policy_built_are_named_while_they_shadow_the_ot
     built, never padding. The page says the loop keeps it and how to start over."""
     at = page
     at.selectbox(key="aot_policy").set_value("recompile").run()
-    at.number_input(key="aot_batch").set_value(100).run()
+    at.text_input(key="aot_batch").input("100").run()
     at = at.button(key="aot_send").click().run()
     assert "recompiled" in at.success[0].value
     at.selectbox(key="aot_policy").set_value("pad").run()
@@ -237,3 +236,23 @@ def test_artifacts_the_recompile_policy_built_are_named_while_they_shadow_the_ot
     assert "100" in kept and "Reset the serving loop" in kept
     at = at.button(key="aot_reset").click().run()
     assert not any("still holds" in c.value for c in at.caption)
+
+
+@pytest.mark.parametrize("typed, says", [("", "an empty box"), ("0", "“0”"), ("300", "“300”"), ("2.5", "“2.5”"),
+                                         ("abc", "“abc”"), ("inf", "“inf”"), ("nan", "“nan”")])
+def test_a_batch_the_loop_cannot_take_is_refused_in_words_and_the_box_goes_back(page, typed, says):
+    """A number box's browser side turned a cleared box, or 1e2, into 1 with no word, and the button
+    then sent batch 1. The text box says why it refused and keeps the batch it had."""
+    page.text_input(key="aot_batch").input("17").run()
+    at = page.text_input(key="aot_batch").input(typed).run()
+    assert not at.exception
+    assert at.text_input(key="aot_batch").value == "17" and at.button(key="aot_send").label == "send a request of batch 17"
+    assert any(says in w.value.replace("\\", "") and "back at 17" in w.value for w in at.warning)
+
+
+def test_a_batch_in_any_form_python_reads_is_taken(page):
+    at = page.text_input(key="aot_batch").input("1e2").run()
+    assert at.button(key="aot_send").label == "send a request of batch 100" and at.text_input(key="aot_batch").value == "100"
+    at = at.text_input(key="aot_batch").input(" 64 ").run()
+    assert at.button(key="aot_send").label == "send a request of batch 64"
+    assert not any("Not taken" in w.value for w in at.warning)

@@ -2,6 +2,8 @@
 (its guards are the packages'), the loop over the real packages, and the decoder numbers."""
 from __future__ import annotations
 
+import math
+
 import streamlit as st
 
 from pages.ui import figure_log, tables as ui_tables
@@ -166,6 +168,33 @@ def _loop() -> ServingLoop:
     return st.session_state.aot_serving_loop
 
 
+BATCH_MAX = 256  # the serving loop's largest request (its ranged package and the pad target cover it)
+
+
+def _batch_ok(v) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= BATCH_MAX
+
+
+def _take_batch() -> None:
+    """The typed batch becomes the one the button sends when it is a whole number from 1 to
+    BATCH_MAX (digits, or a form Python reads, 1e2); anything else is refused with a line saying
+    so, and the box goes back to the batch it held."""
+    typed = str(st.session_state.get("aot_batch") or "").strip()
+    try:
+        value = float(typed.replace(",", "").replace("_", ""))
+    except ValueError:
+        value = None
+    if value is not None and math.isfinite(value) and value == int(value) and _batch_ok(int(value)):
+        st.session_state.aot_batch_ok = int(value)
+        st.session_state.aot_batch = str(int(value))
+        st.session_state.pop("aot_batch_msg", None)
+        return
+    kept = st.session_state.get("aot_batch_ok", 5)
+    st.session_state.aot_batch_msg = prose("aot", "batch_refused", typed=f"“{esc(typed, max_chars=40)}”" if typed
+                                           else "an empty box", most=BATCH_MAX, kept=kept)
+    st.session_state.aot_batch = str(kept)
+
+
 def serving_panel(device: str = "cpu") -> None:
     """Send requests through the guard-check -> dispatch loop and watch the counters; then the
     same loop over the real packages, measured in a child process."""
@@ -177,17 +206,22 @@ def serving_panel(device: str = "cpu") -> None:
                     exact=esc(", ".join(map(str, plan.loop_exact)))))
     loop = _loop()
     a, b = st.columns(2)
-    # kept across pages (Streamlit drops a widget's state with its page); a cleared box keeps its last value
-    restore("aot_batch", 5, valid=lambda v: isinstance(v, int) and 1 <= v <= 256)
+    # kept across pages (Streamlit drops a widget's state with its page): the last batch taken
+    restore("aot_batch_ok", 5, valid=_batch_ok)
     restore("aot_policy", MISS_POLICIES[1], valid=lambda v: v in MISS_POLICIES)
-    batch = a.number_input("request batch size (1 to 256)", 1, 256, key="aot_batch")
+    if "aot_batch" not in st.session_state:
+        st.session_state.aot_batch = str(st.session_state.aot_batch_ok)
+    # a text box, read here: a number box's browser side turns "1e2" or a cleared box into 1 unseen
+    a.text_input(f"request batch size (1 to {BATCH_MAX})", key="aot_batch", on_change=_take_batch)
     policy = b.selectbox("on a guard miss", MISS_POLICIES, key="aot_policy")
-    keep("aot_batch")
+    keep("aot_batch_ok")
     keep("aot_policy")
-    # the label says which batch goes out: a box left red by a value out of range keeps its last
-    # good value, which is what the button sends (the browser never hands over the typed one)
+    if st.session_state.get("aot_batch_msg"):
+        st.warning(st.session_state.aot_batch_msg)
+    batch = st.session_state.aot_batch_ok
+    # the label says which batch goes out: what the box last took
     if st.button(f"send a request of batch {int(batch)}", key="aot_send",
-                 help="sends the last value the box accepted (1 to 256)"):
+                 help=f"sends the batch the box last took (1 to {BATCH_MAX})"):
         loop.set_policy(policy)
         try:
             with torch.no_grad():
