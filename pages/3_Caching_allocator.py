@@ -45,11 +45,14 @@ def playground_panel() -> None:
                      help="the block is reusable at once, and the next malloc writes it before the "
                           "side stream has read it"):
             pressed.append(lambda: pg.use_on_side_then_free(1000.0, record_stream=False))
+    races_before = len(pg.races)
     for act in pressed:
         try:
             act()
         except (AllocatorOOM, BadAllocSize) as e:
             st.error(esc(e, max_chars=600))  # quotes the size the student asked for: text, not Markdown
+    if len(pg.races) > races_before:  # said where the button was pressed, not only two charts below
+        st.error(prose("caching_allocator", "playground_race_now"))
     rows = pg.pool.snapshot()
     if rows:
         charts.show(alloc_charts.block_map(rows, "Block map: segments as rows"), key="alloc_pg_map")

@@ -71,6 +71,10 @@ def test_allocator_page_runs_the_stream_reuse_lab_and_the_playground_race():
     assert any("awaiting events 0" in c.value for c in at.caption)  # no record_stream: no event
     at = at.button(key="alloc_pg_malloc").click().run()
     assert any("RACE" in c.value for c in at.caption)  # the new owner wrote it before the side read
+    # said under the buttons on the press that raced (the full report sits two charts below)
+    assert [e.value for e in at.error if "**Race.**" in e.value]
+    at = at.button(key="alloc_pg_adv").click().run()
+    assert not [e.value for e in at.error if "**Race.**" in e.value]  # a later press that raced nothing
 
 
 def test_interview_cards_3_4_7_link_their_labs():
