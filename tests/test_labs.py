@@ -116,6 +116,9 @@ def test_the_fusion_verdict_adds_up_for_the_simulator_and_the_shipped_recording(
         tax = float(re.search(r"= (\d+) µs of tax", text).group(1))
         hidden = re.search(r"the other (\d+) µs of tax ran while kernels were busy", text)
         assert hidden and abs(float(hidden.group(1)) + overhead - tax) <= 1.5
+        # work that is not the title's k × work µs says so (the simulator's 30 × 4 µs ran 122 µs)
+        if round(work) != round(r["fused_n"] * r["fused_work_us"]):
+            assert f"{r['fused_n']} × {r['fused_work_us']:g} µs was asked" in text
 
 
 def test_unknown_lab_and_backend_are_value_errors():

@@ -91,7 +91,10 @@ def verdict(r: dict) -> str:
     return (f"Fusing {r['n']} kernels into {k} cut the streams step from "
             f"{walls['unfused_streams']['wall_us']:.0f} to {fs['wall_us']:.0f} µs, but it is still "
             f"launch-bound: {k} launches × {r['tax_us']:.1f} µs = {tax_total:.0f} µs of tax against "
-            f"{fs['kernel_time_us']:.0f} µs of kernel work. The step took {fs['wall_us']:.0f} µs, so "
+            f"{fs['kernel_time_us']:.0f} µs of kernel work"
+            + (f" (as the device ran it; {k} × {r['fused_work_us']:g} µs was asked)"
+               if round(fs["kernel_time_us"]) != round(k * r["fused_work_us"]) else "")
+            + f". The step took {fs['wall_us']:.0f} µs, so "
             f"{fs['launch_overhead_us']:.0f} µs of it is overhead"
             + (f" (the other {hidden:.0f} µs of tax ran while kernels were busy)" if hidden >= 1 else "")
             + f". Graph replay: {fg['wall_us']:.0f} µs, {fg['launch_overhead_us']:.0f} µs of it overhead.")
