@@ -54,9 +54,9 @@ def add_json_flag(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print JSON (the default output is JSON too)")
 
 
-def add_backend_arg(p: argparse.ArgumentParser) -> None:
+def add_backend_arg(p: argparse.ArgumentParser, extra_help: str = "") -> None:
     p.add_argument("--backend", choices=choices(Backend), default=Backend.AUTO.value,
-                   help="auto: CUDA when torch sees a GPU, else the simulator")
+                   help="auto: CUDA when torch sees a GPU, else the simulator" + extra_help)
 
 
 def add_knob_args(p: argparse.ArgumentParser, scope: str) -> None:

@@ -18,7 +18,8 @@
         package in the C++ runner. Builds the packages the first time (20-40 s each on 2 CPU cores).
         --record writes lessons/recordings/serving_*.json: a student without a GPU sees it
     aot timing [--device cpu|cuda] [--no-measure] [--json] [--record PATH [--force]]
-        how long the AOT page's buttons take on this machine class, each from an empty cache:
+        how long the AOT page's buttons take on this machine class, each from an empty cache (a
+        temporary folder of its own: the app's .cache/aot/ is left as it was):
         "serve through the packages" cold and warm, the RUNTIME_PREBUILD_AOT=1 prebuild and the
         first serve after it, "measure" cold and warm (--no-measure skips those two). Minutes on
         2 CPU cores. --record writes lessons/recordings/aot_timing_*.json: the tooltips' figures
@@ -39,16 +40,22 @@ from ..knobs import Range
 
 
 def register(sub) -> None:
-    ap = sub.add_parser("aot", help="export -> AOTInductor -> load", description=__doc__.split("\n")[0])
-    ap.add_argument("what", nargs="?", default="measure",
-                    choices=("measure", "decoder", "reduce-overhead", "serving", "timing", "clear-cache"))
-    ap.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
+    import argparse
+    ap = sub.add_parser("aot", help="export -> AOTInductor -> load", description=__doc__,
+                        formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("what", nargs="?", default="measure", metavar="WHAT",
+                    choices=("measure", "decoder", "reduce-overhead", "serving", "timing", "clear-cache"),
+                    help="measure (the default: export, package, load, cold vs warm compile; minutes on a "
+                         "CPU), decoder, reduce-overhead, serving, timing or clear-cache: each is described above")
+    ap.add_argument("--device", choices=("cpu", "cuda"), default="cpu",
+                    help="measure, serving, timing: where the package is built and run (default cpu)")
     add_json_flag(ap)
     ap.add_argument("--record", type=path, metavar="PATH", help="also write a recording (JSON) to PATH")
     ap.add_argument("--force", action="store_true", help="with --record: replace an existing file")
     ap.add_argument("--tokens", type=number(Range(10, 10_000, integer=True), "tokens"), default=50,
-                    help="tokens per timing block (decoder, reduce-overhead)")
-    ap.add_argument("--blocks", type=number(Range(1, 100, integer=True), "blocks"), default=8)
+                    help="decoder, reduce-overhead: tokens per timing block (10 to 10,000; default 50)")
+    ap.add_argument("--blocks", type=number(Range(1, 100, integer=True), "blocks"), default=8,
+                    help="decoder: timing blocks per variant, each --tokens long (1 to 100; default 8)")
     ap.add_argument("--no-reduce-overhead", action="store_true",
                     help="decoder: skip torch.compile(mode='reduce-overhead') (~15 s compile)")
     ap.add_argument("--no-measure", action="store_true",

@@ -8,6 +8,8 @@ from . import LABS, run_lab
 def register(sub) -> None:
     p = sub.add_parser("lab", help="a failure-mode lab")
     p.add_argument("name", choices=list(LABS), metavar="NAME", help="one of: " + ", ".join(LABS))
-    add_backend_arg(p)
+    add_backend_arg(p, ". A lab the simulator cannot run (trees_lifecycle, d2h_hazard, ...) replays the shipped "
+                       "GPU recording instead: its JSON keeps \"backend\": \"sim\" (what ran here) and says "
+                       "\"source\": \"recorded\", with the recording's GPU in device_name")
     add_json_flag(p)
     p.set_defaults(func=lambda a: run_lab(a.name, a.backend))
