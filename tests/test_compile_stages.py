@@ -91,7 +91,7 @@ def test_the_stages_show_as_a_tree_each_under_the_stage_it_runs_in():
         "___│__│__└─ compile the generated C++ (a CPU's kernels) (part of its seconds ran inside "
         "'load the generated Python module' instead)",
         "___│__└─ load the generated Python module",
-        "___│_____├─ wait for kernel compiles (Triton's, on a GPU)",
+        "___│_____├─ wait for kernel compiles in worker processes (Triton's on a GPU, C++ on a CPU)",
         "___│_____└─ autotuning: benchmark kernel configurations",
         "___└─ load the compiled graph from the caches"]
     verdicts = {label(r["stage"]): r["on a warm start"] for r in rows}

@@ -81,7 +81,7 @@ STAGES = (
     Stage(CACHE_LOAD, ("AOTAutogradCache.inductor_load", "FxGraphCache.load", "fx_graph_cache_hit"),
           parents=(BACKEND,)),
     Stage(LOAD_MODULE, ("PyCodeCache.load_by_key_path",), parents=(AOT_AUTOGRAD, CACHE_LOAD)),
-    Stage("wait for kernel compiles (Triton's, on a GPU)", ("async_compile.wait",), parents=(LOAD_MODULE,)),
+    Stage("wait for kernel compiles in worker processes (Triton's on a GPU, C++ on a CPU)", ("async_compile.wait",), parents=(LOAD_MODULE,)),
     Stage("autotuning: benchmark kernel configurations", contains=("autotune", "benchmark_all_configs"),
           parents=(LOAD_MODULE, BACKEND)),
 )
