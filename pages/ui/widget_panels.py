@@ -7,7 +7,7 @@ import streamlit as st
 
 from pages.ui import tables as ui_tables
 from pages.ui.safe_text import esc
-from pages.ui.widget_view import headline_metrics as view_metrics
+from pages.ui.widget_view import FALLBACK_CHIP, headline_metrics as view_metrics
 from runtime_core.engine.measure import DEFAULT_CACHE_SIZE as CACHE_SIZE
 from runtime_core.engine.workload import DYNAMIC_VARIANTS
 from runtime_core.knobs import mode_label
@@ -36,6 +36,8 @@ def draw_metrics(metrics: list) -> None:
     st.html(METRIC_CSS)
     for col, m in zip(st.columns(len(metrics)), metrics):
         col.metric(m.label, m.value, delta=m.delta, help=m.help, delta_color="off", delta_arrow="off")
+    if any(m.delta.startswith(FALLBACK_CHIP) for m in metrics):  # what the chips' words mean, under them
+        st.caption(prose("widget", "fallback_chips"))
 
 
 def timeline_picker(choices: list[str]) -> str:

@@ -70,6 +70,9 @@ class WidgetView:
     simulated: dict
 
 
+FALLBACK_CHIP = "textbook (blocking fallback)"  # a chip's words where the seed's model ran eager on a miss
+
+
 def headline_metrics(numbers: dict, note: str, book: dict) -> list[Metric]:
     """Overhead, wall, driver calls and graph-capture valid, each with the textbook model's value
     at the same setting as its delta. `note` ("recorded at N=120") goes into every label when the
@@ -79,7 +82,7 @@ def headline_metrics(numbers: dict, note: str, book: dict) -> list[Metric]:
     ovh, calls = numbers["launch_overhead_us"], numbers["driver_calls"]
     # On a shape miss with the fallback policy the textbook column runs eager (blocking), where the
     # measured columns fall back to async: say so in the chip, not only under the side-by-side tab.
-    tb = "textbook (blocking fallback)" if book.get("mode") == "graph" and not book.get("graph_valid", True) else "textbook"
+    tb = FALLBACK_CHIP if book.get("mode") == "graph" and not book.get("graph_valid", True) else "textbook"
     return [
         Metric(f"launch overhead{at}", fmt_us(max(ovh, 0.0), like=book["launch_overhead_us"]),
                f"{tb} {fmt_us(book['launch_overhead_us'], like=ovh)}",
