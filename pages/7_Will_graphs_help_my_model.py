@@ -98,9 +98,11 @@ st.markdown("##### Where the gain vanishes")
 sweep = rec.sweep(s.model)
 cross = crossovers(sweep) if len(sweep) >= 2 else None
 if cross:
+    def _where(which: str, line: str) -> str:  # a crossover past the sweep's last batch has no line drawn
+        x = cross[which]
+        return f"{x} {which} ({line})" if x else f"> {sweep[-1]['batch']} {which} (past the sweep: no line)"
     st.caption(esc(f"{s.model} (fp32{at_shape}): graphs stop paying (< 1.2x) at batch "
-                   f"{cross['measured'] or '> ' + str(sweep[-1]['batch'])} measured (solid line), "
-                   f"{cross['predicted'] or '> ' + str(sweep[-1]['batch'])} predicted (dashed)"))
+                   f"{_where('measured', 'solid line')}, {_where('predicted', 'dashed')}"))
     times, speed = sweep_figures(sweep, cross)
     c1, c2 = st.columns(2)
     with c1:

@@ -1,5 +1,6 @@
 """The "Will graphs help my model?" page as a student uses it: without a GPU recording it says so
 and shows the simulated demo; every knob changes what it shows; the planner takes a typed list."""
+import re
 import shutil
 from pathlib import Path
 
@@ -727,3 +728,15 @@ def test_a_negative_gap_saving_is_named_a_cost_not_a_removal(no_gpu_recording):
     rows = [r for t in at.table if "part" in t.value.columns for r in t.value["part"]]
     assert "GPU gaps the graph's nodes add beyond eager's, a cost" in rows
     assert "GPU gaps between kernels removed" not in rows
+
+
+def test_a_crossover_past_the_sweep_names_no_line_the_chart_lacks():
+    """mlp's graphs pay at every batch of the sweep: its caption said "> 512 measured (solid line)"
+    over a chart with no crossover line."""
+    at = open_page(PAGE)
+    at = at.selectbox(key="dg_model").set_value("mlp").run()
+    line = next(unescape(c.value) for c in at.caption if "graphs stop paying" in c.value)
+    for which, drawn in (("measured", "solid line"), ("predicted", "dashed")):
+        past = re.search(rf"> \d+ {which}", line)
+        assert (f"{which} (past the sweep: no line)" in line) == bool(past)
+        assert (f"{which} ({drawn})" in line) == (not past)

@@ -36,3 +36,8 @@ def test_a_chart_title_moves_out_of_the_figure_as_plain_text():
     from pages.ui.charts import title_text
     fig = go.Figure(layout=dict(title="graphs stop paying (< 1.2x) at batch > 512<br>measured &amp; <b>predicted</b>"))
     assert title_text(fig) == "graphs stop paying (< 1.2x) at batch > 512 measured & predicted"
+
+
+def test_a_factor_reads_as_the_prose_writes_it():
+    from pages.ui.tables import num
+    assert num(3.2712, unit="x") == "3.27x" and num(48429.07, unit="µs") == "48,429 µs"

@@ -61,7 +61,7 @@ def num(x, digits: int = 3, unit: str = "") -> str:
             text = f"{x:,.{decimals}f}".rstrip("0").rstrip(".")  # 0.0740 -> 0.074, 2.50 -> 2.5
         else:
             text = f"{x:.{digits - 1}e}"
-    return f"{text} {unit}" if unit else text
+    return f"{text}{unit}" if unit == "x" else f"{text} {unit}" if unit else text  # a factor: 3.27x, as in prose
 
 
 def cell(value) -> str:
