@@ -153,6 +153,11 @@ def test_knobs_come_from_the_url_and_junk_falls_back_with_a_notice():
     assert n_box(at).value == 120 and at.radio(key="w_mode").value == "graph"
     notices = unescape(" ".join(w.value for w in at.warning))
     assert "n=banana" in notices and "mode=warp" in notices and "tax=-3" in notices
+    # the default as the URL writes it (dynamic=0, tax=6), not Python's False and 6.0
+    at = open_widget({"dynamic": "yes", "tax": "abc"})
+    notices = unescape(" ".join(w.value for w in at.warning))
+    assert "using the default dynamic=0." in notices and "using the default tax=6." in notices
+    assert "False" not in notices and "6.0" not in notices
 
 
 def _policy_table(policy: str):

@@ -45,6 +45,13 @@ def _parse(key: str, text: str):
     return parse_enum(Policy, "policy", text).value
 
 
+def _url_form(value) -> str:
+    """A default as the URL would write it: dynamic=0, tax=6 (not False, 6.0)."""
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
 STORE = "wk_setting"  # a plain (non-widget) key: survives pages where the knobs aren't drawn
 
 
@@ -65,8 +72,8 @@ def init_from_url() -> list[str]:
                 try:
                     setting[key] = _parse(key, raw)
                 except UsageError as e:
-                    notices.append(md("URL value {name}={raw} ignored: {why}; using the default {default}.",
-                                      name=URL_NAMES[key], raw=raw, why=e, default=default))
+                    notices.append(md("URL value {name}={raw} ignored: {why}; using the default {name}={default}.",
+                                      name=URL_NAMES[key], raw=raw, why=e, default=_url_form(default)))
         st.session_state[STORE] = setting
     for key in DEFAULTS:
         if key not in st.session_state:
