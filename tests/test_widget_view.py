@@ -129,6 +129,10 @@ def test_dynamic_graph_shows_the_policy_panel_and_the_fallback_caption():
     assert v.dynamic_hint == "" and prose("widget", "fallback") in v.side_by_side.captions
     assert "FALSE" in by_stem(v)["graph valid?"].value
     assert view(Knobs("eager", 120, 2.0, tax_us=6.0)).dynamic_hint == prose("widget", "dynamic_hint")
+    # the table's title says the graph did not run, as every column under it does
+    assert v.side_by_side.title.endswith(", each shape miss run without the graph")
+    kept = view(Knobs("graph", 120, 2.0, tax_us=6.0, dynamic=True, policy="recapture"))
+    assert "without the graph" not in kept.side_by_side.title
 
 
 def test_the_view_module_draws_nothing():

@@ -256,7 +256,9 @@ def _side_by_side(k: Knobs, ctx, shown, src, book: dict, sim: dict, at_shown: Kn
         captions.append(prose("widget", "fallback"))
     if k.missed_shape and k.policy == "bucket":
         captions.append(prose("widget", "bucket_overhead"))
-    return SideBySide(f"Side by side: {mode_label(k.mode)}", list(rows), quantities, captions)
+    fell_back = k.missed_shape and k.policy == "fallback"  # the mode asked for is not what ran
+    return SideBySide(f"Side by side: {mode_label(k.mode)}" + (", each shape miss run without the graph" if fell_back else ""),
+                      list(rows), quantities, captions)
 
 
 def widget_view(k: Knobs, ctx, shown, src, pick: str | None = None) -> WidgetView:
