@@ -13,10 +13,16 @@ def a_kind(kind: str) -> str:
     return f"{'an' if kind[:1].lower() in 'aeiou' else 'a'} {kind}"
 
 
-def either(values) -> str:
-    """Alternatives as words: [1] -> "1", [0, 1] -> "0 or 1", [0, 1, 2] -> "0, 1 or 2"."""
+def either(values, joiner: str = "or") -> str:
+    """Alternatives as words: [1] -> "1", [0, 1] -> "0 or 1", [0, 1, 2] -> "0, 1 or 2" (joiner "and":
+    a list of all of them, "0, 1 and 2")."""
     items = [str(v) for v in values]
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " or " + items[-1]
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + f" {joiner} " + items[-1]
+
+
+def all_of(values) -> str:
+    """A list as words: [2, 3, 4] -> "2, 3 and 4"."""
+    return either(values, "and")
 
 
 def percent_off(off: float, tolerance: float) -> str:

@@ -24,3 +24,9 @@ def test_accuracy_on_a_kind_without_targets_reads_as_english(capsys):
     rec = Path(__file__).resolve().parents[1] / "lessons" / "recordings" / "alloc_h200.json"
     p = cli_here(capsys, "accuracy", "--recording", str(rec))
     assert p.returncode == 2 and "an alloc recording has no accuracy targets" in p.stderr
+
+
+def test_a_list_of_all_of_them_reads_with_and():
+    from runtime_core.words import all_of, either
+    assert all_of([2, 3, 4]) == "2, 3 and 4" and all_of(["uniform", "zipf"]) == "uniform and zipf"
+    assert all_of([5]) == "5" and either([0, 1, 2]) == "0, 1 or 2"

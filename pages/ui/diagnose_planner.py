@@ -15,6 +15,7 @@ from runtime_core.diagnose.planner import CostModel, compare, default_budget_byt
 from runtime_core.diagnose.records import DiagnoseRecording
 from runtime_core.errors import UsageError
 from runtime_core.lesson.page_text import text as prose
+from runtime_core.words import all_of
 
 MB = 1 << 20  # a mebibyte: labelled MiB
 KINDS = {"batch sizes": "batch", "sequence lengths (tokens)": "tokens"}
@@ -120,7 +121,7 @@ def _same_sets(sets: dict, what: str) -> None:
     for buckets, names in groups.items():
         if len(names) < 2:
             continue
-        which = ", ".join(names[:-1]) + " and " + names[-1]
+        which = all_of(names)
         why = "none of them captures a graph" if not buckets else "at this largest size and budget"
         line = f"{which} are the same buckets here ({why})"
         st.caption(line[0].upper() + line[1:] + (": their measured columns differ by run-to-run variation only."

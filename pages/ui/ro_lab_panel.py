@@ -87,9 +87,9 @@ def warned_sizes(p: dict) -> dict | None:
     dynamic = batches[1:batches.index(warned) + 1]
     if int(said[1]) != len(dynamic) or len(dynamic) != p.get("warn_limit", -1) + 1:
         return None
-    from runtime_core.words import either
+    from runtime_core.words import all_of
     return {"counted": f"{len(dynamic)} distinct sizes", "batches": f"{batches.index(warned) + 1} batches",
-            "first": batches[0], "compiles": p["compiled_graphs"], "dynamic": either(dynamic).replace(" or ", " and "),
+            "first": batches[0], "compiles": p["compiled_graphs"], "dynamic": all_of(dynamic),
             "limit": p["warn_limit"], "warned": warned}
 
 
