@@ -56,9 +56,12 @@ def playground_panel() -> None:
     rows = pg.pool.snapshot()
     if rows:
         charts.show(alloc_charts.block_map(rows, "Block map: segments as rows"), key="alloc_pg_map")
-        charts.show(alloc_charts.memory_over_time([(s.t_us, s.allocated_bytes, s.reserved_bytes, s.what)
-                                                   for s in pg.pool.timeline()],
-                                                  "Memory over time: allocated vs reserved"), key="alloc_pg_mem")
+        # by event, not by virtual time: malloc and free take none, so a clock axis piles them on one x
+        charts.show(alloc_charts.memory_over_time([(i, s.allocated_bytes, s.reserved_bytes, s.what)
+                                                   for i, s in enumerate(pg.pool.timeline(), 1)],
+                                                  "Memory, event by event: allocated vs reserved",
+                                                  time_axis="pool event, in order (malloc, free, empty_cache)"),
+                    key="alloc_pg_mem")
     else:
         st.info("The pool holds nothing yet. Press **malloc**.")
     s = pg.pool.stats()

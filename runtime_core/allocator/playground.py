@@ -94,7 +94,11 @@ class Playground:
         """Let `us` of virtual host time pass (GPU work progresses meanwhile)."""
         self.device.host_spin(us)
         done = self.pool.process_events()  # what the next malloc would do first
-        self.log.append(f"advance {us:.0f} µs: {done} parked block(s) became free")
+        left = self.pool.stats()["blocks_awaiting_events"]
+        self.log.append(f"advance {us:.0f} µs: {done} parked block(s) became free"
+                        + (f"; {left} still parked: the side stream runs its kernels one after another, so a "
+                           f"block freed after several side-stream presses waits for all of their kernels"
+                           if left else ""))
 
     def empty_cache(self) -> None:
         released = self.pool.empty_cache()
