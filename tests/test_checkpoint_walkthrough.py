@@ -97,7 +97,7 @@ def test_the_last_steps_verdict_is_shown_when_every_step_is_done():
     _predict(at, "dynamic_graph", 7)
     _record(at, "dynamic_graph", w_mode="graph", w_dynamic=True)
     assert steps_done(at) == 6
-    assert any(w.value.startswith("Step 6: Not exact: you predicted 7,") for w in at.warning), [w.value for w in at.warning]
+    assert any(w.value.startswith("Step 6: Far off: you predicted 7,") for w in at.warning), [w.value for w in at.warning]
     # a finished checkpoint says where to go next, and how to try the predictions again
     assert "What next." in _all(at, "markdown") and "reset your progress" in _all(at, "markdown")
     links = [e.proto.page for e in at.get("page_link")]

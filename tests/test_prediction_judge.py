@@ -20,6 +20,10 @@ def test_a_miss_just_past_the_band_is_told_apart_from_a_far_one():
     assert judge(119.0, 120.0, None, tolerance=0.0, unit="").message.startswith("Not exact: ")  # exact steps: no band
     odd = judge(120.4, 120.0, None, tolerance=0.0, unit="").message   # not "Far off" for 0.3%, and why it missed
     assert odd.startswith("Not exact: you predicted 120.4,") and "a count is a whole number" in odd
+    # a count off by a factor is not a near miss: 1 driver call against 120 reads "Far off"
+    assert judge(1.0, 120.0, None, tolerance=0.0, unit="").message.startswith("Far off: you predicted 1,")
+    assert judge(240.0, 120.0, None, tolerance=0.0, unit="").message.startswith("Not exact: ")   # twice: not exact
+    assert judge(241.0, 120.0, None, tolerance=0.0, unit="").message.startswith("Far off: ")
 
 
 def test_a_prediction_within_tolerance_is_close():

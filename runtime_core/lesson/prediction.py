@@ -39,13 +39,23 @@ def judge(guess: float, textbook: float, measured: float | None, tolerance: floa
         how = f"{percent_off(off, tolerance)} {side}" if textbook else side
         rule = "only an exact match counts" if tolerance == 0 else f"within ±{tolerance:.0%} of it counts"
         # a miss within twice the band is not the same mistake as one off by a factor; where only an
-        # exact match counts (a count), a miss is not exact, whether by 0.3% or by a factor
-        verdict = "Not exact" if not tolerance else "Just outside" if off <= 2 * tolerance else "Far off"
+        # exact match counts (a count), a miss within a factor of two is "not exact", one beyond it far off
+        verdict = (("Not exact" if _within_factor(guess, textbook, 2.0) else "Far off") if not tolerance
+                   else "Just outside" if off <= 2 * tolerance else "Far off")
         if unit == "" and guess != int(guess):
             hint = "a count is a whole number" + (f"; {hint}" if hint else "")
         msg = (f"{verdict}: you predicted {as_typed(guess, unit)}, {how} the textbook model's {fmt(textbook)} "
                f"(this step: {rule} as close){meas}" + (f"; {hint}" if hint else "") + ".")
     return Judgement(close, msg, tolerance)
+
+
+def _within_factor(guess: float, textbook: float, factor: float) -> bool:
+    """Whether `guess` lies within `factor` of `textbook` either way (both of one sign)."""
+    if guess == textbook:
+        return True
+    if textbook == 0 or guess == 0 or (guess > 0) != (textbook > 0):
+        return False
+    return 1 / factor <= guess / textbook <= factor
 
 
 def as_typed(guess: float, unit: str) -> str:
