@@ -33,8 +33,11 @@ def coldwarm_panel(device: str) -> None:
     left, right = st.columns(2)
     if left.button("measure the three starts", key="aot_measure", help=prose("aot", "measure_help", markdown=False)):
         _measure(device)
-    if right.button("clear the AOT cache", key="aot_clear",
-                    help=prose("aot", "clear_help", markdown=False)):
+    # a popover asks first: the cache is the server's, so one press rebuilds it for the whole class
+    with right.popover("clear the AOT cache", help=prose("aot", "clear_help", markdown=False)):
+        st.caption(prose("aot", "clear_confirm", root=shown_root()))
+        confirmed = st.button("clear it for everyone", key="aot_clear", type="primary")
+    if confirmed:
         _clear()
     res = coldwarm.cached_results(device)
     if res is None:

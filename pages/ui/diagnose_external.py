@@ -19,6 +19,7 @@ from runtime_core.diagnose.predict import SPEEDUP_THRESHOLD
 from runtime_core.diagnose.record_external import FRESH_PROTOCOLS, fresh_checks, is_fresh
 from runtime_core.diagnose.records import best_recording
 from runtime_core.lesson.page_text import text as prose
+from runtime_core.words import all_of
 
 
 def _gap(first: str | None, second: str | None) -> str:
@@ -34,6 +35,21 @@ def _gap(first: str | None, second: str | None) -> str:
     if s >= 5400:
         return f"about {round(s / 3600)} hours {when}"
     return f"about {max(1, round(s / 60))} minutes {when}"
+
+
+def gpu_bound_points(points: list) -> str:
+    """The points whose verdict says the GPU sets the step, grouped by network and dtype, in words:
+    "2 of 48 points: bert_base fp32 at batch 16 and 64; ..." (read from each verdict, never typed)."""
+    groups: dict = {}
+    for p in points:
+        if (p.get("verdict") or {}).get("launch_bound") is False:
+            groups.setdefault((p["model"].split(":")[-1], p["dtype"]), []).append(p["batch"])
+    if not groups:
+        return f"none of these {len(points)} points"
+    n = sum(len(b) for b in groups.values())
+    return (f"{n} of {len(points)} points: " + "; ".join(
+        f"{esc(name, max_chars=80)} {esc(dtype, max_chars=20)} at batch {all_of(sorted(b))}"  # a file's words: text
+        for (name, dtype), b in groups.items()))
 
 
 def _how(repeat: dict) -> str:
@@ -114,7 +130,7 @@ def external_panel() -> None:
             _against_itself(rec, again, twice, regrid)
     st.caption(prose("diagnose", "external_targets", tolerance=f"{TOLERANCE:.0%}", share=f"{TARGET_SHARE:.0%}",
                      threshold=f"{SPEEDUP_THRESHOLD:.1f}x", verdict=f"{VERDICT_SHARE:.0%}", band=f"{BAND_SHARE:.0%}",
-                     width=f"{BAND_HALF_WIDTH:.0%}"))
+                     width=f"{BAND_HALF_WIDTH:.0%}", gpu_bound=gpu_bound_points(rec.doc["points"])))
     points = rec.doc["points"]
     fig = external_figure(points, regrid, TOLERANCE, prose("diagnose", "external_chart_title", markdown=False,
                                                            n=len(points), device=rec.meta.device_name))
@@ -170,7 +186,8 @@ def _row(p: dict) -> dict:
     predicted, measured = tables.num(pred, unit="x"), tables.num(meas, unit="x")
     if band is not None and t["band_holds"] is not None:
         lo, hi, shown = band_figures(band, meas, t["band_holds"])
-        predicted += f" ({lo}–{hi}, ±{band_half_width(p):.0%})"
+        digits = len(lo.partition(".")[2])  # the band's own decimals, as the point's metric prints it
+        predicted = f"{pred:.{digits}f}x ({lo}–{hi}, ±{band_half_width(p):.0%})"
         measured = f"{shown}x"
     elif band is not None:   # nothing measured to judge it by: the band as it is
         predicted += f" ({band[0]:.2f}–{band[1]:.2f}, ±{band_half_width(p):.0%})"

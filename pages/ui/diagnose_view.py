@@ -18,7 +18,7 @@ from runtime_core.diagnose.judged_text import band_figures, error_figure
 from runtime_core.diagnose.predict import SPEEDUP_THRESHOLD
 from runtime_core.diagnose.measure_variants import LABELS, VARIANTS
 from runtime_core.diagnose.records import DiagnoseRecording
-from runtime_core.diagnose.verdict import because, headline, regime
+from runtime_core.diagnose.verdict import because, branch_differs, headline, regime
 from runtime_core.engine.trace_export import spans_to_chrome_trace, spans_to_csv
 from runtime_core.lesson.page_text import text as prose
 
@@ -114,7 +114,8 @@ def verdict(p: dict, source_caption: str) -> None:
     # the code's words from the point's own numbers, so an older recording reads as a new one does
     split = (p.get("explanation") or {}).get("saving") or {}
     why = because(v["host_dispatch_us"], p["gpu_ops"], p["busy_us"], v["gpu_us"], v["graphs_help"],
-                  split.get("host_dispatch_removed_us"))  # the split table's own number, where it has one
+                  split.get("host_dispatch_removed_us"),  # the split table's own number, where it has one
+                  captured=_captured(p))
     title = headline(v["launch_bound"], p["predicted_graph_speedup"], _work_added(p))
     (st.success if v["graphs_help"] else st.warning)(f"### {esc(title)}\n{why}")
     st.caption(regime(v["launch_bound"], v["host_dispatch_us"], v["gpu_us"],  # the code's words, old points too
@@ -170,6 +171,15 @@ def judgement(p: dict) -> tuple[bool, str] | None:
     return t["missed"], " ".join(parts)
 
 
+def _captured(p: dict) -> tuple | None:
+    """(Kc, Bc): the step as it would be captured, from the explanation's graph nodes and busy time
+    (None where the point was not profiled as captured)."""
+    ex = p.get("explanation") or {}
+    if not p.get("captured_profiled") or ex.get("graph_nodes") is None or ex.get("graph_busy_us") is None:
+        return None
+    return ex["graph_nodes"], ex["graph_busy_us"]
+
+
 def _work_added(p: dict) -> float:
     """µs of GPU work the step runs as captured beyond what it runs eagerly (0 where not profiled)."""
     if not p.get("captured_profiled") or p.get("captured_busy_us") is None:
@@ -199,14 +209,15 @@ def _counts_row(p: dict) -> None:
 
 
 def _cannot_capture(p: dict, source_caption: str) -> None:
-    from runtime_core.diagnose.capture_failure import evidence_words, headline
+    from runtime_core.diagnose.capture_failure import advice, evidence_words, headline
     v = p["verdict"]
+    tries = advice(v["reason"]) if v.get("reason") else v.get("what_to_try")  # today's advice, old recordings too
     st.warning(f"### {esc(headline(v))}")  # a verdict, not an app error; the code's words (a recording's may be older)
     st.markdown(prose("diagnose", "cannot_capture", reason=esc(v.get("reason") or "", max_chars=400),
                       culprit=esc(v.get("culprit") or "not named by the error", max_chars=300),
                       evidence=esc(evidence_words(v.get("evidence")) or "nothing the profiler names", max_chars=300)))
     st.markdown(prose("diagnose", "cannot_capture_try") + "\n" +
-                "\n".join(f"- {esc(t, max_chars=300)}" for t in v.get("what_to_try") or []))
+                "\n".join(f"- {esc(t, max_chars=500)}" for t in tries or []))
     st.caption(regime(v["launch_bound"], v["host_dispatch_us"], v["gpu_us"], capturable=False))
     st.caption(source_caption)
     _counts_row(p)
@@ -246,8 +257,7 @@ def explanation(p: dict, simulated: bool = False) -> None:
     if rel > 0:  # a point predicted before long kernels had their share has none
         st.markdown(prose("diagnose", "explain_long", from_us=f"{_number(ex.get('node_cost_spread_us')) / rel:.1f}",
                           graph_rel=f"{rel:.1%}", stream_rel=f"{_number(ex.get('stream_gap_rel_spread')):.1%}"))
-    if p.get("captured_profiled") and (ex["graph_nodes"] != p["gpu_ops"]
-                                       or abs(ex["graph_busy_us"] - p["busy_us"]) > 0.05 * p["busy_us"]):
+    if (cap := _captured(p)) and branch_differs(p["gpu_ops"], p["busy_us"], *cap):
         st.markdown(prose("diagnose", "explain_branch", captured_ops=ex["graph_nodes"],
                           captured_busy=_us(ex["graph_busy_us"]), ops=p["gpu_ops"], busy=_us(p["busy_us"])))
     c1, c2 = st.columns(2)

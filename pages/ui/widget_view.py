@@ -191,6 +191,16 @@ def _copy_costs(k: Knobs, sources: dict, columns: list[str]) -> list[float | Non
 COPY_ROW = "what the copy into the static input costs (µs): wall with it, less wall with zero-copy"
 
 
+def _dynamic_hint(k: Knobs, source: str) -> str:
+    """What the dynamic-shapes box does here: nothing to invalidate outside graph mode, where a
+    recorded step with it ticked is a run of its own (its difference is the host's pace)."""
+    if k.mode == "graph":
+        return "" if k.dynamic else prose("widget", "dynamic_hint")
+    if k.dynamic and source == "recorded":
+        return prose("widget", "dynamic_no_graph_recorded") + " " + prose("widget", "dynamic_hint")
+    return prose("widget", "dynamic_hint")
+
+
 def _valid_cell(k: Knobs, numbers: dict) -> str:
     """The table's graph-capture cell: "—" outside graph mode, as the headline card says."""
     if k.mode != "graph":
@@ -288,5 +298,5 @@ def widget_view(k: Knobs, ctx, shown, src, pick: str | None = None) -> WidgetVie
     at_shown = _at_point(k, shown, own)
     return WidgetView(badge=_badge(k, ctx, shown), tax_line=tax_line(shown, k, own, gpu, at_shown.tax_us), metrics=headline_metrics(d, shown.note, src.textbook(at_shown)),
                       timeline=timeline, tabs=tabs, side_by_side=_side_by_side(k, ctx, shown, src, book, sim, at_shown),
-                      dynamic_hint="" if (k.dynamic and k.mode == "graph") else prose("widget", "dynamic_hint"),
+                      dynamic_hint=_dynamic_hint(k, shown.source),
                       files_captions=files, measured=d if has_measured else None, simulated=sim)

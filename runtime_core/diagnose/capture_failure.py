@@ -26,9 +26,11 @@ PARTIAL = ("capture only the part that can be captured (torch.cuda.graph around 
            "after the offending step, or torch.compile, which splits the graph there)")
 ADVICE = (
     (("pinned", "cpu tensor", "pin_memory"),
-     ["pin the CPU tensor (tensor.pin_memory(), or create it with pin_memory=True) or build it on the GPU "
-      "once, outside the step, and reuse it", "move the host-side step (building that tensor) out of the "
-      "captured region", PARTIAL]),
+     ["give the copy a source that outlives the capture: allocate one pinned CPU tensor once, outside the "
+      "step (torch.empty(..., pin_memory=True)), keep it alive, and copy_() each step's values into it "
+      "before every replay; the graph re-reads the address it captured, so a tensor pinned inside the step "
+      "is freed after capture and never updated. Or keep that tensor on the GPU and update it in place",
+      "move the host-side step (building that tensor) out of the captured region", PARTIAL]),
     (("synchron", "item", "not permitted when stream is capturing", "operation not permitted"),
      ["remove the host read-back (.item(), .cpu(), a data-dependent shape or branch) from the step, or keep "
       "the value on the GPU", "move the host-side step out of the captured region", PARTIAL]),
@@ -39,10 +41,14 @@ GENERIC = ["move the host-side work out of the captured region", PARTIAL]
 def describe(error: BaseException, eager_profile=None) -> dict:
     """The verdict's facts about a failed capture: reason, culprit, evidence and what to try."""
     reason = one_line(error)
+    return {"reason": reason, "culprit": culprit(error), "evidence": evidence(eager_profile), "try": advice(reason)}
+
+
+def advice(reason: str) -> list[str]:
+    """What to try for a capture that failed with torch's `reason` (its one line): the code's words,
+    so a page showing an older recording gives today's advice."""
     low = reason.lower()
-    tries = next((t for keys, t in ADVICE if any(k in low for k in keys)), GENERIC)
-    out = {"reason": reason, "culprit": culprit(error), "evidence": evidence(eager_profile), "try": list(tries)}
-    return out
+    return list(next((t for keys, t in ADVICE if any(k in low for k in keys)), GENERIC))
 
 
 def one_line(error: BaseException) -> str:

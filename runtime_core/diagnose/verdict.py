@@ -19,7 +19,8 @@ def verdict(k: StepCounts, m: Machine, predicted_speedup: float) -> dict:
     return {"launch_bound": launch_bound, "graphs_help": helps,
             "headline": headline(launch_bound, predicted_speedup, k.graph_busy_us - k.busy_us),
             "because": because(k.host_us, K, k.busy_us, gpu_us, helps,
-                               saving_split(k, m)["host_dispatch_removed_us"]),
+                               saving_split(k, m)["host_dispatch_removed_us"],
+                               captured=(k.captured_ops, k.captured_busy_us)),
             "regime": regime(launch_bound, k.host_us, gpu_us, predicted_speedup),
             "host_dispatch_us": round(k.host_us, 3), "gpu_us": round(gpu_us, 3),
             "host_to_gpu_ratio": round(k.host_us / gpu_us, 3) if gpu_us else None,
@@ -71,15 +72,24 @@ def regime(launch_bound: bool, host_us: float, gpu_us: float, speedup: float | N
     return lead + (", yet the step as captured costs more than the launches a graph removes.")
 
 
+def branch_differs(gpu_ops: int, busy_us: float, captured_ops: int | None, captured_busy_us: float | None) -> bool:
+    """Whether the step as captured is another step: other operations, or kernels more than 5% longer
+    or shorter (the network takes another branch under capture)."""
+    if captured_ops is None or captured_busy_us is None:
+        return False
+    return captured_ops != gpu_ops or abs(captured_busy_us - busy_us) > 0.05 * busy_us
+
+
 def because(host_us: float, gpu_ops: int, busy_us: float, gpu_us: float, helps: bool | None = None,
-            wait_us: float | None = None) -> str:
+            wait_us: float | None = None, captured: tuple | None = None) -> str:
     """Why: the host's dispatch time against the GPU's time for the same K operations launched one
     by one (B of kernels plus the gaps between them), each split per operation. `helps`: whether
     graphs are predicted to help (False: a launch-bound step says how little the GPU waits).
     `wait_us`: that wait as the saving's split prices it (predict.saving_split's host time removed:
     the predicted eager step beyond the GPU's own work and the sync), so the sentence and the
-    split's table quote one number; without it, H less the GPU's time. Pages call it on a recorded
-    point's own numbers, so older recordings read the same way."""
+    split's table quote one number; without it, H less the GPU's time. `captured`: (Kc, Bc), the
+    step as it would be captured, named where it is another step (branch_differs). Pages call it on
+    a recorded point's own numbers, so older recordings read the same way."""
     K = gpu_ops
     gaps = max(0.0, gpu_us - busy_us)
     text = (f"The host needs {host_us:,.0f} µs to dispatch {K} GPU operations ({host_us / K:.1f} µs each); "
@@ -94,4 +104,8 @@ def because(host_us: float, gpu_ops: int, busy_us: float, gpu_us: float, helps: 
         return text + (f"The GPU waits for the host, but a graph would remove only about {max(0.0, wait_us):,.0f} µs "
                        f"of waiting a step (the predicted eager step beyond the GPU's own work and its closing "
                        f"sync), and the gaps; the GPU's own work remains.")
+    if captured and branch_differs(gpu_ops, busy_us, *captured):
+        return text + (f"The GPU waits for the host, and a graph replays the step with one launch, though not "
+                       f"this step: as captured it runs {captured[0]} operations and {captured[1]:,.0f} µs of "
+                       f"kernels.")
     return text + "The GPU waits for the host, and a graph replays all of them with one launch."
