@@ -157,6 +157,7 @@ def test_a_network_that_cannot_be_captured_gets_its_verdict_and_exit_0():
     assert "pinned" in v["reason"] and "\n" not in v["reason"]
     assert "uncapturable_model.py" in v["culprit"] and ".to(x.device)" in v["culprit"]
     assert any("pin" in t for t in v["what_to_try"]) and any("partial" in t or "part" in t for t in v["what_to_try"])
+    assert any("once, outside the step" in t and "copy_()" in t for t in v["what_to_try"])  # a source kept alive
     assert "pageable" in (v["evidence"] or "").lower()  # the eager profile's pageable copy names it too
 
 

@@ -240,6 +240,13 @@ def test_the_external_grid_shows_its_targets_the_band_and_the_explanation():
     assert "1 copy from pageable host memory" in text and "copy(ies)" not in text
     assert any(unescape(c.value).startswith("Recorded: uncapturable_model:make, fp32, batch 4") for c in at.caption)
     assert any(c.value.startswith("Regime:") and "cannot be captured whole" in c.value for c in at.caption)
+    # the targets paragraph names the GPU-bound points from their verdicts, never a launch-bound one
+    targets = next(unescape(c.value) for c in at.caption if c.value.startswith("Targets:"))
+    bound = [p for p in doc["points"] if p["verdict"]["launch_bound"] is False]
+    assert f"Where the GPU sets the pace ({len(bound)} of {len(doc['points'])} points: " in targets
+    for p in doc["points"]:
+        named = f"{p['model'].split(':')[-1]} {p['dtype']} at batch "
+        assert (named in targets) == any(q["model"] == p["model"] and q["dtype"] == p["dtype"] for q in bound)
 
 
 def test_a_one_process_grid_shows_its_fresh_re_checks_beside_it(tmp_path, monkeypatch):

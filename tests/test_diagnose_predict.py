@@ -117,6 +117,21 @@ def test_a_predicted_slowdown_is_headlined_as_one_and_names_the_captured_work():
     assert v["graphs_help"] is False and "slower" in v["headline"] and "more GPU work" in v["headline"]
 
 
+def test_a_launch_bound_verdict_names_the_captured_step_where_it_is_another_step():
+    """'A graph replays all of them' is false where the network takes another branch under capture:
+    the sentence then says what the graph replays instead (more operations, or 5% more kernel time)."""
+    from runtime_core.diagnose.verdict import because
+    same = because(4000.0, 166, 1177.0, 1400.0, helps=True, captured=(166, 1190.0))
+    assert "replays all of them with one launch" in same
+    other = because(4000.0, 166, 1177.0, 1400.0, helps=True, captured=(413, 2764.0))
+    assert "replays all of them" not in other and "as captured it runs 413 operations and 2,764 µs" in other
+    longer = because(4000.0, 166, 1000.0, 1400.0, helps=True, captured=(166, 1060.0))
+    assert "as captured it runs 166 operations" in longer
+    k = StepCounts(gpu_ops=166, busy_us=1177.0, host_us=4000.0, inputs=1, captured_ops=413, captured_busy_us=2764.0)
+    v = verdict(k, M, 2.0)
+    assert "as captured it runs 413 operations" in v["because"]
+
+
 def test_a_launch_bound_step_that_gains_little_says_how_little_the_gpu_waits():
     from runtime_core.diagnose.verdict import because
     text = because(2800.0, 175, 2400.0, 2700.0, helps=False)

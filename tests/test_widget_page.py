@@ -116,6 +116,22 @@ def test_every_knob_changes_the_numbers_and_the_figure_has_both_lanes():
     assert '"CPU (host)"' in spec and '"GPU"' in spec
 
 
+def test_dynamic_shapes_in_eager_say_the_recorded_step_is_a_run_of_its_own():
+    """Without a graph, dynamic shapes have nothing to invalidate: a recorded step that moves when the
+    box is ticked is another run, and the page says its difference is the host's pace."""
+    if expected_source() != "recorded":
+        pytest.skip("only a recording keeps a run per setting")
+    at = open_widget()
+    at.radio(key="w_mode").set_value("eager").run()
+    assert not any("nothing for a new shape to invalidate" in i.value for i in at.info)
+    at.checkbox(key="w_dynamic").set_value(True).run()
+    assert not at.exception
+    assert any("nothing for a new shape to invalidate" in i.value and "pace between the two runs" in i.value
+               for i in at.info), [i.value for i in at.info]
+    at.radio(key="w_mode").set_value("graph").run()   # in graph mode the policy panel says what happens
+    assert not any("nothing for a new shape to invalidate" in i.value for i in at.info)
+
+
 def test_off_grid_n_says_which_n_each_number_shows():
     """At N=169 the recording has no point: the recorded metrics say "recorded at N=120" in their
     own labels, compare with the textbook at N=120, and the measured timeline's title names N=120."""
