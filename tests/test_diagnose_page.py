@@ -240,6 +240,10 @@ def test_the_external_grid_shows_its_targets_the_band_and_the_explanation():
     assert "1 copy from pageable host memory" in text and "copy(ies)" not in text
     assert any(unescape(c.value).startswith("Recorded: uncapturable_model:make, fp32, batch 4") for c in at.caption)
     assert any(c.value.startswith("Regime:") and "cannot be captured whole" in c.value for c in at.caption)
+    # a point is found by network, dtype and batch as a number (1, 4, 16, 64), not in the order measured
+    options = at.selectbox(key="dg_ext_point").options
+    bert_bf16 = [o for o in options if o.startswith("bert_base, bf16, ")]
+    assert bert_bf16 == [f"bert_base, bf16, batch {b}" for b in (1, 4, 16, 64)], bert_bf16
     # the targets paragraph names the GPU-bound points from their verdicts, never a launch-bound one
     targets = next(unescape(c.value) for c in at.caption if c.value.startswith("Targets:"))
     bound = [p for p in doc["points"] if p["verdict"]["launch_bound"] is False]

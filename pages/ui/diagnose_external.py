@@ -68,6 +68,17 @@ def _how(repeat: dict) -> str:
     return how
 
 
+def in_order(points: list) -> list:
+    """The points by network (in the grid's own order), dtype (fp32 first) and batch (as a number):
+    the order a point was measured in is not the order a student looks for it in."""
+    first = {}
+    for i, p in enumerate(points):
+        first.setdefault(p["model"], i)
+    dtypes = {"fp32": 0, "bf16": 1}
+    return sorted(points, key=lambda p: (first[p["model"]], dtypes.get(p["dtype"], 2), str(p["dtype"]),
+                                         p["batch"] if isinstance(p["batch"], (int, float)) else float("inf")))
+
+
 def _label(p: dict) -> str:
     return f"{p['model'].split(':')[-1]}, {p['dtype']}, batch {p['batch']}"
 
@@ -139,6 +150,7 @@ def external_panel() -> None:
         st.caption(prose("diagnose", "external_chart", tolerance=f"{TOLERANCE:.0%}",
                          threshold=f"{SPEEDUP_THRESHOLD:.1f}x",
                          again=prose("diagnose", "external_chart_again") if regrid else ""))
+    points = in_order(points)
     labels = [_label(p) for p in points]
     restore("dg_ext_point", labels[0], valid=lambda v: v in labels)
     choice = st.selectbox("explain one point", labels, key="dg_ext_point")
