@@ -51,7 +51,7 @@ def register(sub) -> None:
                         "(validation/external.py: torchvision and transformers, --no-compile)")
     p.add_argument("--fresh-processes", action="store_true",
                    help="with --set external: diagnose each point in its own fresh process, as a user runs it "
-                        "(about 50 s a point on an H200)")
+                        "(about 70-85 s a point on an H200 or H100)")
     p.add_argument("--gpus", type=number(Range(1, 64, integer=True), "gpus"), default=1,
                    help="with --fresh-processes: run this many points at once, each process on its own GPU and "
                         "its own share of the CPU cores")

@@ -16,7 +16,8 @@ What it found about the band (2026-12-02, no GPU): the host's own drift, the nex
 floor over this one's, runs from x0.915 (p05) to x1.137 (p95) on the probes, and x0.96-x1.11 at
 20 s (80 moments only). A band that lets H drift that far holds the measurement at 36 of the two
 partial runs' 41 points, but at a median half-width of 15.8% (18.5% at batch 1, where the step is
-the host's); the node spread alone makes 7.2% of it at batch 1. So on this host, a band that is
+the host's); the node spread alone makes 7.2% of it at batch 1. (Under the model of 2026-12-06 the
+script prints 35 of 41 at 12.2%, 13.4% at batch 1.) So on this host, a band that is
 honest about the host cannot also be 10% wide at host-bound points: the median over the whole
 grid then rests on how many of its points are the GPU's (batch 64 was not run yet).
 """
