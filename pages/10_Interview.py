@@ -64,7 +64,7 @@ with st.container(border=True):
         g.button("missed", key="iv_missed", on_click=grade, args=(card["id"], "missed"), icon=":material/close:")
         page = page_for(card["live_page"])
         if page:
-            st.page_link(page, label=f"See it on: {page_title(page)}", icon=":material/arrow_forward:")
+            st.page_link(page, label=f"See it: {page_title(page)}", icon=":material/arrow_forward:")
             st.caption(render_text(card["live_hint"]))
         else:
             st.caption(f"(no page named {card['live_page']!r} in pages/ yet)")

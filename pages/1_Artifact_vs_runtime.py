@@ -26,7 +26,7 @@ with live_col:
             c[1].caption("runtime (every request)")
             c[1].markdown(r["runtime"])
             st.markdown(r["proof"])  # what the page shows, in a sentence that wraps; the link stays short
-            st.page_link(r["page"], label=f"See it on: {page_title(r['page'])}", icon=":material/arrow_forward:")
+            st.page_link(r["page"], label=f"See it: {page_title(r['page'])}", icon=":material/arrow_forward:")
 
     st.subheader("The runtime's choice, priced")
     source_badge("model", f"the seed's widget defaults: N={SEED_N}, tax {SEED_TAX_US:g} µs, "

@@ -60,7 +60,8 @@ def playground_panel() -> None:
         charts.show(alloc_charts.memory_over_time([(i, s.allocated_bytes, s.reserved_bytes, s.what)
                                                    for i, s in enumerate(pg.pool.timeline(), 1)],
                                                   "Memory, event by event: allocated vs reserved",
-                                                  time_axis="pool event, in order (malloc, free, empty_cache)"),
+                                                  time_axis="pool event, in order (malloc, free, empty_cache)",
+                                                  events=True),
                     key="alloc_pg_mem")
     else:
         st.info("The pool holds nothing yet. Press **malloc**.")

@@ -62,7 +62,7 @@ def test_a_failed_capture_is_described_by_torchs_reason_the_users_line_and_what_
     assert any("pin" in t for t in d["try"]) and any("part that can be captured" in t for t in d["try"])
     # pinning inside the step would capture a buffer freed after capture: the advice keeps one alive
     pin = next(t for t in d["try"] if "pin" in t)
-    assert "once, outside the step" in pin and "copy_()" in pin and "before every replay" in pin
+    assert "once, outside the step" in pin and "copy_()" in pin and "before each replay" in pin and "non_blocking=True" in pin
     assert capture_failure.advice(d["reason"]) == d["try"]  # the page's advice for an older recording
     sync = capture_failure.describe(RuntimeError("operation not permitted when stream is capturing"))
     assert any(".item()" in t for t in sync["try"]) and sync["evidence"] is None

@@ -124,12 +124,12 @@ def test_a_launch_bound_verdict_names_the_captured_step_where_it_is_another_step
     same = because(4000.0, 166, 1177.0, 1400.0, helps=True, captured=(166, 1190.0))
     assert "replays all of them with one launch" in same
     other = because(4000.0, 166, 1177.0, 1400.0, helps=True, captured=(413, 2764.0))
-    assert "replays all of them" not in other and "as captured it runs 413 operations and 2,764 µs" in other
+    assert "replays all of them" not in other and "the step it captures is another one: 413 operations and 2,764 µs" in other
     longer = because(4000.0, 166, 1000.0, 1400.0, helps=True, captured=(166, 1060.0))
-    assert "as captured it runs 166 operations" in longer
+    assert "another one: 166 operations" in longer
     k = StepCounts(gpu_ops=166, busy_us=1177.0, host_us=4000.0, inputs=1, captured_ops=413, captured_busy_us=2764.0)
     v = verdict(k, M, 2.0)
-    assert "as captured it runs 413 operations" in v["because"]
+    assert "another one: 413 operations" in v["because"]
 
 
 def test_a_launch_bound_step_that_gains_little_says_how_little_the_gpu_waits():

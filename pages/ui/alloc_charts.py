@@ -61,8 +61,10 @@ def block_map(rows: list[dict], title: str = "Block map") -> go.Figure:
     return _layout(fig, title, f"offset in segment ({unit})", "segment", 140 + 40 * max(n_segments, 1))
 
 
-def memory_over_time(samples: list, title: str, time_axis: str = "virtual time (µs)") -> go.Figure:
-    """Allocated vs reserved bytes; samples are (t_us, allocated_bytes, reserved_bytes, what)."""
+def memory_over_time(samples: list, title: str, time_axis: str = "virtual time (µs)", events: bool = False) -> go.Figure:
+    """Allocated vs reserved bytes; samples are (t_us, allocated_bytes, reserved_bytes, what).
+    `events`: x is an event's number (1, 2, ...): whole ticks, a marker per event, half an event
+    of room each side so the last one shows."""
     unit, scale = byte_unit(max((s[2] for s in samples), default=0))
     t = [s[0] for s in samples]
     fig = go.Figure()
@@ -71,6 +73,9 @@ def memory_over_time(samples: list, title: str, time_axis: str = "virtual time (
     fig.add_trace(go.Scatter(x=t, y=[s[1] / scale for s in samples], name="allocated (dashed line)", line_shape="hv",
                              line=dict(color=P.VERMILLION, width=3, dash="dash"), text=[s[3] for s in samples],
                              hovertemplate="%{y:.2f} " + unit + " after %{text}<extra>allocated</extra>"))
+    if events:
+        fig.update_traces(mode="lines+markers")
+        fig.update_xaxes(dtick=1, range=[0.5, max(t, default=1) + 0.5])
     return _layout(fig, title, time_axis, f"bytes ({unit})", 300)
 
 

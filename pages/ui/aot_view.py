@@ -34,9 +34,10 @@ def coldwarm_panel(device: str) -> None:
     if left.button("measure the three starts", key="aot_measure", help=prose("aot", "measure_help", markdown=False)):
         _measure(device)
     # a popover asks first: the cache is the server's, so one press rebuilds it for the whole class
-    with right.popover("clear the AOT cache", help=prose("aot", "clear_help", markdown=False)):
+    with right.popover("clear the AOT cache"):
         st.caption(prose("aot", "clear_confirm", root=shown_root()))
-        confirmed = st.button("clear it for everyone", key="aot_clear", type="primary")
+        confirmed = st.button("clear it for everyone", key="aot_clear", type="primary",
+                              help=prose("aot", "clear_help", markdown=False))
     if confirmed:
         _clear()
     res = coldwarm.cached_results(device)

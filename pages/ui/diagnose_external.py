@@ -40,16 +40,20 @@ def _gap(first: str | None, second: str | None) -> str:
 def gpu_bound_points(points: list) -> str:
     """The points whose verdict says the GPU sets the step, grouped by network and dtype, in words:
     "2 of 48 points: bert_base fp32 at batch 16 and 64; ..." (read from each verdict, never typed)."""
-    groups: dict = {}
-    for p in points:
+    by_net: dict = {}   # network -> dtype -> its GPU-bound batches, in the page's order
+    for p in in_order(points):
         if (p.get("verdict") or {}).get("launch_bound") is False:
-            groups.setdefault((p["model"].split(":")[-1], p["dtype"]), []).append(p["batch"])
-    if not groups:
+            by_net.setdefault(p["model"].split(":")[-1], {}).setdefault(p["dtype"], []).append(p["batch"])
+    if not by_net:
         return f"none of these {len(points)} points"
-    n = sum(len(b) for b in groups.values())
-    return (f"{n} of {len(points)} points: " + "; ".join(
-        f"{esc(name, max_chars=80)} {esc(dtype, max_chars=20)} at batch {all_of(sorted(b))}"  # a file's words: text
-        for (name, dtype), b in groups.items()))
+    parts = []
+    for name, dtypes in by_net.items():
+        same = {}       # dtypes with the same batches read as one: "resnet18 fp32 and bf16 at batch 64"
+        for dtype, batches in dtypes.items():
+            same.setdefault(tuple(batches), []).append(esc(dtype, max_chars=20))
+        parts += [f"{esc(name, max_chars=80)} {all_of(ds)} at batch {all_of(b)}" for b, ds in same.items()]
+    n = sum(len(b) for d in by_net.values() for b in d.values())
+    return f"{n} of {len(points)} points: " + "; ".join(parts)
 
 
 def _how(repeat: dict) -> str:

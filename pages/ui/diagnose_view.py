@@ -175,9 +175,10 @@ def _captured(p: dict) -> tuple | None:
     """(Kc, Bc): the step as it would be captured, from the explanation's graph nodes and busy time
     (None where the point was not profiled as captured)."""
     ex = p.get("explanation") or {}
-    if not p.get("captured_profiled") or ex.get("graph_nodes") is None or ex.get("graph_busy_us") is None:
-        return None
-    return ex["graph_nodes"], ex["graph_busy_us"]
+    nodes, busy = ex.get("graph_nodes"), ex.get("graph_busy_us")
+    if not p.get("captured_profiled") or not tables.is_number(nodes) or not tables.is_number(busy):
+        return None  # a file's junk is no captured step
+    return nodes, busy
 
 
 def _work_added(p: dict) -> float:
@@ -209,9 +210,11 @@ def _counts_row(p: dict) -> None:
 
 
 def _cannot_capture(p: dict, source_caption: str) -> None:
-    from runtime_core.diagnose.capture_failure import advice, evidence_words, headline
+    from runtime_core.diagnose.capture_failure import evidence_words, headline, known_advice
     v = p["verdict"]
-    tries = advice(v["reason"]) if v.get("reason") else v.get("what_to_try")  # today's advice, old recordings too
+    tries = known_advice(v.get("reason")) or v.get("what_to_try")  # today's advice for a known cause, old recordings too
+    if not isinstance(tries, list):
+        tries = []
     st.warning(f"### {esc(headline(v))}")  # a verdict, not an app error; the code's words (a recording's may be older)
     st.markdown(prose("diagnose", "cannot_capture", reason=esc(v.get("reason") or "", max_chars=400),
                       culprit=esc(v.get("culprit") or "not named by the error", max_chars=300),

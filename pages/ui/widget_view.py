@@ -197,7 +197,7 @@ def _dynamic_hint(k: Knobs, source: str) -> str:
     if k.mode == "graph":
         return "" if k.dynamic else prose("widget", "dynamic_hint")
     if k.dynamic and source == "recorded":
-        return prose("widget", "dynamic_no_graph_recorded") + " " + prose("widget", "dynamic_hint")
+        return prose("widget", "dynamic_no_graph_recorded")  # it ends by pointing at graph mode
     return prose("widget", "dynamic_hint")
 
 

@@ -27,9 +27,10 @@ PARTIAL = ("capture only the part that can be captured (torch.cuda.graph around 
 ADVICE = (
     (("pinned", "cpu tensor", "pin_memory"),
      ["give the copy a source that outlives the capture: allocate one pinned CPU tensor once, outside the "
-      "step (torch.empty(..., pin_memory=True)), keep it alive, and copy_() each step's values into it "
-      "before every replay; the graph re-reads the address it captured, so a tensor pinned inside the step "
-      "is freed after capture and never updated. Or keep that tensor on the GPU and update it in place",
+      "step (torch.empty(..., pin_memory=True)), keep it alive, copy it in with .to(device, non_blocking=True) "
+      "(a blocking copy synchronizes, which capture forbids), and copy_() each step's values into it before "
+      "each replay, once the previous replay has read them. A replay re-reads the address it captured, and "
+      "nothing updates a tensor built inside the step. For a constant, build it on the GPU once instead",
       "move the host-side step (building that tensor) out of the captured region", PARTIAL]),
     (("synchron", "item", "not permitted when stream is capturing", "operation not permitted"),
      ["remove the host read-back (.item(), .cpu(), a data-dependent shape or branch) from the step, or keep "
@@ -47,8 +48,17 @@ def describe(error: BaseException, eager_profile=None) -> dict:
 def advice(reason: str) -> list[str]:
     """What to try for a capture that failed with torch's `reason` (its one line): the code's words,
     so a page showing an older recording gives today's advice."""
-    low = reason.lower()
+    low = str(reason).lower()
     return list(next((t for keys, t in ADVICE if any(k in low for k in keys)), GENERIC))
+
+
+def known_advice(reason) -> list[str] | None:
+    """advice() where the reason names a cause we know (None: only the generic advice fits, and a
+    recording's own list says more)."""
+    if not isinstance(reason, str):
+        return None
+    tries = advice(reason)
+    return None if tries == GENERIC else tries
 
 
 def one_line(error: BaseException) -> str:

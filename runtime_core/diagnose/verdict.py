@@ -105,7 +105,7 @@ def because(host_us: float, gpu_ops: int, busy_us: float, gpu_us: float, helps: 
                        f"of waiting a step (the predicted eager step beyond the GPU's own work and its closing "
                        f"sync), and the gaps; the GPU's own work remains.")
     if captured and branch_differs(gpu_ops, busy_us, *captured):
-        return text + (f"The GPU waits for the host, and a graph replays the step with one launch, though not "
-                       f"this step: as captured it runs {captured[0]} operations and {captured[1]:,.0f} µs of "
+        return text + (f"The GPU waits for the host, and a graph would replay the step with one launch, but the "
+                       f"step it captures is another one: {captured[0]} operations and {captured[1]:,.0f} µs of "
                        f"kernels.")
     return text + "The GPU waits for the host, and a graph replays all of them with one launch."
