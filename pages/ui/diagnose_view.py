@@ -220,7 +220,7 @@ def _cannot_capture(p: dict, source_caption: str) -> None:
                       culprit=esc(v.get("culprit") or "not named by the error", max_chars=300),
                       evidence=esc(evidence_words(v.get("evidence")) or "nothing the profiler names", max_chars=300)))
     st.markdown(prose("diagnose", "cannot_capture_try") + "\n" +
-                "\n".join(f"- {esc(t, max_chars=500)}" for t in tries or []))
+                "\n".join(f"- {esc(t, max_chars=500)}" for t in tries))
     st.caption(regime(v["launch_bound"], v["host_dispatch_us"], v["gpu_us"], capturable=False))
     st.caption(source_caption)
     _counts_row(p)
