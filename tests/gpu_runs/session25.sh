@@ -5,7 +5,7 @@
 #          needs_h200=true, timeout_s=420, carry=[".whl"])  -> the last 2 of 48 fresh points; cp back, commit
 #   (TESTS_PART=s20 ran in the twenty-second session on an H100: 3 passed in 39.49s.)
 #   (TESTS_PART=s24 ran in the twenty-fourth session on an H100: 3 passed in 127.35s. Nothing else owed.
-#   That session's eleven H200 starts were all refused: item 1 is still owed, unchanged.)
+#   That session's twelve H200 starts were all refused: item 1 is still owed, unchanged.)
 #   2. Done in the twenty-third session (2026-12-06): the H100's own grid, 48 of 48, meets every target
 #      (band 46/48 at 5.7%, speedups 36/38, verdicts 48/48). Nothing is owed on an H100.
 # The offline finding (tests/gpu_runs/process_mode.py): bf16 GPT-2 points replay their graphs
