@@ -15,7 +15,7 @@ from pages.ui.safe_text import esc, md
 from pages.ui.timeline_chart import MODEL_COPY, first_ops_end, timeline_figure
 from runtime_core.diagnose.diagnosis import with_band, with_explanation
 from runtime_core.diagnose.machine import node_spread_us
-from runtime_core.diagnose.sweep import crossovers
+from runtime_core.diagnose.sweep import crossovers, host_bumps
 from runtime_core.lesson.page_text import text as prose
 
 CLOSE_UP_OPS = 30  # the evidence timeline's close-up: as long as the step takes for its first GPU operations
@@ -109,6 +109,12 @@ if cross:
         charts.show(times, key="dg_sweep")
     with c2:
         charts.show(speed, key="dg_sweep_speedup")
+    bumps = host_bumps(sweep)
+    if bumps:
+        def _and(words: list[str]) -> str:
+            return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
+        st.caption(prose("diagnose", "sweep_host_bumps", batch="batch" if len(bumps) == 1 else "batches",
+                         bumps=_and([str(b) for b, _ in bumps]), ratios=_and([f"{r:.1f}x" for _, r in bumps])))
 view.accuracy_panel(rec)
 
 st.divider()

@@ -104,7 +104,7 @@ def on_predict(step: str) -> None:
         st.session_state[f"ck_pred_{step}"] = kept
         return
     if value is not None and not prediction_in_range(value):
-        st.session_state[f"ck_msg_{step}"] = prose("checkpoint", "out_of_range", value=f"{value:g}",
+        st.session_state[f"ck_msg_{step}"] = prose("checkpoint", "out_of_range", value=f"{value:,.15g}",
                                                    most=f"{PREDICTION_MAX:,.0f}")
         st.session_state[f"ck_pred_{step}"] = progress.predictions().get(step)
         return

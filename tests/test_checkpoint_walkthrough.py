@@ -34,6 +34,13 @@ def test_an_out_of_range_prediction_is_refused_in_words_and_the_earlier_one_kept
     assert any("250.0 µs" in s.value for s in at.success)   # the kept prediction is the one judged
 
 
+def test_a_huge_prediction_is_refused_quoting_the_number_as_typed_not_in_exponent_form():
+    at = open_page(PAGE)
+    predict(at, "defaults_graph", 99_999_999_999)
+    warned = _all(at, "warning")
+    assert "Not kept: 99,999,999,999 is not a prediction" in warned, warned
+
+
 def test_the_summary_counts_a_prediction_typed_but_not_yet_judged():
     at = open_page(PAGE)
     assert "No prediction entered yet" in _all(at, "markdown")

@@ -498,3 +498,25 @@ def test_accuracy_gates_the_zoos_crossovers(tmp_path):
     out = accuracy_cli(bad)
     assert out.returncode == 1, out.stdout
     assert "MISS crossover within one grid step" in out.stdout, out.stdout
+
+
+def test_miss_sources_names_the_step_further_from_its_prediction_only_at_missed_points():
+    from runtime_core.diagnose.accuracy import miss_sources
+
+    def point(pe, e, pg, g, band):
+        return {"predicted_eager_us": pe, "eager_us": e, "predicted_graph_us": pg, "graph_us": g,
+                "predicted_graph_speedup": pe / pg, "measured_graph_speedup": e / g, "predicted_speedup_band": band,
+                "verdict": {"graphs_help": pe / pg >= 1.2}}
+    held = point(1000, 1000, 500, 500, [1.9, 2.1])          # on the nose: not counted
+    host = point(1000, 1300, 500, 500, [1.9, 2.1])          # eager 2.6x measured: the eager step is off
+    node = point(1000, 1000, 500, 600, [1.9, 2.1])          # graph 1.67x measured: the graph step is off
+    assert miss_sources([held, host, node]) == {"missed": 2, "eager": 1, "graph": 1}
+    assert miss_sources([held]) == {"missed": 0, "eager": 0, "graph": 0}
+
+
+def test_host_bumps_are_inner_batches_whose_h_rose_above_both_neighbours():
+    from runtime_core.diagnose.sweep import host_bumps
+    sweep = [{"batch": b, "host_dispatch_us": h} for b, h in ((1, 100), (2, 140), (4, 100), (8, 110), (16, 200))]
+    assert host_bumps(sweep) == [(2, pytest.approx(1.4))]      # 8 rose 10%: no; 16 is an end: a trend maybe
+    assert host_bumps(sweep, rise=0.5) == []
+    assert host_bumps(list(reversed(sweep))) == [(2, pytest.approx(1.4))]   # sorted by batch first

@@ -752,3 +752,41 @@ def test_a_crossover_past_the_sweep_names_no_line_the_chart_lacks():
         past = re.search(rf"> \d+ {which}", line)
         assert (f"{which} (past the sweep: no line)" in line) == bool(past)
         assert (f"{which} ({drawn})" in line) == (not past)
+
+
+def test_a_cleared_planner_box_goes_back_to_its_value_not_to_one(no_gpu_recording):
+    """A number box drawn without a default goes back to its min_value when a student clears it: the
+    largest request size became 1 and the budget slider shrank with it. Each box's default is its value."""
+    at = open_page(PAGE)
+    at.number_input(key="dg_plan_max").set_value(64).run()
+    at.number_input(key="dg_plan_requests").set_value(1000).run()
+    boxes = {k: at.number_input(key=k).proto for k in ("dg_plan_max", "dg_plan_requests")}
+    assert (boxes["dg_plan_max"].default, boxes["dg_plan_requests"].default) == (64, 1000)
+
+
+def test_a_sweep_whose_h_bumped_says_the_bumps_are_the_host():
+    """The lesson says H hardly moves with the batch; the decoder's recorded sweep has H (and the eager
+    step) jump at single batches and fall back at the next. The page names those batches under the chart."""
+    from runtime_core.diagnose.records import best_recording
+    from runtime_core.diagnose.sweep import host_bumps
+    at = open_page(PAGE, timeout_s=180)
+    at.selectbox(key="dg_model").set_value("decoder").run()
+    bumps = host_bumps(best_recording().sweep("decoder"))
+    assert bumps, "the shipped decoder sweep has host bumps"
+    said = [c.value for c in at.caption if "The host changed pace along this sweep" in c.value]
+    assert said and all(str(b) in said[0] for b, _ in bumps), said
+    at.selectbox(key="dg_model").set_value("mlp").run()      # a sweep without bumps says nothing
+    assert not host_bumps(best_recording().sweep("mlp"))
+    assert not any("The host changed pace" in c.value for c in at.caption)
+
+
+def test_the_graph_step_caption_counts_which_step_each_speedup_miss_comes_from():
+    import json
+    from runtime_core.diagnose.accuracy import miss_sources
+    doc = json.loads((ROOT / "lessons" / "recordings" / "diagnose_external_h200.json").read_text())
+    m = miss_sources(doc["points"])
+    at = open_page(PAGE, timeout_s=180)
+    line = [c.value for c in at.caption if c.value.startswith("The graph step on its own")]
+    assert line and "mostly from the eager step" not in line[0]
+    assert (f"Of the {m['missed']} points whose speedup misses ±15% or its band, the eager step is the "
+            f"further from its prediction at {m['eager']}, the graph step at {m['graph']}.") in line[0]

@@ -75,7 +75,7 @@ class PageContext:
         return self.recording.label() if self.recording else "no recording shipped"
 
 
-@st.cache_resource
+@st.cache_resource(show_spinner="Looking for a GPU on this machine (the first page loads torch)…")
 def _gpu_present() -> bool:
     return cuda_available()
 

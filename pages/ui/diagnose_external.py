@@ -13,7 +13,7 @@ from pages.ui.diagnose_view import explanation, verdict
 from pages.ui.kept_state import keep, restore
 from pages.ui.safe_text import esc
 from runtime_core.diagnose.accuracy import (BAND_HALF_WIDTH, BAND_SHARE, TARGET_SHARE, TOLERANCE, VERDICT_SHARE,
-                                            band_half_width, graph_step_accuracy, repeatability)
+                                            band_half_width, graph_step_accuracy, miss_sources, repeatability)
 from runtime_core.diagnose.judged_text import band_figures, error_figure
 from runtime_core.diagnose.predict import SPEEDUP_THRESHOLD
 from runtime_core.diagnose.record_external import FRESH_PROTOCOLS, fresh_checks, is_fresh
@@ -135,8 +135,11 @@ def external_panel() -> None:
                  delta_color="off", delta_arrow="off")
     g = graph_step_accuracy(rec.doc["points"])
     if g["points"]:
+        m = miss_sources(rec.doc["points"])
+        sources = prose("diagnose", "external_miss_sources", tolerance=f"{TOLERANCE:.0%}",
+                        **m) if m["missed"] else ""
         st.caption(prose("diagnose", "external_graph_step", tolerance=f"{g['tolerance']:.0%}", within=g["within"],
-                         points=g["points"], median=f"{g['median_error']:+.1%}"))
+                         points=g["points"], median=f"{g['median_error']:+.1%}", sources=sources))
     again = repeatability(rec.doc["points"], rechecks) if rechecks and not fresh else None
     regrid = (rec.doc.get("repeat") or {}).get("points")
     twice = repeatability(rec.doc["points"], regrid) if regrid else None
@@ -174,7 +177,7 @@ def external_panel() -> None:
 
 def _against_itself(rec, again: dict | None, twice: dict | None, regrid: list | None) -> None:
     """How well the measurement agrees with itself: the grid's points against their fresh-process
-    re-checks, and against a second run of the whole grid. No prediction is judged right more often."""
+    re-checks, and against a second run of the whole grid."""
     if again and again["pairs"]:
         st.caption(prose("diagnose", "external_repeat", pairs=again["pairs"], tolerance=f"{TOLERANCE:.0%}",
                          speedup=again["speedup_within"], eager=again["eager_within"], graph=again["graph_within"]))

@@ -55,7 +55,9 @@ def planner_panel(rec: DiagnoseRecording, model: str) -> None:
                          disabled=name != "my list")
     c4, c5, c6 = st.columns(3)
     _clamp("dg_plan_max", 1, curve.max_size, min(256, curve.max_size))
-    top = int(c4.number_input(f"largest request size (1 to {curve.max_size:,})", 1, curve.max_size, key="dg_plan_max",
+    # each box's current value is also its default, so a box cleared by hand goes back to it, not to 1
+    top = int(c4.number_input(f"largest request size (1 to {curve.max_size:,})", 1, curve.max_size,
+                              value=st.session_state["dg_plan_max"], key="dg_plan_max",
                               help=prose("diagnose", "planner_max_help", markdown=False)))
     hi = math.ceil(2 * sum(curve.pool(b) for b in powers_of_two(top)) / MB) + 1
     default = math.ceil(default_budget_bytes(curve, top) / MB)
@@ -69,7 +71,7 @@ def planner_panel(rec: DiagnoseRecording, model: str) -> None:
     if wanted > hi:
         c5.caption(f"Lowered from {wanted:,} MiB: {hi:,} MiB is this slider's top for a largest size of {top:,}.")
     per_capture = c6.number_input("requests served per capture", 1, 10_000_000, step=1000,
-                                  key="dg_plan_requests", help=prose("diagnose", "planner_per_capture_help", markdown=False))
+                                  value=st.session_state["dg_plan_requests"], key="dg_plan_requests", help=prose("diagnose", "planner_per_capture_help", markdown=False))
     for key in PLANNER_KEYS:  # for the next visit: Streamlit drops them with the page
         keep(key)
     try:

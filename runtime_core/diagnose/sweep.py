@@ -41,6 +41,24 @@ def crossovers(points: list[dict], grid=BATCHES) -> dict:
             "within_one_step": grid_steps_apart(pred, meas, grid) <= 1, "threshold": SPEEDUP_THRESHOLD}
 
 
+HOST_BUMP = 0.25  # a batch whose H came out this much above both neighbours' was timed on a slow host
+
+
+def host_bumps(points: list[dict], rise: float = HOST_BUMP) -> list[tuple[int, float]]:
+    """The inner batches of a sweep whose H (the host's enqueue time, `host_dispatch_us`) came out more
+    than `rise` above the H of both neighbouring batches, with the ratio to the larger of the two. An
+    end batch has one neighbour, so a rise there may be a trend and is left out. The host does the same
+    work at every batch, so a bump that falls back at the next batch is the host's pace at the moment
+    the point was timed, not the model."""
+    pts = [p for p in sorted(points, key=lambda p: p["batch"]) if p.get("host_dispatch_us")]
+    out = []
+    for before, p, after in zip(pts, pts[1:], pts[2:]):
+        near = max(before["host_dispatch_us"], after["host_dispatch_us"])
+        if p["host_dispatch_us"] > (1 + rise) * near:
+            out.append((p["batch"], p["host_dispatch_us"] / near))
+    return out
+
+
 def sweep_model(runner, model: str, machine, dtype: str = "fp32", seq: int | None = None,
                 batches=BATCHES, variants=("eager", "our_graph")) -> dict:
     """Diagnose `model` at every batch of `batches`; the points and the crossovers.

@@ -36,7 +36,7 @@ def headline(launch_bound: bool, s: float, work_added_us: float = 0.0) -> str:
         return (f"{'Launch-bound, yet' if launch_bound else 'GPU-bound, and'} a CUDA graph would make this step "
                 f"slower (predicted {s:.2f}x){why}")
     return {
-        (True, True): f"Launch-bound: CUDA graphs should help (predicted {s:.1f}x)",
+        (True, True): f"Launch-bound: CUDA graphs should help (predicted {s:.2f}x)",
         (True, False): f"Only just launch-bound: graphs would gain little (predicted {s:.2f}x)",
         (False, True): f"GPU-bound, but graphs still help (predicted {s:.2f}x): the launch latency "
                        f"and per-kernel gaps they remove are a large share of a short step",
