@@ -46,7 +46,7 @@ with col_a:
     st.page_link("pages/11_Claims.py", label="The lesson's claims, measured", icon=":material/fact_check:")
     st.markdown(
         "- In class: open the widget, press through the modes, then turn on dynamic shapes.\n"
-        "- On your own: read §1–§5, do the checkpoint, then test yourself with the interview cards."
+        "- On your own: read §1–§5, try the widget of §6, do the checkpoint, then test yourself with the interview cards."
     )
 with col_b:
     st.subheader("Where the numbers come from")

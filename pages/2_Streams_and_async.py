@@ -83,16 +83,17 @@ def gpu_panel() -> None:
                     horizontal=True, key="s2_zoom")
     window = _zoom_end(streams["timeline"]) if zoom != "the whole step" else None
     _pair(eager["timeline"], streams["timeline"], f"N={GPU_N}, {work} µs work", f"gpu{work}", window)
-    st.caption("Profiled GPU lane, host spans at their unprofiled cost: " + (
-        "each drawn step is as long as its wall time above." if window is None else
-        "both steps are cut at the same moment, where streams ran its first kernels."))
     busy = {name: 100 * d["kernel_work_us"] / d["wall_us"] for name, d in (("eager", eager), ("streams", streams))}
     kernel_us, tax_us = streams["kernel_work_us"] / GPU_N, streams["tax_us"]
     fed = "gpu_busy_fed" if kernel_us > tax_us else "gpu_busy_starved"
+    # right under the charts: drawn whole, short kernels are slices, and the close-up shows each one
+    st.caption("Profiled GPU lane, host spans at their unprofiled cost: " + (
+        "each drawn step is as long as its wall time above." if window is None else
+        "both steps are cut at the same moment, where streams ran its first kernels.")
+        + (" " + prose("streams", "gpu_busy_zoom") if window is None and fed == "gpu_busy_starved" else ""))
     st.caption(" ".join([
         prose("streams", "gpu_busy", eager_pct=f"{busy['eager']:.0f}", eager=EAGER, streams_pct=f"{busy['streams']:.0f}"),
-        prose("streams", fed, work=f"{kernel_us:.1f}", tax=f"{tax_us:.1f}"),
-        *([prose("streams", "gpu_busy_zoom")] if window is None and fed == "gpu_busy_starved" else [])]))
+        prose("streams", fed, work=f"{kernel_us:.1f}", tax=f"{tax_us:.1f}")]))
 
 
 def d2h_panel() -> None:

@@ -36,6 +36,8 @@ def playground_panel() -> None:
             pressed.append(lambda: pg.advance(1000.0))
         if st.button("empty_cache", key="alloc_pg_empty"):
             pressed.append(pg.empty_cache)
+        if st.button("start over", key="alloc_pg_reset", help="a new, empty pool on a new simulated device"):
+            state["alloc_playground"] = pg = Playground()
     st.caption(prose("caching_allocator", "side_stream", kernel_ms=1))
     with st.container(horizontal=True):
         if st.button("with record_stream", key="alloc_pg_side",
@@ -64,7 +66,7 @@ def playground_panel() -> None:
                                                   events=True),
                     key="alloc_pg_mem")
     else:
-        st.info("The pool holds nothing yet. Press **malloc**.")
+        st.info("The pool holds nothing " + ("now" if pg.log else "yet") + ". Press **malloc**.")
     s = pg.pool.stats()
     st.caption(f"allocated {fmt_bytes(s['allocated_bytes.current'])} · reserved "
                f"{fmt_bytes(s['reserved_bytes.current'])} · driver mallocs {s['num_driver_mallocs']} · "

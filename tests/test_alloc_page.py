@@ -145,3 +145,15 @@ def test_the_expandable_tables_say_why_driver_mallocs_read_zero_where_they_first
     at = open_page("pages/3_Caching_allocator.py")
     intro = next(c.value for c in at.caption if "same allocation orders as the lab" in c.value)
     assert "virtual-memory calls" in intro and "read 0" in intro
+
+
+def test_empty_cache_says_it_waited_for_parked_blocks_and_start_over_empties_the_pool(page):
+    at = page.button(key="alloc_pg_malloc").click().run()
+    at = at.button(key="alloc_pg_side").click().run()          # a block parked behind a side-stream kernel
+    at = at.button(key="alloc_pg_empty").click().run()
+    last = [unescape(c.value) for c in at.caption if c.value.startswith("Last:")]
+    assert last and "waited for the side-stream events of 1 parked block(s) first" in last[0], last
+    at = at.button(key="alloc_pg_malloc").click().run()
+    at = at.button(key="alloc_pg_reset").click().run()
+    assert any("allocated 0 B · reserved 0 B · driver mallocs 0" in c.value for c in at.caption)
+    assert any("holds nothing yet" in i.value for i in at.info) and not at.exception

@@ -50,3 +50,17 @@ def test_no_paragraph_of_prose_is_left_in_the_pages():
     pages = Path(__file__).resolve().parents[1] / "pages"
     found = [p for path in sorted(pages.rglob("*.py")) for p in _paragraphs(path)]
     assert not found, "prose belongs in lessons/page_text.json:\n" + "\n".join(found)
+
+
+def test_texts_edited_while_the_server_runs_are_read_again(tmp_path, monkeypatch):
+    """A class server that pulls new texts while it runs reruns the new page scripts: the texts
+    they ask for must be read again, not served from the first read (a KeyError on page 7)."""
+    import os
+    from runtime_core.lesson import page_text
+    copy = tmp_path / "page_text.json"
+    copy.write_text(json.dumps({"p": {"a": "first"}}), encoding="utf-8")
+    monkeypatch.setattr(page_text, "PAGE_TEXT", copy)
+    assert text("p", "a") == "first"
+    copy.write_text(json.dumps({"p": {"a": "second", "b": "new"}}), encoding="utf-8")
+    os.utime(copy, ns=(copy.stat().st_atime_ns, copy.stat().st_mtime_ns + 1_000_000))  # a coarse clock
+    assert text("p", "a") == "second" and text("p", "b") == "new"

@@ -77,13 +77,16 @@ def test_streams_busy_caption_blames_the_launch_only_where_it_outlasts_the_kerne
     that is already drawn."""
     at = open_page("pages/2_Streams_and_async.py")
     busy = lambda at: next(c.value for c in at.caption if c.value.startswith("GPU busy"))
-    assert "takes longer than its kernel" in busy(at) and "close up" in busy(at)
+    # the close-up hint sits right under the charts, where the slices are
+    under = lambda at: next(c.value for c in at.caption if c.value.startswith("Profiled GPU lane"))
+    assert "takes longer than its kernel" in busy(at) and "close up" in under(at)
     at = at.radio(key="s2_work").set_value(40).run()
     assert "takes longer than its kernel" not in busy(at) and "outlasts its launch" in busy(at)
+    assert "close up" not in under(at)
     at = at.radio(key="s2_work").set_value(2).run()
     zoom = at.radio(key="s2_zoom")
     at = zoom.set_value(zoom.options[1]).run()
-    assert "takes longer than its kernel" in busy(at) and "close up" not in busy(at)
+    assert "takes longer than its kernel" in busy(at) and "close up" not in under(at)
 
 
 def test_interview_reveal_and_grade_changes_the_tally():

@@ -54,6 +54,8 @@ def test_off_grid_n_names_the_recorded_n_in_labels_timeline_and_table():
     v = view(Knobs("graph", 169, 2.0, tax_us=6.0))
     assert by_stem(v)["wall time / step"].label == "wall time / step (recorded point)"
     assert "your N=169" in v.tax_line and "which is N=120, work 2 µs" in v.tax_line
+    assert "graph mode the step makes none of these launches" in v.tax_line   # the tax is not the graph's
+    assert "none of these launches" not in view(Knobs("eager", 169, 2.0, tax_us=6.0)).tax_line
     assert v.timeline.title.startswith("One step at N=120: graph (measured)")
     assert "host spans at their unprofiled cost" in v.timeline.title  # the redrawn profile says so
     assert any("recorded at N=120" in c for c in v.side_by_side.columns)
@@ -208,3 +210,11 @@ def test_a_timeline_of_only_the_first_kernels_says_so_in_its_title():
     kernels = sum(1 for s in t.spans if (s["kind"] if isinstance(s, dict) else s.kind) == "kernel")
     assert kernels < 2000 and f"its first {kernels:,} of 2,000 kernels drawn" in t.title
     assert "kernels drawn" not in view(Knobs("eager", 120, 2.0, tax_us=6.0), pick="textbook model").timeline.title
+
+
+def test_the_recapture_caption_names_the_columns_that_stormed_and_only_those():
+    from pages.ui.widget_panels import _storm_where
+    both = _storm_where({"simulated": {"evictions": 0}, "recorded H200": {"evictions": 22}})
+    assert "a capture storm, in the recorded H200 column; the simulated run saw too few shapes" in both
+    assert "capture storm" not in _storm_where({"simulated": {"evictions": 0}})
+    assert "columns." in _storm_where({"simulated": {"evictions": 1}, "live": {"evictions": 3}})

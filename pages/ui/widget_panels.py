@@ -116,6 +116,18 @@ def _policy_cell(key: str, x) -> str:
     return f"{int(round(x)):,}"
 
 
+def _storm_where(rows: dict) -> str:
+    """Which columns stormed (evicted graphs it then captured again), so the caption promises no storm a
+    column does not show: a short run sees fewer shapes than the cache keeps."""
+    stormed = [name for name, s in rows.items() if (s.get("evictions") or 0) > 0]
+    if not stormed:
+        return prose("widget", "storm_none", cache=CACHE_SIZE)
+    calm = [name for name in rows if name not in stormed]
+    return prose("widget", "storm_columns", cache=CACHE_SIZE, stormed=esc(" and ".join(stormed)),
+                 s="s" if len(stormed) > 1 else "",
+                 calm=prose("widget", "storm_calm", calm=esc(" and ".join(calm))) if calm else ".")
+
+
 def policy_panel(k, sim: dict, measured: dict | None, note: str = "", label: str = "measured") -> None:
     """With dynamic shapes in graph mode: what the chosen miss policy costs. `label` names the
     measured column's source (live, or the recorded GPU), as the side-by-side table does."""
@@ -137,7 +149,8 @@ def policy_panel(k, sim: dict, measured: dict | None, note: str = "", label: str
                          for key, label_ in POLICY_ROWS.items()])
     st.caption({"fallback": "The graph is captured at the first call's shape; every call with another shape misses the guard "
                              "and runs without the graph (asynchronously), so graph-capture valid reads FALSE.",
-                "recapture": f"Each new shape warms up and captures a graph (LRU cache of {CACHE_SIZE}): a capture storm.",
+                "recapture": f"Each new shape warms up and captures a graph (LRU cache of {CACHE_SIZE}). "
+                             + _storm_where(rows),
                 "bucket": "Inputs are padded to a power-of-two size that has a graph: replays stay valid, "
                           "padded elements are wasted work."}[k.policy])
     pads = [s.get("wasted_work_pct") for s in rows.values()]

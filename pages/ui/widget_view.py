@@ -137,6 +137,8 @@ def tax_line(shown, k: Knobs, own_tax_us: float | None, gpu: str, chip_tax_us: f
     parts = {"gpu": esc(gpu), "own": f"{own_tax_us:.4g}", "added": f"{added:g}",
              "total": f"{point_tax_us(d, own_tax_us):.1f}", "asked": f"{k.tax_us:g}"}
     key = "tax_line_added" if added > 0 else "tax_line_own"
+    # a graph step makes none of these launches: say so, beside the tax the knob still sets
+    parts["graph"] = prose("widget", "tax_line_graph") if str(k.mode) == "graph" and not k.dynamic else ""
     if shown.note:
         return prose("widget", key + "_off_grid", n=d["n"], work=f"{d['work_us']:g}", your_n=k.n,
                      your_tax=f"{k.tax_us:g}", chip_tax=f"{(k.tax_us if chip_tax_us is None else chip_tax_us):g}", **parts)

@@ -101,8 +101,12 @@ class Playground:
                            if left else ""))
 
     def empty_cache(self) -> None:
+        parked = self.pool.stats()["blocks_awaiting_events"]
         released = self.pool.empty_cache()
-        self.log.append(f"empty_cache released {released:,} B")
+        waited = (f"waited for the side-stream events of {parked} parked block(s) first (it synchronizes, as "
+                  f"torch.cuda.empty_cache does, so no block is handed back while a stream may still read it), "
+                  f"then " if parked else "")
+        self.log.append(f"empty_cache {waited}released {released:,} B")
 
     def _new_races(self) -> str:
         found = self.device.races.found[self._races_logged:]

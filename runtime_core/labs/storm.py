@@ -59,7 +59,9 @@ def run(backend: str = "sim", cache_size: int = 4, shapes: int = 8, calls: int =
     if out["signal"]:
         out["verdict"] = (f"Capture storm: {r['captures']} captures for {r['distinct_shapes']} shapes "
                           f"({r['evictions']} evictions, {r['capture_ms']:.1f} ms capturing) because "
-                          f"the cache holds {cache_size} graph{'s' if cache_size != 1 else ''}. Bucketing needed "
+                          f"the cache holds {cache_size} graph{'s' if cache_size != 1 else ''}, fewer than the "
+                          f"{r['distinct_shapes']} shapes the requests cycle through in order: a least-recently-used "
+                          "cache then has always just evicted the graph the next request needs. Bucketing needed "
                           f"{out['bucket']['captures']} captures and wasted "
                           f"{out['bucket']['wasted_work_pct']:.0f}% of the work on padding.")
     else:
