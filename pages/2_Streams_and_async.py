@@ -93,7 +93,8 @@ def gpu_panel() -> None:
         + (" " + prose("streams", "gpu_busy_zoom") if window is None and fed == "gpu_busy_starved" else ""))
     st.caption(" ".join([
         prose("streams", "gpu_busy", eager_pct=f"{busy['eager']:.0f}", eager=EAGER, streams_pct=f"{busy['streams']:.0f}"),
-        prose("streams", fed, work=f"{kernel_us:.1f}", tax=f"{tax_us:.1f}")]))
+        prose("streams", fed, work=f"{kernel_us:.1f}", tax=f"{tax_us:.1f}",
+              tax_source=prose("streams", "tax_source_live" if ctx.live else "tax_source_recorded"))]))
 
 
 def d2h_panel() -> None:

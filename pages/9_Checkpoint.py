@@ -92,6 +92,12 @@ def on_record(step: str) -> None:
                                                    needs=" or ".join(n.label() for n in needs))
 
 
+def as_typed(value: float) -> str:
+    """A number as a student typed it: a whole number in full with thousands separators (never
+    1e+15 or 1.23457e+06), any other to 15 significant digits."""
+    return f"{value:,.0f}" if float(value).is_integer() else f"{value:,.15g}"
+
+
 def on_predict(step: str) -> None:
     """A typed prediction goes into the notebook; one out of range, or a box left empty or holding
     what is not a number once a prediction is kept, is refused with a message the student can read
@@ -99,12 +105,12 @@ def on_predict(step: str) -> None:
     value = st.session_state[f"ck_pred_{step}"]
     kept = progress.predictions().get(step)
     if value is None and kept is not None:  # the browser sends text it cannot read as a number as empty
-        st.session_state[f"ck_msg_{step}"] = prose("checkpoint", "not_a_number", kept=f"{kept:g}",
+        st.session_state[f"ck_msg_{step}"] = prose("checkpoint", "not_a_number", kept=as_typed(kept),
                                                    most=f"{PREDICTION_MAX:,.0f}")
         st.session_state[f"ck_pred_{step}"] = kept
         return
     if value is not None and not prediction_in_range(value):
-        st.session_state[f"ck_msg_{step}"] = prose("checkpoint", "out_of_range", value=f"{value:,.15g}",
+        st.session_state[f"ck_msg_{step}"] = prose("checkpoint", "out_of_range", value=as_typed(value),
                                                    most=f"{PREDICTION_MAX:,.0f}")
         st.session_state[f"ck_pred_{step}"] = progress.predictions().get(step)
         return

@@ -39,6 +39,8 @@ def test_a_huge_prediction_is_refused_quoting_the_number_as_typed_not_in_exponen
     predict(at, "defaults_graph", 99_999_999_999)
     warned = _all(at, "warning")
     assert "Not kept: 99,999,999,999 is not a prediction" in warned, warned
+    predict(at, "defaults_graph", 1e15)
+    assert "Not kept: 1,000,000,000,000,000 is not" in _all(at, "warning")
 
 
 def test_the_summary_counts_a_prediction_typed_but_not_yet_judged():

@@ -510,13 +510,20 @@ def test_miss_sources_names_the_step_further_from_its_prediction_only_at_missed_
     held = point(1000, 1000, 500, 500, [1.9, 2.1])          # on the nose: not counted
     host = point(1000, 1300, 500, 500, [1.9, 2.1])          # eager 2.6x measured: the eager step is off
     node = point(1000, 1000, 500, 600, [1.9, 2.1])          # graph 1.67x measured: the graph step is off
-    assert miss_sources([held, host, node]) == {"missed": 2, "eager": 1, "graph": 1}
-    assert miss_sources([held]) == {"missed": 0, "eager": 0, "graph": 0}
+    both = point(1000, 950, 500, 525, [1.9, 2.1])           # +5.3% and -4.8%: a tie, on opposite sides
+    m = miss_sources([held, host, node, both])
+    assert (m["missed"], m["eager"], m["graph"], m["tied"], m["opposite"]) == (3, 1, 1, 1, 1)
+    assert m["worst"] == pytest.approx(1 - 1000 / 1300)       # the eager step of `host`
+    assert miss_sources([held])["missed"] == 0
 
 
 def test_host_bumps_are_inner_batches_whose_h_rose_above_both_neighbours():
     from runtime_core.diagnose.sweep import host_bumps
-    sweep = [{"batch": b, "host_dispatch_us": h} for b, h in ((1, 100), (2, 140), (4, 100), (8, 110), (16, 200))]
+    sweep = [{"batch": b, "host_dispatch_us": h, "busy_us": 50} for b, h in ((1, 100), (2, 140), (4, 100), (8, 110), (16, 200))]
     assert host_bumps(sweep) == [(2, pytest.approx(1.4))]      # 8 rose 10%: no; 16 is an end: a trend maybe
     assert host_bumps(sweep, rise=0.5) == []
     assert host_bumps(list(reversed(sweep))) == [(2, pytest.approx(1.4))]   # sorted by batch first
+    gpu_bound = [dict(q, verdict={"launch_bound": q["batch"] != 2}) for q in sweep]
+    assert host_bumps(gpu_bound) == []                          # a GPU-bound step does not follow H
+    no_h = [dict(q, host_dispatch_us=None) if q["batch"] == 4 else q for q in sweep]
+    assert host_bumps(no_h) == []                               # a neighbour without H: no comparison

@@ -256,3 +256,11 @@ def test_the_band_adds_the_hosts_and_the_graphs_widths_as_independent_errors():
     lo = predict_band(k, m, 2700.0, 3000.0, 0.2)[0]
     assert lo == pytest.approx(e / g * math.exp(-math.hypot(math.log(e / e_lo), math.log(g_hi / g))), rel=1e-3)
     assert e_lo / g_hi < lo < min(e_lo / g, e / g_hi)
+
+
+def test_every_headline_gives_the_speedup_to_two_decimals_as_the_metric_beside_it_does():
+    """The page's metric reads 1.75x; the headline had said 1.7x for the same 1.749."""
+    from runtime_core.diagnose.verdict import headline
+    for launch_bound in (True, False):
+        for s in (0.9, 1.1, 1.749, 3.0):
+            assert f"(predicted {s:.2f}x)" in headline(launch_bound, s), (launch_bound, s)

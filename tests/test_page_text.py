@@ -64,3 +64,15 @@ def test_texts_edited_while_the_server_runs_are_read_again(tmp_path, monkeypatch
     copy.write_text(json.dumps({"p": {"a": "second", "b": "new"}}), encoding="utf-8")
     os.utime(copy, ns=(copy.stat().st_atime_ns, copy.stat().st_mtime_ns + 1_000_000))  # a coarse clock
     assert text("p", "a") == "second" and text("p", "b") == "new"
+
+
+def test_lab_texts_edited_while_the_server_runs_are_read_again(tmp_path, monkeypatch):
+    import os
+    from runtime_core.lesson import lab_text
+    copy = tmp_path / "labs.json"
+    copy.write_text(json.dumps({"lab_texts": {"x": {"intro": "old"}}}), encoding="utf-8")
+    monkeypatch.setattr(lab_text, "LABS_JSON", copy)
+    assert lab_text.text("x", "intro") == "old"
+    copy.write_text(json.dumps({"lab_texts": {"x": {"intro": "new text"}}}), encoding="utf-8")
+    os.utime(copy, ns=(copy.stat().st_atime_ns, copy.stat().st_mtime_ns))   # same clock tick: the size differs
+    assert lab_text.text("x", "intro") == "new text"

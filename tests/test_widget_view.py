@@ -214,7 +214,10 @@ def test_a_timeline_of_only_the_first_kernels_says_so_in_its_title():
 
 def test_the_recapture_caption_names_the_columns_that_stormed_and_only_those():
     from pages.ui.widget_panels import _storm_where
-    both = _storm_where({"simulated": {"evictions": 0}, "recorded H200": {"evictions": 22}})
-    assert "a capture storm, in the recorded H200 column; the simulated run saw too few shapes" in both
-    assert "capture storm" not in _storm_where({"simulated": {"evictions": 0}})
-    assert "columns." in _storm_where({"simulated": {"evictions": 1}, "live": {"evictions": 3}})
+    calm, storm = {"captures": 4, "distinct_shapes": 4}, {"captures": 26, "distinct_shapes": 9, "evictions": 22}
+    both = _storm_where({"simulated": calm, "recorded H200": storm})
+    assert "a capture storm, in the recorded H200 column; the simulated run made too few calls" in both
+    assert "capture storm" not in _storm_where({"simulated": calm})
+    # evicted, but never back to an evicted shape (a short live run): no storm yet
+    assert "capture storm" not in _storm_where({"live": {"captures": 6, "distinct_shapes": 6, "evictions": 2}})
+    assert "columns." in _storm_where({"simulated": storm, "live": storm})

@@ -136,8 +136,10 @@ def external_panel() -> None:
     g = graph_step_accuracy(rec.doc["points"])
     if g["points"]:
         m = miss_sources(rec.doc["points"])
-        sources = prose("diagnose", "external_miss_sources", tolerance=f"{TOLERANCE:.0%}",
-                        **m) if m["missed"] else ""
+        sources = prose("diagnose", "external_miss_sources", tolerance=f"{TOLERANCE:.0%}", missed=m["missed"],
+                        eager=m["eager"], graph=m["graph"], opposite=m["opposite"],
+                        tied=prose("diagnose", "external_miss_tied", tied=m["tied"]) if m["tied"] else "",
+                        worst=f"{m['worst']:.1%}") if m["missed"] else ""
         st.caption(prose("diagnose", "external_graph_step", tolerance=f"{g['tolerance']:.0%}", within=g["within"],
                          points=g["points"], median=f"{g['median_error']:+.1%}", sources=sources))
     again = repeatability(rec.doc["points"], rechecks) if rechecks and not fresh else None

@@ -3,8 +3,10 @@
 Streamlit drops a widget's state when a run of the app does not draw the widget, so a student who
 opens another page and comes back finds page 7's knobs at their defaults. `restore` puts the last
 value (or the default) into session state before the widget is drawn, and `keep` copies it into a
-plain key afterwards. The widget itself is then drawn without a value= argument: its value comes
-from session state alone, so Streamlit has no default to warn about.
+plain key afterwards. The widget's value comes from session state. A number box is also drawn with
+that value as its default (value=), because a box a student clears goes back to its default, and
+without one that is its min_value; Streamlit's warning about a default beside a session-state value
+is turned off for the app (.streamlit/config.toml), as page 6's knobs need too.
 """
 from __future__ import annotations
 

@@ -15,6 +15,7 @@ from runtime_core.knobs import PYTORCH_EAGER_LABEL
 from runtime_core.labs import REPLAYS_A_RECORDING, discover, run_lab
 from runtime_core.labs import storm as storm_lab
 from runtime_core.labs import fusion as fusion_lab
+from runtime_core.labs import storm as storm_lab
 from runtime_core.labs import sync as sync_lab
 from runtime_core.lesson.page_text import text as prose
 from runtime_core.words import count
@@ -221,7 +222,7 @@ def fusion(r: dict) -> None:
 
 
 # Labs whose verdict is re-made from the stored numbers (the ones the panel prints).
-VERDICTS = {"sync": sync_lab.verdict, "fusion": fusion_lab.verdict}
+VERDICTS = {"sync": sync_lab.verdict, "fusion": fusion_lab.verdict, "storm": storm_lab.verdict}
 
 def rows_table(r: dict) -> None:
     """The plainest renderer, for a lab whose result holds `rows` (a list of dicts): one table."""

@@ -117,9 +117,10 @@ def _policy_cell(key: str, x) -> str:
 
 
 def _storm_where(rows: dict) -> str:
-    """Which columns stormed (evicted graphs it then captured again), so the caption promises no storm a
-    column does not show: a short run sees fewer shapes than the cache keeps."""
-    stormed = [name for name, s in rows.items() if (s.get("evictions") or 0) > 0]
+    """Which columns stormed (captured more graphs than they saw shapes: a graph evicted, then captured
+    again, the storm lab's own signal), so the caption promises no storm a column does not show: a short
+    run sees fewer shapes than the cache keeps, or never comes back to one it evicted."""
+    stormed = [name for name, s in rows.items() if (s.get("captures") or 0) > (s.get("distinct_shapes") or 0)]
     if not stormed:
         return prose("widget", "storm_none", cache=CACHE_SIZE)
     calm = [name for name in rows if name not in stormed]

@@ -103,7 +103,8 @@ class Playground:
     def empty_cache(self) -> None:
         parked = self.pool.stats()["blocks_awaiting_events"]
         released = self.pool.empty_cache()
-        waited = (f"waited for the side-stream events of {parked} parked block(s) first (it synchronizes, as "
+        waited = (f"waited for the side-stream events of {parked} parked block{'s' if parked > 1 else ''} first "
+                  f"(it synchronizes, as "
                   f"torch.cuda.empty_cache does, so no block is handed back while a stream may still read it), "
                   f"then " if parked else "")
         self.log.append(f"empty_cache {waited}released {released:,} B")

@@ -158,21 +158,27 @@ def graph_step_accuracy(points: list[dict], tolerance: float = GRAPH_TOLERANCE) 
             "range": [round(min(errs), 4), round(max(errs), 4)] if errs else None}
 
 
-def miss_sources(points: list[dict]) -> dict:
-    """Which step a missed speedup comes from: of the points whose speedup misses ±15% (where judged)
-    or falls outside its band, how many have the eager step further from its prediction than the
-    graph step (`eager`), and how many the other way (`graph`)."""
-    eager = graph = 0
+def miss_sources(points: list[dict], tie: float = 0.01) -> dict:
+    """Where a missed speedup comes from: at the points whose speedup misses ±15% (where judged) or
+    falls outside its band, how many have the eager step further from its prediction than the graph
+    step by more than `tie` (`eager`), the other way (`graph`), or the two within `tie` of each
+    other (`tied`); at how many the two errors lie on opposite sides (`opposite`: then they add up
+    in the speedup); and the largest error of either step there (`worst`)."""
+    out = {"missed": 0, "eager": 0, "graph": 0, "tied": 0, "opposite": 0, "worst": 0.0}
     for p in points:
         t = point_targets(p)
         if not (t["within"] is False or t["band_holds"] is False):
             continue
         if not all(p.get(k) for k in ("eager_us", "predicted_eager_us", "graph_us", "predicted_graph_us")):
             continue
-        e = abs(p["predicted_eager_us"] / p["eager_us"] - 1.0)
-        g = abs(p["predicted_graph_us"] / p["graph_us"] - 1.0)
-        eager, graph = eager + (e >= g), graph + (e < g)
-    return {"missed": eager + graph, "eager": eager, "graph": graph}
+        e = p["predicted_eager_us"] / p["eager_us"] - 1.0
+        g = p["predicted_graph_us"] / p["graph_us"] - 1.0
+        which = "tied" if abs(abs(e) - abs(g)) <= tie else ("eager" if abs(e) > abs(g) else "graph")
+        out["missed"] += 1
+        out[which] += 1
+        out["opposite"] += e * g < 0
+        out["worst"] = max(out["worst"], abs(e), abs(g))
+    return out
 
 
 GRAPH_MOVED = 0.05  # a graph step measured twice that moved more than this (in one kind of process it repeats
@@ -189,9 +195,9 @@ def pair_key(p: dict) -> tuple:
 def repeatability(points: list[dict], again: list[dict]) -> dict:
     """How well the measurement repeats itself: for every point measured twice (a grid point and its
     fresh-process re-check), whether the two measured speedups agree within ±15% (where the first
-    measured ≥ 1.2x, as the speedup target counts), and the same for the eager and graph steps. One
-    fixed prediction cannot be right against both more often than they agree with each other; a
-    point's own prediction, made from H rounds of its own run, moves with the host and can."""
+    measured ≥ 1.2x, as the speedup target counts), and the same for the eager and graph steps. A
+    point's own prediction, made from H rounds of its own run, moves with the host, so it can agree
+    with its own measurement more often than two measurements agree with each other."""
     k = pair_key
     first = {k(p): p for p in points if p.get("measured_graph_speedup")}
     pairs = [(first[k(q)], q) for q in again if q.get("measured_graph_speedup") and k(q) in first

@@ -46,17 +46,29 @@ HOST_BUMP = 0.25  # a batch whose H came out this much above both neighbours' wa
 
 def host_bumps(points: list[dict], rise: float = HOST_BUMP) -> list[tuple[int, float]]:
     """The inner batches of a sweep whose H (the host's enqueue time, `host_dispatch_us`) came out more
-    than `rise` above the H of both neighbouring batches, with the ratio to the larger of the two. An
-    end batch has one neighbour, so a rise there may be a trend and is left out. The host does the same
-    work at every batch, so a bump that falls back at the next batch is the host's pace at the moment
-    the point was timed, not the model."""
-    pts = [p for p in sorted(points, key=lambda p: p["batch"]) if p.get("host_dispatch_us")]
+    than `rise` above the H of both neighbouring batches, with the ratio to the larger of the two. Only
+    launch-bound points count (there the predicted eager step is H, so it bumps with it), and only
+    where both neighbours have an H. An end batch has one neighbour, so a rise there may be a trend and
+    is left out. The host enqueues about the same operations at every batch, so a bump that falls back
+    at the next batch is the host's pace at the moment the point was timed, not the model."""
+    pts = sorted(points, key=lambda p: p["batch"])
     out = []
     for before, p, after in zip(pts, pts[1:], pts[2:]):
-        near = max(before["host_dispatch_us"], after["host_dispatch_us"])
-        if p["host_dispatch_us"] > (1 + rise) * near:
-            out.append((p["batch"], p["host_dispatch_us"] / near))
+        hs = [q.get("host_dispatch_us") for q in (before, p, after)]
+        if not all(hs) or not _launch_bound(p):
+            continue
+        near = max(hs[0], hs[2])
+        if hs[1] > (1 + rise) * near:
+            out.append((p["batch"], hs[1] / near))
     return out
+
+
+def _launch_bound(p: dict) -> bool:
+    """The point's verdict where it has one, else its H against its kernels' busy time."""
+    v = p.get("verdict") or {}
+    if "launch_bound" in v:
+        return bool(v["launch_bound"])
+    return (p.get("host_dispatch_us") or 0.0) > (p.get("busy_us") or 0.0)
 
 
 def sweep_model(runner, model: str, machine, dtype: str = "fp32", seq: int | None = None,

@@ -54,20 +54,25 @@ def run(backend: str = "sim", cache_size: int = 4, shapes: int = 8, calls: int =
         # peak, so a shared one would show the second policy the first one's peak and no growth
         # (a GPU hands back its one shared device: the caching allocator is the process's anyway)
         out[policy] = _serve(get_device(backend), policy, cache_size, shapes, calls)
-    r = out["recapture"]
-    out["signal"] = r["captures"] > r["distinct_shapes"]
-    if out["signal"]:
-        out["verdict"] = (f"Capture storm: {r['captures']} captures for {r['distinct_shapes']} shapes "
-                          f"({r['evictions']} evictions, {r['capture_ms']:.1f} ms capturing) because "
-                          f"the cache holds {cache_size} graph{'s' if cache_size != 1 else ''}, fewer than the "
-                          f"{r['distinct_shapes']} shapes the requests cycle through in order: a least-recently-used "
-                          "cache then has always just evicted the graph the next request needs. Bucketing needed "
-                          f"{out['bucket']['captures']} captures and wasted "
-                          f"{out['bucket']['wasted_work_pct']:.0f}% of the work on padding.")
-    else:
-        out["verdict"] = (f"No storm: each of the {r['distinct_shapes']} shapes was captured once "
-                          f"({r['capture_ms']:.1f} ms) and every later call replayed.")
+    out["signal"] = out["recapture"]["captures"] > out["recapture"]["distinct_shapes"]
+    out["verdict"] = verdict(out)
     return out
+
+
+def verdict(r: dict) -> str:
+    """The verdict sentence of a result `r`, from its counts (a recorded result's stored verdict may
+    predate this wording: show this one)."""
+    rec, cache_size = r["recapture"], r["cache_size"]
+    if rec["captures"] > rec["distinct_shapes"]:
+        return (f"Capture storm: {rec['captures']} captures for {rec['distinct_shapes']} shapes "
+                f"({rec['evictions']} evictions, {rec['capture_ms']:.1f} ms capturing) because "
+                f"the cache holds {cache_size} graph{'s' if cache_size != 1 else ''}, fewer than the "
+                f"{rec['distinct_shapes']} shapes the requests cycle through in order: a least-recently-used "
+                "cache then has always just evicted the graph the next request needs. Bucketing needed "
+                f"{r['bucket']['captures']} captures and wasted "
+                f"{r['bucket']['wasted_work_pct']:.0f}% of the work on padding.")
+    return (f"No storm: each of the {rec['distinct_shapes']} shapes was captured once "
+            f"({rec['capture_ms']:.1f} ms) and every later call replayed.")
 
 
 def request_numel(call: int, shapes: int) -> int:

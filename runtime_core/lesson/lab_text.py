@@ -18,11 +18,12 @@ LABS_JSON = Path(__file__).resolve().parents[2] / "lessons" / "labs.json"
 def _texts() -> dict:
     """The file's texts, read again when it changes: a class server that pulls new texts while it
     runs must not pair a new page with the old texts (a key the page asks for would be missing)."""
-    return _read(LABS_JSON.stat().st_mtime_ns)
+    st = LABS_JSON.stat()
+    return _read(st.st_mtime_ns, st.st_size)
 
 
 @lru_cache(maxsize=1)
-def _read(mtime_ns: int) -> dict:
+def _read(mtime_ns: int, size: int) -> dict:  # the file's version: two writes in one clock tick differ in size
     return json.loads(LABS_JSON.read_text(encoding="utf-8"))["lab_texts"]
 
 

@@ -128,8 +128,8 @@ case "${STEP:-mode}" in
       s24) FILES="tests/test_diagnose_gpu.py::test_one_diagnosis_predicts_then_measures_every_fast_variant
                   tests/test_diagnose_gpu.py::test_a_network_that_cannot_be_captured_gets_its_verdict_and_exit_0
                   tests/test_diagnose_gpu.py::test_the_step_as_captured_shows_the_work_a_graph_replays" ;;
-      # the twenty-sixth session's: the storm lab's verdict (why an LRU cache smaller than the cycle always
-      # misses) and the verdict headline's two decimals, each on the CUDA path
+      # the twenty-sixth session's: runs the code it changed on the CUDA path (the storm lab's verdict
+      # string, the verdict headline's decimals); the strings themselves are asserted by the CPU tests
       s26) FILES="tests/test_labs.py::test_every_lab_shows_its_signal_on_a_real_gpu[storm]
                   tests/test_diagnose_gpu.py::test_one_diagnosis_predicts_then_measures_every_fast_variant" ;;
       1b) FILES="tests/test_diagnose_gpu.py::test_a_memset_in_the_step_is_profiled_with_its_size_and_priced
