@@ -92,6 +92,11 @@ def on_record(step: str) -> None:
                                                    needs=" or ".join(n.label() for n in needs))
 
 
+def plain_label(text: str) -> str:
+    """A question without its Markdown emphasis, for a widget's accessible name."""
+    return text.replace("**", "").replace("__", "").replace("`", "")
+
+
 def as_typed(value: float) -> str:
     """A number as a student typed it: a whole number in full with thousands separators (never
     1e+15 or 1.23457e+06), any other to 15 significant digits."""
@@ -240,9 +245,13 @@ def steps_panel() -> dict:
                     key = f"ck_pred_{step}"
                     if key not in st.session_state:
                         st.session_state[key] = guess
-                    st.number_input(render_text(ask["question"]), value=None, step=1.0, key=key, format="%g",
+                    # the question in bold above, the box's own label plain: a screen reader reads a
+                    # widget label's Markdown as typed ("star star wall time")
+                    question = render_text(ask["question"])
+                    st.markdown(question)
+                    st.number_input(plain_label(question), value=None, step=1.0, key=key, format="%g",
                                     on_change=on_predict, args=(step,), placeholder="your prediction",
-                                    disabled=is_done[step])
+                                    disabled=is_done[step], label_visibility="collapsed")
                 else:
                     st.caption(prose("checkpoint", "no_prediction"))
             with rec_col:

@@ -139,3 +139,11 @@ def test_the_measured_cards_say_what_launch_tax_the_measurement_ran_at():
     set_knob(at, "w_mode", "graph")
     assert at.metric, _all(at, "caption")
     assert "µs of host time as measured" in _all(at, "caption"), _all(at, "caption")
+
+
+def test_the_prediction_box_is_named_in_plain_words_with_the_question_in_bold_above_it():
+    """A widget label's Markdown reaches a screen reader as typed ("star star wall time")."""
+    at = open_page(PAGE)
+    box = at.number_input(key="ck_pred_defaults_graph")
+    assert "**" not in box.label and "wall time per step" in box.label
+    assert any("**wall time per step**" in m.value for m in at.markdown)
