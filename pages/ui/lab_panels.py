@@ -15,7 +15,6 @@ from runtime_core.knobs import PYTORCH_EAGER_LABEL
 from runtime_core.labs import REPLAYS_A_RECORDING, discover, run_lab
 from runtime_core.labs import storm as storm_lab
 from runtime_core.labs import fusion as fusion_lab
-from runtime_core.labs import storm as storm_lab
 from runtime_core.labs import sync as sync_lab
 from runtime_core.lesson.page_text import text as prose
 from runtime_core.words import count
