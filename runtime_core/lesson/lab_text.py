@@ -6,25 +6,15 @@ from the shipped labs recording (a field whose recording is owed renders "(not r
 """
 from __future__ import annotations
 
-import json
-from functools import lru_cache
 from pathlib import Path
 
-from . import figures
+from . import figures, json_file
 
 LABS_JSON = Path(__file__).resolve().parents[2] / "lessons" / "labs.json"
 
 
 def _texts() -> dict:
-    """The file's texts, read again when it changes: a class server that pulls new texts while it
-    runs must not pair a new page with the old texts (a key the page asks for would be missing)."""
-    st = LABS_JSON.stat()
-    return _read(st.st_mtime_ns, st.st_size)
-
-
-@lru_cache(maxsize=1)
-def _read(mtime_ns: int, size: int) -> dict:  # the file's version: two writes in one clock tick differ in size
-    return json.loads(LABS_JSON.read_text(encoding="utf-8"))["lab_texts"]
+    return json_file.load(LABS_JSON)["lab_texts"]
 
 
 def text(lab: str, key: str | None = None, **values) -> str:

@@ -9,25 +9,15 @@ value the page computed (already formatted, and escaped where it comes from outs
 """
 from __future__ import annotations
 
-import json
-from functools import lru_cache
 from pathlib import Path
 
-from . import figures
+from . import figures, json_file
 
 PAGE_TEXT = Path(__file__).resolve().parents[2] / "lessons" / "page_text.json"
 
 
 def _texts() -> dict:
-    """The file's texts, read again when it changes: a class server that pulls new texts while it
-    runs must not pair a new page with the old texts (a key the page asks for would be missing)."""
-    st = PAGE_TEXT.stat()
-    return _read(st.st_mtime_ns, st.st_size)
-
-
-@lru_cache(maxsize=1)
-def _read(mtime_ns: int, size: int) -> dict:  # the file's version: two writes in one clock tick differ in size
-    return json.loads(PAGE_TEXT.read_text(encoding="utf-8"))
+    return json_file.load(PAGE_TEXT)
 
 
 def text(page: str, key: str, markdown: bool = True, **values) -> str:
