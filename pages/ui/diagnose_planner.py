@@ -71,7 +71,10 @@ def planner_panel(rec: DiagnoseRecording, model: str) -> None:
     if wanted > hi:
         c5.caption(f"Lowered from {wanted:,} MiB: {hi:,} MiB is this slider's top for a largest size of {top:,}.")
     per_capture = c6.number_input("requests served per capture", 1, 10_000_000, step=1000,
-                                  value=st.session_state["dg_plan_requests"], key="dg_plan_requests", help=prose("diagnose", "planner_per_capture_help", markdown=False))
+                                  value=st.session_state["dg_plan_requests"], key="dg_plan_requests",
+                                  help=prose("diagnose", "planner_per_capture_help", markdown=False))
+    # a box refuses a value outside its range only in a hover tooltip, which a phone cannot show
+    st.caption(prose("diagnose", "planner_ranges", top=f"{curve.max_size:,}", most=f"{10_000_000:,}"))
     for key in PLANNER_KEYS:  # for the next visit: Streamlit drops them with the page
         keep(key)
     try:
