@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Issue 25. The tenth session (2026-12-04, late) and the eleventh (2026-12-05) were lent no GPU.
-# OWED NOW (2026-12-06, after the twenty-fourth session; the history below is the record, not the plan):
-#   1. run(command="STEP=freshgrid GPUS=1 BUDGET_S=300 bash tests/gpu_runs/session25.sh", kind="nvidia-h200",
-#          needs_h200=true, timeout_s=420, carry=[".whl"])  -> the last 2 of 48 fresh points; cp back, commit
+# OWED NOW (2026-12-06, after the twenty-fifth session; the history below is the record, not the plan):
+#   1. run(command="STEP=freshgrid GPUS=1 BUDGET_S=300 bash tests/gpu_runs/session25.sh; STEP=tests TESTS_PART=s25
+#          bash tests/gpu_runs/session25.sh", kind="nvidia-h200", needs_h200=true, timeout_s=580, carry=[".whl"])
+#      -> the last 2 of 48 fresh points, then the twenty-fifth session's GPU tests; cp both files back, commit.
+#      If no H200 comes, TESTS_PART=s25 alone on an H100 (kind="nvidia-h100-x1", timeout_s=400, carry .whl).
+#   (The twenty-fifth session: every H200 start refused or skipped under none_now, and two H100 starts too.)
 #   (TESTS_PART=s20 ran in the twenty-second session on an H100: 3 passed in 39.49s.)
 #   (TESTS_PART=s24 ran in the twenty-fourth session on an H100: 3 passed in 127.35s. Nothing else owed.
 #   That session's twelve H200 starts were all refused: item 1 is still owed, unchanged.)
@@ -128,9 +131,9 @@ case "${STEP:-mode}" in
       s24) FILES="tests/test_diagnose_gpu.py::test_one_diagnosis_predicts_then_measures_every_fast_variant
                   tests/test_diagnose_gpu.py::test_a_network_that_cannot_be_captured_gets_its_verdict_and_exit_0
                   tests/test_diagnose_gpu.py::test_the_step_as_captured_shows_the_work_a_graph_replays" ;;
-      # the twenty-sixth session's: runs the code it changed on the CUDA path (the storm lab's verdict
+      # the twenty-fifth session's: runs the code it changed on the CUDA path (the storm lab's verdict
       # string, the verdict headline's decimals); the strings themselves are asserted by the CPU tests
-      s26) FILES="tests/test_labs.py::test_every_lab_shows_its_signal_on_a_real_gpu[storm]
+      s25) FILES="tests/test_labs.py::test_every_lab_shows_its_signal_on_a_real_gpu[storm]
                   tests/test_diagnose_gpu.py::test_one_diagnosis_predicts_then_measures_every_fast_variant" ;;
       1b) FILES="tests/test_diagnose_gpu.py::test_a_memset_in_the_step_is_profiled_with_its_size_and_priced
                  tests/test_diagnose_gpu.py::test_a_small_memset_between_kernels_costs_more_than_a_large_one
