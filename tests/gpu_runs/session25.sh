@@ -5,7 +5,7 @@
 #          bash tests/gpu_runs/session25.sh", kind="nvidia-h200", needs_h200=true, timeout_s=580, carry=[".whl"])
 #      -> the last 2 of 48 fresh points, then the twenty-fifth session's GPU tests; cp both files back, commit.
 #      If no H200 comes, TESTS_PART=s25 alone on an H100 (kind="nvidia-h100-x1", timeout_s=400, carry .whl).
-#   (The twenty-fifth session: every H200 start refused or skipped under none_now, and two H100 starts too.)
+#   (The twenty-fifth session: 11 H200 and 3 H100 starts refused, 8 calls skipped under none_now; no machine.)
 #   (TESTS_PART=s20 ran in the twenty-second session on an H100: 3 passed in 39.49s.)
 #   (TESTS_PART=s24 ran in the twenty-fourth session on an H100: 3 passed in 127.35s. Nothing else owed.
 #   That session's twelve H200 starts were all refused: item 1 is still owed, unchanged.)
