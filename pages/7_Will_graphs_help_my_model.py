@@ -17,6 +17,7 @@ from runtime_core.diagnose.diagnosis import with_band, with_explanation
 from runtime_core.diagnose.machine import node_spread_us
 from runtime_core.diagnose.sweep import crossovers, host_bumps
 from runtime_core.lesson.page_text import text as prose
+from runtime_core.words import all_of
 
 CLOSE_UP_OPS = 30  # the evidence timeline's close-up: as long as the step takes for its first GPU operations
 
@@ -111,10 +112,8 @@ if cross:
         charts.show(speed, key="dg_sweep_speedup")
     bumps = host_bumps(sweep)
     if bumps:
-        def _and(words: list[str]) -> str:
-            return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
         st.caption(prose("diagnose", "sweep_host_bumps", batch="batch" if len(bumps) == 1 else "batches",
-                         bumps=_and([str(b) for b, _ in bumps]), ratios=_and([f"{r:.1f}x" for _, r in bumps])))
+                         bumps=all_of(b for b, _ in bumps), ratios=all_of(f"{r:.1f}x" for _, r in bumps)))
 view.accuracy_panel(rec)
 
 st.divider()

@@ -11,11 +11,11 @@ from pages.ui.widget_view import FALLBACK_CHIP, headline_metrics as view_metrics
 from runtime_core.engine.measure import DEFAULT_CACHE_SIZE as CACHE_SIZE
 from runtime_core.engine.workload import DYNAMIC_VARIANTS
 from runtime_core.knobs import mode_label
-from runtime_core.lesson.page_text import text as prose
 from runtime_core.lesson.replay_costs import constant_rows
 from runtime_core.model.accuracy import accuracy
 from runtime_core.engine.trace_export import spans_to_chrome_trace, spans_to_csv
 from runtime_core.lesson.page_text import text as prose
+from runtime_core.words import all_of
 
 
 def count_cell(x) -> str:
@@ -124,9 +124,9 @@ def _storm_where(rows: dict) -> str:
     if not stormed:
         return prose("widget", "storm_none", cache=CACHE_SIZE)
     calm = [name for name in rows if name not in stormed]
-    return prose("widget", "storm_columns", cache=CACHE_SIZE, stormed=esc(" and ".join(stormed)),
+    return prose("widget", "storm_columns", cache=CACHE_SIZE, stormed=esc(all_of(stormed)),
                  s="s" if len(stormed) > 1 else "",
-                 calm=prose("widget", "storm_calm", calm=esc(" and ".join(calm))) if calm else ".")
+                 calm=prose("widget", "storm_calm", calm=esc(all_of(calm))) if calm else ".")
 
 
 def policy_panel(k, sim: dict, measured: dict | None, note: str = "", label: str = "measured") -> None:
