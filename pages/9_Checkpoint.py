@@ -23,7 +23,7 @@ from pages.ui.widget_panels import METRIC_CSS, count_cell, headline_metrics
 from pages.ui.widget_view import own_tax, tax_line
 from runtime_core.knobs import Knobs
 from runtime_core.lesson.checkpoint import (MAX_RUNS, ORDER, PREDICTION_MAX, STEP_NEEDS, Run, check_step, complete,
-                                            hides, open_step, prediction_in_range)
+                                            hidden_by, hides, open_step, prediction_in_range)
 from runtime_core.lesson.figures import field_text
 from runtime_core.lesson.page_text import text as prose
 from runtime_core.lesson.prediction import judge, summary
@@ -40,11 +40,25 @@ def knobs_of(run: Run) -> Knobs:
     return Knobs(run.mode, run.n, run.work_us, tax_us=run.tax_us, dynamic=run.dynamic, policy=run.policy)
 
 
-def asked_value(step: str, run: Run) -> float | None:
-    """The textbook's value at `run` of what `step` asks the student to predict (None: it asks
-    none): a setting whose textbook gives the same answer would give it away."""
+def asked_value(step: str, run: Run) -> list[float] | None:
+    """The textbook's values at `run` of what `step` asks the student to predict (None: it asks
+    none): at the setting itself and, off a recording's grid, at the recorded point the chips show
+    instead. A setting showing the answer, or a number within the step's tolerance of it, would give
+    it away."""
     ask = asks[step]
-    return None if not ask else float(src.textbook(knobs_of(run))[ask["metric"]])
+    if not ask:
+        return None
+    k = knobs_of(run)
+    out = [float(src.textbook(k)[ask["metric"]])]
+    if rec is not None and not ctx.live:  # the chips' textbook follows the point the recording has
+        d = src.shown(False, rec, k).numbers
+        out.append(float(src.textbook(k.replace(n=d["n"], work_us=d["work_us"]))[ask["metric"]]))
+    return out
+
+
+def tolerance(step: str) -> float:
+    """The fraction a step's prediction is judged within (0: exact)."""
+    return float((asks[step] or {}).get("tolerance", 0.0))
 
 
 def numbers(run: Run) -> dict:
@@ -99,7 +113,10 @@ def plain_label(text: str) -> str:
 
 def as_typed(value: float) -> str:
     """A number as a student typed it: a whole number in full with thousands separators (never
-    1e+15 or 1.23457e+06), any other to 15 significant digits."""
+    1.23457e+06), any other to 15 significant digits; from 2**53 up, where a float no longer holds
+    every whole number (1e30 would read 1,000,000,000,000,000,019,884,624,838,656), in powers of ten."""
+    if abs(value) >= 2.0 ** 53:
+        return f"{value:.6g}"
     return f"{value:,.0f}" if float(value).is_integer() else f"{value:,.15g}"
 
 
@@ -239,6 +256,9 @@ def steps_panel() -> dict:
                 phone_link(st, KNOBS_ANCHOR, prose("checkpoint", "phone_to_knobs"))
             st.caption(f"Inputs: {inputs_line(step)}")
             guess = pred.get(step)
+            question = render_text(ask["question"]) if ask else ""
+            if ask:  # the question across the step's width, above the box and the button: fewer lines on a projector
+                st.markdown(question)
             ask_col, rec_col = st.columns([3, 1.3], vertical_alignment="bottom")
             with ask_col:
                 if ask:
@@ -247,8 +267,6 @@ def steps_panel() -> dict:
                         st.session_state[key] = guess
                     # the question in bold above, the box's own label plain: a screen reader reads a
                     # widget label's Markdown as typed ("star star wall time")
-                    question = render_text(ask["question"])
-                    st.markdown(question)
                     st.number_input(plain_label(question), value=None, step=1.0, key=key, format="%g",
                                     on_change=on_predict, args=(step,), placeholder="your prediction",
                                     disabled=is_done[step], label_visibility="collapsed")
@@ -318,17 +336,24 @@ with knob_col:
         phone_link(st, OPEN_STEP_ANCHOR, prose("checkpoint", "phone_to_step", step=title_of[now_open]))
 knobs.write_url(k)  # the knobs and the notebook (a record or a prediction ran in its callback)
 cur = Run(k.mode.value, k.n, k.tax_us, k.work_us, k.dynamic, k.policy.value if k.dynamic else "fallback")
-# before the open step's prediction is typed, every setting's numbers wait; then only those of a step not yet recorded
-hold = now_open if (now_open in waiting and now_open not in pred) else next((s for s in waiting if hides(cur, [s], asked_value)), None)
+# before the open step's prediction is typed, every setting's numbers wait; then only those of a step not yet
+# recorded, or of a setting whose textbook shows (nearly) such a step's answer
+before_guess = now_open in waiting and now_open not in pred
+why = hidden_by(cur, [now_open] if before_guess else waiting, asked_value, tolerance)
+hold = now_open if before_guess else (why[0] if why else None)
 with now_col:
     label = ctx.recording_label() if rec else ("this machine's GPU" if ctx.live else "the simulator")
     source_badge("live" if ctx.live else (rec.meta.source if rec else "simulated"), label)
     if hold:
-        st.caption(":blue-badge[numbers hidden] " + (
-            prose("checkpoint", "numbers_hidden_later", step=title_of[hold], open=title_of[now_open]) if hold != now_open else
-            prose("checkpoint", "numbers_hidden_rest" if hold in pred else "numbers_hidden", step=title_of[hold])
-            if hides(cur, [hold], asked_value) else
-            prose("checkpoint", "numbers_hidden_first", step=title_of[hold])))
+        if why is None:
+            text = prose("checkpoint", "numbers_hidden_first", step=title_of[hold])
+        elif why[1] == "answer":
+            text = prose("checkpoint", "numbers_hidden_near", step=title_of[hold], tolerance=f"{tolerance(hold):.0%}")
+        elif hold != now_open:
+            text = prose("checkpoint", "numbers_hidden_later", step=title_of[hold], open=title_of[now_open])
+        else:
+            text = prose("checkpoint", "numbers_hidden_rest" if hold in pred else "numbers_hidden", step=title_of[hold])
+        st.caption(":blue-badge[numbers hidden] " + text)
     else:
         now = numbers(cur)
         if now.get("tax_line"):  # the textbook chips run at the knob's tax; say what the measurement ran at
@@ -339,7 +364,7 @@ with now_col:
     judged_now = steps_panel()
 
 mine = progress.runs()
-shown_runs = [r for r in mine if not hides(r, waiting, asked_value)]
+shown_runs = [r for r in mine if not hides(r, waiting, asked_value, tolerance)]
 st.caption(f"Your notebook: {len(mine)} result{'s' if len(mine) != 1 else ''} recorded"
            + (f" (the latest {len(mine)} are kept)" if len(mine) >= MAX_RUNS else "") + ".")
 if shown_runs:

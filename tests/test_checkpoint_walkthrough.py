@@ -41,6 +41,8 @@ def test_a_huge_prediction_is_refused_quoting_the_number_as_typed_not_in_exponen
     assert "Not kept: 99,999,999,999 is not a prediction" in warned, warned
     predict(at, "defaults_graph", 1e15)
     assert "Not kept: 1,000,000,000,000,000 is not" in _all(at, "warning")
+    predict(at, "defaults_graph", 1e30)   # past 2**53 a float's digits are not the typed ones: 1e+30
+    assert "Not kept: 1e+30 is not" in _all(at, "warning")
 
 
 def test_the_summary_counts_a_prediction_typed_but_not_yet_judged():
