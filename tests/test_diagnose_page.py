@@ -92,8 +92,10 @@ def test_the_planner_knobs_and_a_typed_list(no_gpu_recording):
     assert "your 5 requests" in _text(at) and not at.exception
     at.text_input(key="dg_plan_list").set_value("1, two").run()
     assert "'two' is not a whole number of 1 or more" in _text(at) and not at.exception
-    at.text_input(key="dg_plan_list").set_value("1, 512").run()  # a whole number: the limit is the knob's
-    assert "'512' is above the largest request size, 64: raise that to allow it" in _text(at) and not at.exception
+    at.text_input(key="dg_plan_list").set_value("1, 100").run()  # a whole number: the limit is the knob's
+    assert "'100' is above the largest request size, 64: raise that (up to " in _text(at) and not at.exception
+    at.text_input(key="dg_plan_list").set_value("1, 77777777").run()  # beyond the box's own top: no raise helps
+    assert "the largest size the recording measured" in _text(at) and "raise that" not in _text(at)
 
 
 def test_the_planner_budget_follows_the_largest_size_until_moved_and_says_when_it_is_lowered(no_gpu_recording):

@@ -84,12 +84,13 @@ def from_list(text: str, max_size: int, measured_max: int | None = None) -> Dist
         if not re.fullmatch(r"\d+", t) or not digits:
             raise UsageError(f"request sizes: {t[:20]!r} is not a whole number of 1 or more")
         # compared by length first: Python refuses int() of a string of more than 4,300 digits
-        if len(digits) > len(str(max_size)) or int(digits) > max_size:
-            if measured_max is not None and max_size >= measured_max:
-                raise UsageError(f"request sizes: {t[:20]!r} is above {max_size}, the largest size the recording "
-                                 "measured: no step time is known for it")
+        if _above(digits, max_size):
+            if measured_max is not None and _above(digits, measured_max):
+                raise UsageError(f"request sizes: {t[:20]!r} is above {measured_max}, the largest size the "
+                                 "recording measured: no step time is known for it")
+            up_to = f" (up to {measured_max})" if measured_max is not None else ""
             raise UsageError(f"request sizes: {t[:20]!r} is above the largest request size, {max_size}: "
-                             "raise that to allow it")
+                             f"raise that{up_to} to allow it")
         counts[int(digits)] = counts.get(int(digits), 0) + 1
     sizes = tuple(sorted(counts))
     return Distribution(sizes, tuple(counts[s] / len(tokens) for s in sizes), f"your {count(len(tokens), 'request')}")
@@ -105,6 +106,12 @@ def preset(name: str, max_size: int, exponent: float = 1.1, text: str = "",
     if name == "list":
         return from_list(text, max_size, measured_max)
     raise UsageError(f"request preset must be one of {', '.join(PRESETS)}, got {name!r}")
+
+
+def _above(digits: str, limit: int) -> bool:
+    """Whether the whole number written `digits` (no leading zeros) is above `limit`, compared by
+    length first: Python refuses int() of a string of more than 4,300 digits."""
+    return len(digits) > len(str(limit)) or int(digits) > limit
 
 
 def _check_max(max_size) -> None:
