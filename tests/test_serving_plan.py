@@ -228,6 +228,9 @@ def test_a_crashed_python_loader_is_explained_and_the_outputs_line_says_what_ran
            "torch_version": "2.11.0+cu130", "outputs_match": False}
     assert "NVIDIA H200, torch 2.11.0+cu130" in python_loader_note(res) and "SIGSEGV" in python_loader_note(res)
     assert outputs_line(res) == "Python: not run; C++: matches eager (max abs error 2.98e-08)."
+    assert "as usual" in python_loader_note(res) and "the machine that measured" in python_loader_note(res)
+    cached = python_loader_note(dict(res, package_cached=True))  # the table shows no export or package seconds
+    assert "were not timed" in cached and "as usual" not in cached
     assert python_loader_note({"errors": [], "python_loader_crashed": False}) is None
     assert "crashed" in python_loader_note({"errors": ["serving child: child step 'serve' crashed: SIGSEGV"]})
 

@@ -302,14 +302,16 @@ def python_loader_note(res: dict) -> str | None:
         return None
     where = ", ".join(x for x in (res.get("device_name"), f"torch {res['torch_version']}"
                                   if res.get("torch_version") else "") if x)
-    head = (f"On this machine ({where}) the Python loader, torch._inductor.aoti_load_package, crashed "
-            "(SIGSEGV) in its child process. ")
+    head = (f"On the machine that measured these numbers ({where}) the Python loader, "
+            "torch._inductor.aoti_load_package, crashed (SIGSEGV) in its child process. ")
     if serving:
         return head + ("No request was served from Python: the C++ runner loaded the same packages with no "
                        "Python in the process (the serving path the lesson describes), and its rows are the "
                        "measurement.")
+    compiled = ("The export and package rows were not timed: that run reused the package already in its AOT "
+                "cache." if res.get("package_cached") else "The compile rows ran in Python as usual.")
     return head + ("The package was loaded and checked against eager from C++ only: the row 'AOT load from "
-                   "C++'. The compile rows ran in Python as usual.")
+                   "C++'. ") + compiled
 
 
 def split_crashes(lines: list[str]) -> tuple[list[str], list[str]]:
