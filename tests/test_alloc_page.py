@@ -157,3 +157,26 @@ def test_empty_cache_says_it_waited_for_parked_blocks_and_start_over_empties_the
     at = at.button(key="alloc_pg_reset").click().run()
     assert any("allocated 0 B · reserved 0 B · driver mallocs 0" in c.value for c in at.caption)
     assert any("holds nothing yet" in i.value for i in at.info) and not at.exception
+
+
+def test_a_one_kib_block_in_a_two_mib_segment_is_drawn_where_it_can_be_seen():
+    """The playground at 1 KiB: the block awaiting record_stream's event is 1/2048 of its segment,
+    too thin to see at its true width. It is drawn 1.2% of the map wide, the axis says small blocks
+    are drawn wider (its hover keeps the true size), and the memory chart names the allocated peak
+    that lies on the axis against 2 MiB reserved."""
+    from pages.ui import alloc_charts
+    from runtime_core.allocator.playground import Playground
+    pg = Playground()
+    pg.malloc(1024)
+    pg.use_on_side_then_free(1000.0, record_stream=True)
+    rows = pg.pool.snapshot()
+    fig = alloc_charts.block_map(rows)
+    extent = max(r["offset_bytes"] + r["size_bytes"] for r in rows)
+    scale = alloc_charts.byte_unit(extent)[1]
+    waiting = next(t for t in fig.data if t.name == alloc_charts.STATE_LABELS["awaiting_event"])
+    assert waiting.x and waiting.x[0] >= alloc_charts.SEEN_SHARE * extent / scale * 0.999
+    assert waiting.customdata[0][0] == 1024 and "drawn wider" in fig.layout.xaxis.title.text
+    wide = alloc_charts.block_map([dict(r, size_bytes=extent // 2) for r in rows[:1]])
+    assert "drawn wider" not in wide.layout.xaxis.title.text     # nothing small: nothing said
+    mem = alloc_charts.memory_over_time([(0, 0, 2 << 20, "a"), (1, 1024, 2 << 20, "b")], "t")
+    assert "allocated peaks at 1.00 KiB" in mem.layout.xaxis.title.text

@@ -37,20 +37,31 @@ def _layout(fig: go.Figure, title: str, x_title: str, y_title: str, height: int)
     return fig
 
 
+SEEN_SHARE = 0.012  # a block narrower than this share of the map is drawn this wide (its hover keeps its size)
+DRAW_ORDER = ("free", "allocated", "awaiting_event")  # free first: a widened small block lies on top of it
+
+
 def block_map(rows: list[dict], title: str = "Block map") -> go.Figure:
-    """Segments as rows, blocks as bars along the offset axis, coloured by state.
+    """Segments as rows, blocks as bars along the offset axis, coloured by state. An allocated or
+    awaiting block too small to see (1 KiB in a 2 MiB segment) is drawn SEEN_SHARE of the map wide,
+    and the axis says so: the record_stream lesson is the one awaiting block.
 
     rows: CachingPool.snapshot() dicts (segment, kind, offset_bytes, size_bytes, state, stream, ...).
     """
-    unit, scale = byte_unit(max((r["offset_bytes"] + r["size_bytes"] for r in rows), default=0))
+    extent = max((r["offset_bytes"] + r["size_bytes"] for r in rows), default=0)
+    unit, scale = byte_unit(extent)
+    least = SEEN_SHARE * extent
+    widened = any(r["state"] != "free" and r["size_bytes"] < least for r in rows)
     fig = go.Figure()
-    for state, (colour, hatch) in STATE_STYLE.items():
+    for state in DRAW_ORDER:
+        colour, hatch = STATE_STYLE[state]
         mine = [r for r in rows if r["state"] == state]
         fig.add_trace(go.Bar(
             orientation="h", name=STATE_LABELS[state],
             marker=P.hatched(colour, hatch, line=dict(color="white", width=1)),
             y=[f"segment {r['segment']} ({r['kind']})" for r in mine],
-            base=[r["offset_bytes"] / scale for r in mine], x=[r["size_bytes"] / scale for r in mine],
+            base=[r["offset_bytes"] / scale for r in mine],
+            x=[(r["size_bytes"] if state == "free" else max(r["size_bytes"], least)) / scale for r in mine],
             customdata=[[r["size_bytes"], r["offset_bytes"], r["stream"], ", ".join(r["used_on"]) or "-"]
                         for r in mine],
             hovertemplate=("size %{customdata[0]:,} B<br>offset %{customdata[1]:,} B<br>"
@@ -58,7 +69,8 @@ def block_map(rows: list[dict], title: str = "Block map") -> go.Figure:
             showlegend=True))
     fig.update_yaxes(autorange="reversed")
     n_segments = len({r["segment"] for r in rows})
-    return _layout(fig, title, f"offset in segment ({unit})", "segment", 140 + 40 * max(n_segments, 1))
+    x_title = f"offset in segment ({unit})" + ("; small blocks drawn wider (hover: size)" if widened else "")
+    return _layout(fig, title, x_title, "segment", 140 + 40 * max(n_segments, 1))
 
 
 def memory_over_time(samples: list, title: str, time_axis: str = "virtual time (µs)", events: bool = False) -> go.Figure:
@@ -76,6 +88,9 @@ def memory_over_time(samples: list, title: str, time_axis: str = "virtual time (
     if events:
         fig.update_traces(mode="lines+markers")
         fig.update_xaxes(dtick=1, range=[0.5, max(t, default=1) + 0.5])
+    peak, top = max((s[1] for s in samples), default=0), max((s[2] for s in samples), default=0)
+    if 0 < peak < SEEN_SHARE * top:  # 1 KiB against 2 MiB lies on the axis: say what it is
+        time_axis += f"; allocated peaks at {peak / byte_unit(peak)[1]:.2f} {byte_unit(peak)[0]}, on the axis here"
     return _layout(fig, title, time_axis, f"bytes ({unit})", 300)
 
 
