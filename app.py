@@ -52,8 +52,9 @@ with col_b:
     st.subheader("Where the numbers come from")
     st.info(SOURCE_LABELS[ctx.source])
     if ctx.source == "recorded":
-        st.caption(md("No GPU here, so measured numbers replay a shipped recording: {label}.",
-                      label=ctx.recording_label()))
+        st.caption(md("No GPU here, so GPU numbers replay shipped recordings (the widget's: {label}). Most labs "
+                      "run on the simulator or on this CPU instead, each under its own badge, with the GPU's "
+                      "recorded run beside them where one ships.", label=ctx.recording_label()))
     elif ctx.source == "live":
         st.caption("A CUDA GPU is present: widgets measure on it now.")
         warm_up_status()

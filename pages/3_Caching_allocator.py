@@ -157,7 +157,8 @@ def _plan() -> dict:
 def plan_panel() -> None:
     st.subheader("The lesson-06 plan, realized")
     p = _plan()
-    source_badge("cpu", "the plan built and run on this CPU when the page opened")
+    source_badge("cpu", "the plan built and run on this CPU once per server start: sizes and offsets, "
+                        "no timings, so every visit gets the same")
     st.caption(f"{p['model']}: traced with torch.fx, sizes from ShapeProp.")
     charts.show(alloc_charts.plan_layout(p["layout"], p["arena_bytes"]), key="alloc_plan")
     row = metric_row()

@@ -60,7 +60,8 @@ def test_landing_page_renders_with_a_source_badge():
     assert [i.value for i in at.main.info] == [SOURCE_LABELS[source]]  # a badge, then what it means
     if source == "recorded":  # and it names the recording it replays
         captions = unescape(" ".join(c.value for c in at.main.caption))
-        assert "measured numbers replay a shipped recording: NVIDIA H200" in captions
+        assert "GPU numbers replay shipped recordings (the widget's: NVIDIA H200" in captions
+        assert "simulator" in captions and "this CPU" in captions  # not every number is the recording's
 
 
 def test_defaults_are_the_seeds_and_graph_mode_is_one_call():
