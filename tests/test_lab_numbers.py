@@ -34,3 +34,19 @@ def test_the_sync_panel_shows_in_its_metrics_the_numbers_of_its_verdict():
         printed = set(re.findall(r"\d+(?:\.\d+)?", verdict))
         for value in values[4 * i: 4 * i + 4]:
             assert value in printed, (value, verdict)
+
+
+def test_the_simulated_pair_says_where_each_wall_comes_from_and_its_sums_add_up():
+    """§2's simulated pair: streams' wall is N launches plus one closing sync, eager's N round
+    trips; the caption's parts add up to the metrics beside it (to their rounding), at every N."""
+    from conftest import open_page
+    at = open_page("pages/2_Streams_and_async.py")
+    for n in (2, 8, 24):
+        at.slider(key="s2_n").set_value(n).run()
+        line = next(c.value for c in at.caption if "Where the two walls" in c.value)
+        nums = [float(x) for x in re.findall(r"\d+(?:\.\d+)?", line)]
+        launches, sync, streams = nums[2], nums[3], nums[4]
+        floor, eager = nums[-2], nums[-1]
+        assert nums[0] == n and abs(launches + sync - streams) <= 1 and abs(n * floor - eager) <= n * 0.05 + 1
+        walls = [m.value for m in at.metric if "wall / step" in m.label][:2]
+        assert walls == [f"{eager:.0f} µs", f"{streams:.0f} µs"], (walls, line)
