@@ -261,7 +261,8 @@ def lifetimes_figure(r: dict, title: str) -> go.Figure:
     fig.update_layout(title=title, height=360, barmode="overlay", margin=dict(l=10, r=10, t=50, b=10))
     P.legend_below(fig)
     fig.update_xaxes(title="allocator event #", automargin=True)
-    fig.update_yaxes(title=f"address within the segments ({unit})", automargin=True)
+    # the whole address range and a little room above it: the top block drawn whole, not against the edge
+    fig.update_yaxes(title=f"address within the segments ({unit})", automargin=True, range=[0, 1.04 * base / scale])
     return fig
 
 
