@@ -42,7 +42,7 @@ simulated = src.source == "simulated"
 machine = rec.machine(node_spread_us(rec.meta.device_name, simulated))
 p = with_explanation(with_band(p, machine), machine)
 view.verdict(p, prose("diagnose", "verdict_intro", source="Simulated" if simulated else "Recorded",
-                      model=esc(s.model), dtype=s.dtype, batch=s.batch, shape="" if s.seq is None else f", shape {s.seq}",
+                      model=esc(s.model), dtype=s.dtype, batch=s.batch, shape=view.shape_clause(rec, s),
                       device=esc(rec.meta.device_name)))
 view.explanation(p, simulated)
 if ctx.live and src.source == "recorded" and st.button("diagnose this setting on this GPU now", key="dg_live"):

@@ -69,7 +69,7 @@ def test_every_knob_changes_what_the_page_shows(no_gpu_recording):
     at.radio(key="dg_dtype").set_value("fp32").run()
     at.selectbox(key="dg_model").set_value("fake-encoder").run()
     at.select_slider(key="dg_seq").set_value(256).run()
-    assert "**1** · the only one recorded" in [m.value for m in at.markdown] and "shape 256" in _text(at)
+    assert "**1** · the only one recorded" in [m.value for m in at.markdown] and "256 tokens" in _text(at)
     at.radio(key="dg_tl_variant").set_value("our_graph").run()
     assert '"one driver call (graph launch)"' in at.get("plotly_chart")[0].proto.spec
     assert not at.exception
@@ -682,7 +682,7 @@ def test_a_batch_the_new_dtype_lacks_is_named_and_comes_back_with_the_old_dtype(
     at = at.select_slider(key="dg_batch").set_value("512").run()
     at = at.radio(key="dg_dtype").set_value("bf16").run()
     assert not at.exception
-    notes = [c.value for c in at.caption if "is not recorded for this model, dtype and shape" in c.value]
+    notes = [c.value for c in at.caption if "is not recorded for this model" in c.value]
     assert notes and "batch size 512" in notes[0]
     at = at.radio(key="dg_dtype").set_value("fp32").run()
     assert at.select_slider(key="dg_batch").value == 512
@@ -797,3 +797,18 @@ def test_the_graph_step_caption_counts_which_step_each_speedup_miss_comes_from()
             f"{m['graph']}") in line[0], line
     assert f"At {m['opposite']} of them the two errors lie on opposite sides" in line[0]
     assert m["missed"] == m["eager"] + m["graph"] + m["tied"] and m["missed"] > 0
+
+
+def test_a_shape_the_new_dtype_lacks_is_named_in_the_knobs_words():
+    """The encoder's 1024 tokens, then bf16: the note said "not recorded for this model, dtype and
+    shape" about the shape itself, and the verdict's line said "shape 64" beside a knob called
+    tokens. Both now use the knob's own words."""
+    at = open_page(PAGE)
+    at = at.selectbox(key="dg_model").set_value("encoder").run()
+    at = at.select_slider(key="dg_seq").set_value(at.select_slider(key="dg_seq").options[-1]).run()
+    at = at.radio(key="dg_dtype").set_value("bf16").run()
+    assert not at.exception
+    captions = [c.value for c in at.caption]
+    assert any(c.startswith("tokens 1024 is not recorded for this model and dtype") for c in captions), captions
+    assert any("encoder, bf16, batch 1, 64 tokens on" in c for c in captions)
+    assert not any(", shape 64" in c for c in captions)

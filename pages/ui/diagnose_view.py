@@ -40,6 +40,15 @@ def shape_words(n, shape_name: str) -> str:
     return f"{n}×{n} images" if shape_name == "image side" else f"{n} {shape_name}"
 
 
+def shape_clause(rec: DiagnoseRecording, s: Setting) -> str:
+    """", 64 tokens" (the shape in the words of the model's own knob, e.g. "KV-cache slots"), "" for
+    a model without a shape knob."""
+    if s.seq is None:
+        return ""
+    name = rec.about(s.model).get("shape_name")
+    return ", " + (esc(shape_words(s.seq, name)) if name else f"shape {s.seq}")
+
+
 RESET = "_reset_from_"  # session key prefix: the value a knob held before it was reset
 
 
@@ -58,20 +67,21 @@ def _options_knob(kind, label: str, options: list, key: str, default, **kw):
     return value
 
 
-def _knob_or_text(container, kind: str, label: str, options: list, key: str, default, **kw):
+def _knob_or_text(container, kind: str, label: str, options: list, key: str, default, given: str, **kw):
     """`_options_knob` of the widget `kind` in `container`; where the recording holds one option
-    only, that option as text instead (a widget with a single choice does nothing)."""
+    only, that option as text instead (a widget with a single choice does nothing). `given`: what
+    the options depend on, for the line saying a choice is not recorded ("this model and dtype")."""
     if len(options) == 1:
         was = st.session_state.get(key)
         container.caption(label)
         container.markdown(f"**{esc(options[0])}** · the only one recorded")
         if was is not None and was != options[0]:
-            container.caption(f"{label} {esc(was)} is not recorded for this model, dtype and shape")
+            container.caption(f"{label} {esc(was)} is not recorded for {given}")
         return options[0]
     value = _options_knob(getattr(container, kind), label, options, key, default, **kw)
     was = st.session_state.get(RESET + key)
     if was is not None:  # the choice moved under the reader: say so, beside the knob it moved
-        container.caption(f"{label} {esc(was)} is not recorded for this model, dtype and shape: showing {esc(value)}")
+        container.caption(f"{label} {esc(was)} is not recorded for {given}: showing {esc(value)}")
     return value
 
 
@@ -91,12 +101,13 @@ def knobs(rec: DiagnoseRecording) -> Setting:
     shape_name = rec.about(model).get("shape_name")
     if shape_name:
         seq = _knob_or_text(c3, "select_slider", esc(shape_name), seqs, "dg_seq", default_seq,
-                            help="the model's shape knob; shapes other than the default were recorded at batch 1")
+                            "this model and dtype", help="the model's shape knob; shapes other than the default were recorded at batch 1")
     else:
         seq = seqs[0]
         c3.caption(f"{esc(model)} has no shape knob")
     batches = sorted({p["batch"] for p in pts if p["dtype"] == dtype and p.get("seq") == seq})
-    batch = _knob_or_text(c4, "select_slider", "batch size", batches, "dg_batch", 1)
+    batch = _knob_or_text(c4, "select_slider", "batch size", batches, "dg_batch", 1,
+                          f"this model, dtype and {esc(shape_name)}" if shape_name else "this model and dtype")
     return Setting(model, dtype, seq, batch)
 
 
