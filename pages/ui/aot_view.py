@@ -37,7 +37,7 @@ def coldwarm_panel(device: str) -> None:
     with right.popover("clear the AOT cache"):
         st.caption(prose("aot", "clear_confirm", root=shown_root()))
         confirmed = st.button("clear it for everyone", key="aot_clear", type="primary",
-                              help=prose("aot", "clear_help", markdown=False))
+                              help=prose("aot", "clear_help", markdown=False, root=shown_root()))
     if confirmed:
         _clear()
     res = coldwarm.cached_results(device)
