@@ -140,7 +140,7 @@ def test_the_measured_cards_say_what_launch_tax_the_measurement_ran_at():
     predict(at, "streams", 500)                # typed: the settings of the steps done show their numbers
     set_knob(at, "w_mode", "graph")
     assert at.metric, _all(at, "caption")
-    assert "µs of host time as measured" in _all(at, "caption"), _all(at, "caption")
+    assert "µs of host time, as measured" in _all(at, "caption"), _all(at, "caption")
 
 
 def test_the_prediction_box_is_named_in_plain_words_with_the_question_in_bold_above_it():
