@@ -57,14 +57,15 @@ def playground_panel() -> None:
         st.error(prose("caching_allocator", "playground_race_now"))
     rows = pg.pool.snapshot()
     if rows:
+        samples = [(i, s.allocated_bytes, s.reserved_bytes, s.what) for i, s in enumerate(pg.pool.timeline(), 1)]
         charts.show(alloc_charts.block_map(rows, "Block map: segments as rows"), key="alloc_pg_map")
         # by event, not by virtual time: malloc and free take none, so a clock axis piles them on one x
-        charts.show(alloc_charts.memory_over_time([(i, s.allocated_bytes, s.reserved_bytes, s.what)
-                                                   for i, s in enumerate(pg.pool.timeline(), 1)],
-                                                  "Memory, event by event: allocated vs reserved",
+        charts.show(alloc_charts.memory_over_time(samples, "Memory, event by event: allocated vs reserved",
                                                   time_axis="pool event, in order (malloc, free, empty_cache)",
                                                   events=True),
                     key="alloc_pg_mem")
+        for note in alloc_charts.scale_notes(rows, samples):
+            st.caption(note)
     else:
         st.info("The pool holds nothing " + ("now" if pg.log else "yet") + ". Press **malloc**.")
     s = pg.pool.stats()

@@ -161,9 +161,9 @@ def test_empty_cache_says_it_waited_for_parked_blocks_and_start_over_empties_the
 
 def test_a_one_kib_block_in_a_two_mib_segment_is_drawn_where_it_can_be_seen():
     """The playground at 1 KiB: the block awaiting record_stream's event is 1/2048 of its segment,
-    too thin to see at its true width. It is drawn 1.2% of the map wide, the axis says small blocks
-    are drawn wider (its hover keeps the true size), and the memory chart names the allocated peak
-    that lies on the axis against 2 MiB reserved."""
+    too thin to see at its true width. It is drawn SEEN_SHARE of the map wide (its hover keeps the
+    true size), and a caption says so, and names the allocated peak that lies on the memory
+    chart's axis against 2 MiB reserved; at 256 KiB nothing is said."""
     from pages.ui import alloc_charts
     from runtime_core.allocator.playground import Playground
     pg = Playground()
@@ -175,8 +175,19 @@ def test_a_one_kib_block_in_a_two_mib_segment_is_drawn_where_it_can_be_seen():
     scale = alloc_charts.byte_unit(extent)[1]
     waiting = next(t for t in fig.data if t.name == alloc_charts.STATE_LABELS["awaiting_event"])
     assert waiting.x and waiting.x[0] >= alloc_charts.SEEN_SHARE * extent / scale * 0.999
-    assert waiting.customdata[0][0] == 1024 and "drawn wider" in fig.layout.xaxis.title.text
-    wide = alloc_charts.block_map([dict(r, size_bytes=extent // 2) for r in rows[:1]])
-    assert "drawn wider" not in wide.layout.xaxis.title.text     # nothing small: nothing said
-    mem = alloc_charts.memory_over_time([(0, 0, 2 << 20, "a"), (1, 1024, 2 << 20, "b")], "t")
-    assert "allocated peaks at 1.00 KiB" in mem.layout.xaxis.title.text
+    assert waiting.customdata[0][0] == 1024
+    samples = [(i, s.allocated_bytes, s.reserved_bytes, s.what) for i, s in enumerate(pg.pool.timeline(), 1)]
+    notes = " ".join(alloc_charts.scale_notes(rows, samples))
+    assert "widens 1 block narrower than" in notes and "Allocated peaks at 1.00 KiB" in notes, notes
+    big = Playground()
+    big.malloc(256 * 1024)
+    assert alloc_charts.scale_notes(big.pool.snapshot(), [(1, 256 << 10, 2 << 20, "m")]) == []
+
+
+def test_the_playground_page_says_what_it_drew_wider():
+    at = open_page("pages/3_Caching_allocator.py")
+    at.select_slider(key="alloc_pg_size").set_value(1).run()
+    at.button(key="alloc_pg_malloc").click().run()
+    at.button(key="alloc_pg_side").click().run()
+    assert not at.exception
+    assert any("narrower than" in c.value and "can be seen" in c.value for c in at.caption)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import plotly.graph_objects as go
 
 from pages.ui import palette as P
+from runtime_core.words import count
 
 # Block states: colour and hatch (allocated solid, free hatched /, awaiting an event crossed).
 STATE_STYLE = {"allocated": (P.VERMILLION, ""), "free": (P.GREEN, "/"), "awaiting_event": (P.ORANGE, "x")}
@@ -37,21 +38,20 @@ def _layout(fig: go.Figure, title: str, x_title: str, y_title: str, height: int)
     return fig
 
 
-SEEN_SHARE = 0.012  # a block narrower than this share of the map is drawn this wide (its hover keeps its size)
+SEEN_SHARE = 0.025  # a block narrower than this share of the map is drawn this wide (its hover keeps its size)
 DRAW_ORDER = ("free", "allocated", "awaiting_event")  # free first: a widened small block lies on top of it
 
 
 def block_map(rows: list[dict], title: str = "Block map") -> go.Figure:
     """Segments as rows, blocks as bars along the offset axis, coloured by state. An allocated or
-    awaiting block too small to see (1 KiB in a 2 MiB segment) is drawn SEEN_SHARE of the map wide,
-    and the axis says so: the record_stream lesson is the one awaiting block.
+    awaiting block too small to see (1 KiB in a 2 MiB segment) is drawn SEEN_SHARE of the map wide
+    (scale_notes says so, for a caption): the record_stream lesson is the one awaiting block.
 
     rows: CachingPool.snapshot() dicts (segment, kind, offset_bytes, size_bytes, state, stream, ...).
     """
     extent = max((r["offset_bytes"] + r["size_bytes"] for r in rows), default=0)
     unit, scale = byte_unit(extent)
     least = SEEN_SHARE * extent
-    widened = any(r["state"] != "free" and r["size_bytes"] < least for r in rows)
     fig = go.Figure()
     for state in DRAW_ORDER:
         colour, hatch = STATE_STYLE[state]
@@ -69,8 +69,26 @@ def block_map(rows: list[dict], title: str = "Block map") -> go.Figure:
             showlegend=True))
     fig.update_yaxes(autorange="reversed")
     n_segments = len({r["segment"] for r in rows})
-    x_title = f"offset in segment ({unit})" + ("; small blocks drawn wider (hover: size)" if widened else "")
-    return _layout(fig, title, x_title, "segment", 140 + 40 * max(n_segments, 1))
+    return _layout(fig, title, f"offset in segment ({unit})", "segment", 140 + 40 * max(n_segments, 1))
+
+
+def scale_notes(rows: list[dict], samples: list) -> list[str]:
+    """What the two playground charts draw other than to scale, in words for a caption under them
+    (a chart's own titles do not wrap, and are cut on a phone): a block_map block widened to be
+    seen, and an allocated peak that memory_over_time draws on its axis."""
+    notes = []
+    extent = max((r["offset_bytes"] + r["size_bytes"] for r in rows), default=0)
+    small = [r for r in rows if r["state"] != "free" and r["size_bytes"] < SEEN_SHARE * extent]
+    if small:
+        notes.append(f"The block map widens {count(len(small), 'block')} narrower than {SEEN_SHARE:.1%} of its "
+                     f"width to {SEEN_SHARE:.1%}, so {'it' if len(small) == 1 else 'they'} can be seen; "
+                     "hover for the true size.")
+    peak, top = max((s[1] for s in samples), default=0), max((s[2] for s in samples), default=0)
+    if 0 < peak < SEEN_SHARE * top:  # 1 KiB against 2 MiB lies on the axis: say what it is
+        unit, scale = byte_unit(peak)
+        notes.append(f"Allocated peaks at {peak / scale:.2f} {unit}, too little to lift its line off the axis "
+                     f"beside {top / byte_unit(top)[1]:.2f} {byte_unit(top)[0]} reserved.")
+    return notes
 
 
 def memory_over_time(samples: list, title: str, time_axis: str = "virtual time (µs)", events: bool = False) -> go.Figure:
@@ -88,9 +106,6 @@ def memory_over_time(samples: list, title: str, time_axis: str = "virtual time (
     if events:
         fig.update_traces(mode="lines+markers")
         fig.update_xaxes(dtick=1, range=[0.5, max(t, default=1) + 0.5])
-    peak, top = max((s[1] for s in samples), default=0), max((s[2] for s in samples), default=0)
-    if 0 < peak < SEEN_SHARE * top:  # 1 KiB against 2 MiB lies on the axis: say what it is
-        time_axis += f"; allocated peaks at {peak / byte_unit(peak)[1]:.2f} {byte_unit(peak)[0]}, on the axis here"
     return _layout(fig, title, time_axis, f"bytes ({unit})", 300)
 
 
