@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Issue 25. The tenth session (2026-12-04, late) and the eleventh (2026-12-05) were lent no GPU.
 # OWED NOW (2026-12-06, after the twenty-fifth session; the history below is the record, not the plan):
-#   1. run(command="STEP=freshgrid GPUS=1 BUDGET_S=300 bash tests/gpu_runs/session25.sh; STEP=tests TESTS_PART=s25
-#          bash tests/gpu_runs/session25.sh", kind="nvidia-h200", needs_h200=true, timeout_s=580, carry=[".whl"])
-#      -> the last 2 of 48 fresh points, then the twenty-fifth session's GPU tests; cp both files back, commit.
-#      If no H200 comes, TESTS_PART=s25 alone on an H100 (kind="nvidia-h100-x1", timeout_s=400, carry .whl).
+#   1. run(command="STEP=freshgrid GPUS=1 BUDGET_S=300 bash tests/gpu_runs/session25.sh", kind="nvidia-h200",
+#          needs_h200=true, timeout_s=450)
+#      -> the last 2 of 48 fresh points; cp the grid file back, commit.
+#   (TESTS_PART=s25 ran in the twenty-sixth session on an H100: 2 passed in 71.04s.)
 #   (The twenty-fifth session: 11 H200 and 3 H100 starts refused, 8 calls skipped under none_now; no machine.)
 #   (TESTS_PART=s20 ran in the twenty-second session on an H100: 3 passed in 39.49s.)
 #   (TESTS_PART=s24 ran in the twenty-fourth session on an H100: 3 passed in 127.35s. Nothing else owed.
