@@ -3,9 +3,9 @@ recorded after predicting.
 
 The steps sit beside the knobs, under the setting's numbers; each holds its own prompt, the
 prediction box beside the step's "Record this result" button (which records the knobs' setting only
-when it is one the step needs). A setting's numbers, and the
-textbook's beside them, stay hidden until the step whose setting it is has been recorded: the
-prediction stays open to change until then, and nothing on the page gives it away.
+when it is one the step needs). Until the open step's prediction is typed, no setting shows its
+numbers; once it is typed, and until the step is recorded (the prediction stays open to change until
+then), only the settings of steps already done show theirs, so nothing on the page gives it away.
 Once the evidence is recorded the prediction is judged (runtime_core/lesson/prediction.py) against
 the textbook within the step's tolerance, with the measurement beside it, and the step is complete;
 the summary counts the predictions that were close. Progress lives in the URL (pages/ui/progress.py).
@@ -336,17 +336,26 @@ with knob_col:
         phone_link(st, OPEN_STEP_ANCHOR, prose("checkpoint", "phone_to_step", step=title_of[now_open]))
 knobs.write_url(k)  # the knobs and the notebook (a record or a prediction ran in its callback)
 cur = Run(k.mode.value, k.n, k.tax_us, k.work_us, k.dynamic, k.policy.value if k.dynamic else "fallback")
-# before the open step's prediction is typed, every setting's numbers wait; then only those of a step not yet
-# recorded, or of a setting whose textbook shows (nearly) such a step's answer
-before_guess = now_open in waiting and now_open not in pred
-why = hidden_by(cur, [now_open] if before_guess else waiting, asked_value, tolerance)
-hold = now_open if before_guess else (why[0] if why else None)
+# Before the open step's prediction is typed every setting's numbers wait. Once it is typed, and until the
+# step is recorded, only the settings of steps already done show theirs: the prediction can still change,
+# and a rule that hid only settings near the answer would tell the answer by where it starts hiding. With
+# no prediction open (a step that asks none), a later step's own setting, or one whose numbers show (nearly)
+# its answer, waits with it. A caption about the open step never says how near its answer a setting is.
+public = {n.run() for s in ORDER if is_done[s] for n in STEP_NEEDS[s]}
+guessing = now_open in waiting
+# (guessing: a step's own setting is named, the open one's first; no answer is looked at)
+why = (hidden_by(cur, [now_open]) or hidden_by(cur, waiting)) if guessing else hidden_by(cur, waiting, asked_value,
+                                                                                          tolerance)
+if guessing and why is None and (now_open not in pred or cur not in public):
+    why = (now_open, "open")
+hold = why[0] if why else None
 with now_col:
     label = ctx.recording_label() if rec else ("this machine's GPU" if ctx.live else "the simulator")
     source_badge("live" if ctx.live else (rec.meta.source if rec else "simulated"), label)
     if hold:
-        if why is None:
-            text = prose("checkpoint", "numbers_hidden_first", step=title_of[hold])
+        if why[1] == "open":
+            text = prose("checkpoint", "numbers_hidden_pending" if hold in pred else "numbers_hidden_first",
+                         step=title_of[hold])
         elif why[1] == "answer":
             text = prose("checkpoint", "numbers_hidden_near", step=title_of[hold], tolerance=f"{tolerance(hold):.0%}")
         elif hold != now_open:

@@ -318,18 +318,26 @@ def test_a_setting_whose_textbook_lands_within_the_steps_tolerance_of_its_answer
     assert hidden_by(near, [], asked, tol) is None      # step 2 recorded: nothing waits
 
 
-def test_the_page_hides_a_near_answer_and_says_so_not_that_it_is_the_steps_setting():
-    """Step 2 typed but not recorded: eager at a tax of 6.5 µs would show about 780 µs, within 10%
-    of the answer. The page hides it, saying the textbook is near step 2's answer there."""
+def test_while_a_typed_prediction_can_change_only_the_done_steps_settings_show_numbers():
+    """Step 2 typed but not recorded. A rule that hid only settings near the answer told the answer
+    by where its hiding began (eager at a tax of 5 µs shown, 6.5 hidden, 7 shown: centred on 720).
+    Now every setting but step 1's waits, near the answer or far from it, under one caption that
+    says nothing of how near; step 1's own setting, done, shows its numbers."""
     at = open_page(PAGE)
     _predict(at, "defaults_graph", 246)
     _record(at, "defaults_graph")
     _predict(at, "eager", 700)
     at.radio(key="w_mode").set_value("eager").run()
-    at.number_input(key="w_tax").set_value(6.5).run()
-    hidden = [c.value for c in at.caption if "numbers hidden" in c.value]
-    assert hidden and "within 10%" in hidden[0] and "step 2" in hidden[0], hidden
-    assert "This setting is step 2's" not in hidden[0]
+    captions = set()
+    for tax in (5.0, 6.5, 20.0):
+        at.number_input(key="w_tax").set_value(tax).run()
+        hidden = [c.value for c in at.caption if "numbers hidden" in c.value]
+        assert hidden and not at.metric, tax
+        captions.add(hidden[0])
+    assert len(captions) == 1 and "within" not in captions.pop()
+    at.number_input(key="w_tax").set_value(6.0).run()
+    at.radio(key="w_mode").set_value("graph").run()            # step 1's setting: public
+    assert at.metric and not [c for c in at.caption if "numbers hidden" in c.value]
 
 
 def test_streams_one_microsecond_of_work_off_step_threes_setting_stays_hidden_until_it_is_recorded():
