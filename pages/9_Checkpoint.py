@@ -40,27 +40,6 @@ def knobs_of(run: Run) -> Knobs:
     return Knobs(run.mode, run.n, run.work_us, tax_us=run.tax_us, dynamic=run.dynamic, policy=run.policy)
 
 
-def asked_value(step: str, run: Run) -> list[float] | None:
-    """The textbook's values at `run` of what `step` asks the student to predict (None: it asks
-    none): at the setting itself and, off a recording's grid, at the recorded point the chips show
-    instead. A setting showing the answer, or a number within the step's tolerance of it, would give
-    it away."""
-    ask = asks[step]
-    if not ask:
-        return None
-    k = knobs_of(run)
-    out = [float(src.textbook(k)[ask["metric"]])]
-    if rec is not None and not ctx.live:  # the chips' textbook follows the point the recording has
-        d = src.shown(False, rec, k).numbers
-        out.append(float(src.textbook(k.replace(n=d["n"], work_us=d["work_us"]))[ask["metric"]]))
-    return out
-
-
-def tolerance(step: str) -> float:
-    """The fraction a step's prediction is judged within (0: exact)."""
-    return float((asks[step] or {}).get("tolerance", 0.0))
-
-
 def numbers(run: Run) -> dict:
     """The textbook model and the measured column (live, recorded or simulated) for one run,
     fetched once per session and source: a rerun (a typed prediction) must not measure the
@@ -112,9 +91,10 @@ def plain_label(text: str) -> str:
 
 
 def as_typed(value: float) -> str:
-    """A number as a student typed it: a whole number in full with thousands separators (never
-    1.23457e+06), any other to 15 significant digits; from 2**53 up, where a float no longer holds
-    every whole number (1e30 would read 1,000,000,000,000,000,019,884,624,838,656), in powers of ten."""
+    """A number as a student typed it: below 2**53 a whole number in full with thousands separators
+    (never 1.23457e+06), any other to 15 significant digits; from 2**53 up, where a float no longer
+    holds every whole number (1e30 would read 1,000,000,000,000,000,019,884,624,838,656), in powers
+    of ten to six digits (1e+30, 1.23457e+16): the digits typed past those are not in the float."""
     if abs(value) >= 2.0 ** 53:
         return f"{value:.6g}"
     return f"{value:,.0f}" if float(value).is_integer() else f"{value:,.15g}"
@@ -339,25 +319,19 @@ cur = Run(k.mode.value, k.n, k.tax_us, k.work_us, k.dynamic, k.policy.value if k
 # Before the open step's prediction is typed every setting's numbers wait. Once it is typed, and until the
 # step is recorded, only the settings of steps already done show theirs: the prediction can still change,
 # and a rule that hid only settings near the answer would tell the answer by where it starts hiding. With
-# no prediction open (a step that asks none), a later step's own setting, or one whose numbers show (nearly)
-# its answer, waits with it. A caption about the open step never says how near its answer a setting is.
+# no prediction open (a step that asks none), a later step's own settings wait with it (checkpoint.tells).
 public = {n.run() for s in ORDER if is_done[s] for n in STEP_NEEDS[s]}
-guessing = now_open in waiting
-# (guessing: a step's own setting is named, the open one's first; no answer is looked at)
-why = (hidden_by(cur, [now_open]) or hidden_by(cur, waiting)) if guessing else hidden_by(cur, waiting, asked_value,
-                                                                                          tolerance)
-if guessing and why is None and (now_open not in pred or cur not in public):
-    why = (now_open, "open")
-hold = why[0] if why else None
+hold = hidden_by(cur, waiting)           # a step's own setting, named as that step's
+reason = "setting" if hold else None
+if now_open in waiting and (now_open not in pred or cur not in public) and hold is None:
+    hold, reason = now_open, "open"
 with now_col:
     label = ctx.recording_label() if rec else ("this machine's GPU" if ctx.live else "the simulator")
     source_badge("live" if ctx.live else (rec.meta.source if rec else "simulated"), label)
     if hold:
-        if why[1] == "open":
+        if reason == "open":
             text = prose("checkpoint", "numbers_hidden_pending" if hold in pred else "numbers_hidden_first",
                          step=title_of[hold])
-        elif why[1] == "answer":
-            text = prose("checkpoint", "numbers_hidden_near", step=title_of[hold], tolerance=f"{tolerance(hold):.0%}")
         elif hold != now_open:
             text = prose("checkpoint", "numbers_hidden_later", step=title_of[hold], open=title_of[now_open])
         else:
@@ -373,7 +347,7 @@ with now_col:
     judged_now = steps_panel()
 
 mine = progress.runs()
-shown_runs = [r for r in mine if not hides(r, waiting, asked_value, tolerance)]
+shown_runs = [r for r in mine if not hides(r, waiting)]
 st.caption(f"Your notebook: {len(mine)} result{'s' if len(mine) != 1 else ''} recorded"
            + (f" (the latest {len(mine)} are kept)" if len(mine) >= MAX_RUNS else "") + ".")
 if shown_runs:

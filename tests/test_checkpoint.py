@@ -5,8 +5,9 @@ from conftest import open_page
 
 from runtime_core.errors import UsageError
 from runtime_core.knobs import Knobs
-from runtime_core.lesson.checkpoint import (ORDER, STEP_NEEDS, Run, check_step, complete, decode_predictions,
-                                            decode_runs, encode_predictions, encode_runs, hidden_by, hides, open_step)
+from runtime_core.lesson.checkpoint import (ORDER, STEP_NEEDS, Need, Run, check_step, complete, decode_predictions,
+                                            decode_runs, encode_predictions, encode_runs, hidden_by, hides, open_step,
+                                            tells)
 from runtime_core.model.formulas import predict
 
 PAGE = "pages/9_Checkpoint.py"
@@ -286,36 +287,37 @@ def test_step_one_tells_a_guess_that_leaves_out_the_one_launch_it_is_wrong():
         assert bool([m for m in at.success if "Close" in m.value]) == close, guess
 
 
-def test_a_setting_whose_textbook_gives_a_waiting_answer_waits_too():
-    """Eager at 40 µs of work has step 2's overhead (720 µs), and streams with dynamic shapes ticked
-    is streams (step 3's 722 µs): both wait with their steps. Step 6's 120 driver calls, every eager
-    run's since step 2, hide nothing."""
-    metric = {"eager": "launch_overhead_us", "streams": "wall_us", "dynamic_graph": "driver_calls"}
-
-    def asked(step, r):
-        if step not in metric:
-            return None
-        return float(model_numbers(r)["model"][metric[step]])
-    assert hides(run("eager", 40.0), ["eager"], asked) and not hides(run("eager", 40.0), ["eager"])
-    assert hides(run("streams", 2.0, True), ["streams"], asked)
-    assert not hides(run("eager"), ["dynamic_graph"], asked) and not hides(run("streams"), ["dynamic_graph"], asked)
+def test_a_dynamic_need_tells_at_every_setting_with_dynamic_shapes_on():
+    """Step 6 asks what a graph does once every shape is new. Graph with dynamic shapes on at a tax
+    of 6.5 µs, N=119 or another policy shows "graph valid? FALSE" and the fallback's launches just
+    as its own setting does, so every such setting waits with step 6; eager with dynamic shapes,
+    and graph without them, do not. hidden_by names the step that holds a setting."""
+    dyn = Need("graph", 2.0, dynamic=True)
+    for r in (Run("graph", 120, 6.5, 2.0, True), Run("graph", 119, 6.0, 2.0, True),
+              Run("graph", 120, 6.0, 40.0, True, "bucket")):
+        assert tells(dyn, r) and hidden_by(r, ["dynamic_graph"]) == "dynamic_graph", r
+    assert not tells(dyn, Run("eager", 120, 6.0, 2.0, True)) and not tells(dyn, run("graph"))
+    assert hidden_by(run("eager"), ["dynamic_graph"]) is None and hidden_by(run("graph", 2.0, True), []) is None
 
 
-def test_a_setting_whose_textbook_lands_within_the_steps_tolerance_of_its_answer_waits_too():
-    """Eager at a tax of 6.5 µs shows 780 µs of overhead, within step 2's 10% of its 720 µs: a guess
-    still open to change could be copied from it; at 8 µs (960 µs, 33% off) it shows. Without a
-    tolerance only the exact answer hides. hidden_by says which step holds a setting and why."""
-    def asked(step, r):
-        return float(model_numbers(r)["model"]["launch_overhead_us"]) if step == "eager" else None
-
-    def tol(step):
-        return 0.1
-    near = Run("eager", 120, 6.5, 2.0)
-    assert hidden_by(near, ["eager"], asked, tol) == ("eager", "answer")
-    assert not hides(near, ["eager"], asked)            # exact matching alone would show it
-    assert not hides(Run("eager", 120, 8.0, 2.0), ["eager"], asked, tol)
-    assert hidden_by(run("eager"), ["eager"], asked, tol) == ("eager", "setting")
-    assert hidden_by(near, [], asked, tol) is None      # step 2 recorded: nothing waits
+def test_step_five_asks_no_prediction_and_still_keeps_step_sixs_answer_back():
+    """At step 5 (no prediction asked) the knobs show numbers, but graph with dynamic shapes one knob
+    step off step 6's setting (a tax of 6.5 µs) showed 120 driver calls and "graph valid? FALSE":
+    step 6's answer. It waits now, named as step 6's."""
+    at = open_page(PAGE)
+    for step, guess, knobs in (("defaults_graph", 246, {}), ("eager", 720, {"w_mode": "eager"}),
+                               ("streams", 722, {"w_mode": "streams"}), ("work_40", 4806, {"w_work": 40.0}),
+                               ("work_40", None, {"w_mode": "graph"})):
+        if guess is not None:
+            _predict(at, step, guess)
+        _record(at, step, **knobs)
+    _record(at, "work_back_2", w_work=2.0)               # graph at 2 µs (step 5 needs streams too)
+    at.number_input(key="w_tax").set_value(6.5).run()
+    at.checkbox(key="w_dynamic").set_value(True).run()
+    hidden = [c.value for c in at.caption if "numbers hidden" in c.value]
+    assert hidden and "step 6's" in hidden[0] and not at.metric, hidden
+    at.checkbox(key="w_dynamic").set_value(False).run()  # graph at a tax of 6.5 µs: nothing waits on it
+    assert at.metric and not [c for c in at.caption if "numbers hidden" in c.value]
 
 
 def test_while_a_typed_prediction_can_change_only_the_done_steps_settings_show_numbers():
@@ -351,5 +353,4 @@ def test_streams_one_microsecond_of_work_off_step_threes_setting_stays_hidden_un
     at.radio(key="w_mode").set_value("streams").run()
     at.number_input(key="w_work").set_value(3.0).run()
     hidden = [c.value for c in at.caption if "numbers hidden" in c.value]
-    assert hidden and "step 3" in hidden[0], hidden
-    assert not any("724" in m.value for m in at.metric)
+    assert hidden and "Your prediction for step 3 is in" in hidden[0] and not at.metric, hidden

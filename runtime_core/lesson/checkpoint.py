@@ -170,42 +170,25 @@ def telling_needs(step: str) -> list[Need]:
     return [first, *(n for n in rest if n not in seen)]
 
 
-def hidden_by(run: Run, waiting: list[str], asked_value=None, tolerance=None) -> tuple[str, str] | None:
-    """Which step in `waiting` (steps whose prediction can still change: not yet recorded) keeps
-    `run`'s numbers hidden, and why: ("setting") `run` is one of the step's telling needs, or
-    ("answer") a textbook value the page would show at `run` lies within the step's tolerance of
-    its answer. `asked_value(step, run)` gives those values (the textbook's value at `run` of the
-    quantity `step` asks for, and at the recorded point `run` snaps to; a number, a list, or None
-    where the step asks none); `tolerance(step)` the fraction a prediction is judged within (0:
-    exact). Eager's overhead at 40 µs of work is step 2's 720 µs, and eager at a tax of 6.5 µs
-    shows 780 µs, within step 2's 10%: a guess still open to change could be copied from either.
-    An answer an earlier step's setting already gives is public: step 6's 120 driver calls are
-    every eager run's, seen since step 2, so they hide nothing. None when nothing hides `run`."""
-    def values(step: str, r: Run) -> list[float]:
-        v = asked_value(step, r)
-        return [] if v is None else [float(x) for x in (v if isinstance(v, (list, tuple)) else [v])]
-
-    def near(vs: list[float], answer: float, tol: float) -> bool:
-        return any(abs(v - answer) <= max(tol * abs(answer), 1e-9 * max(1.0, abs(answer))) for v in vs)
-
-    for s in waiting:
-        if any(n.matches(run) for n in telling_needs(s)):
-            return s, "setting"
-        if asked_value is None:
-            continue
-        own = values(s, STEP_NEEDS[s][0].run())
-        if not own:
-            continue
-        answer, tol = own[0], (tolerance(s) if tolerance else 0.0)
-        earlier = [n for e in ORDER[:ORDER.index(s)] for n in STEP_NEEDS[e]]
-        if near(values(s, run), answer, tol) and not any(near(values(s, n.run()), answer, tol) for n in earlier):
-            return s, "answer"
-    return None
+def tells(need: Need, run: Run) -> bool:
+    """Whether `run`'s numbers show what `need`'s setting would: the setting itself, or, for a need
+    with dynamic shapes on, any run of its mode with dynamic shapes on (at any N, tax, work or
+    policy, "graph valid? FALSE" and the launches of a missed shape are what the step asks for)."""
+    return need.matches(run) or (need.dynamic and run.dynamic and run.mode == need.mode)
 
 
-def hides(run: Run, waiting: list[str], asked_value=None, tolerance=None) -> bool:
+def hidden_by(run: Run, waiting: list[str]) -> str | None:
+    """The first step in `waiting` (steps whose prediction can still change: not yet recorded)
+    whose telling settings include `run` (tells), so `run`'s numbers wait with it; None when none.
+    A page also keeps back every setting but the done steps' while the open step's prediction is
+    typed and unrecorded: a rule that hid only settings near its answer would tell the answer by
+    where the hiding began."""
+    return next((s for s in waiting if any(tells(n, run) for n in telling_needs(s))), None)
+
+
+def hides(run: Run, waiting: list[str]) -> bool:
     """True when some step in `waiting` keeps `run`'s numbers hidden (hidden_by)."""
-    return hidden_by(run, waiting, asked_value, tolerance) is not None
+    return hidden_by(run, waiting) is not None
 
 
 def _find(runs: list[Run], need: Need, after: int) -> int | None:
