@@ -148,3 +148,6 @@ def test_a_list_entry_above_the_recordings_largest_size_says_so():
         preset("list", 64, text="1, 600", measured_max=512)
     with pytest.raises(UsageError, match="is above 512, the largest"):
         preset("list", 64, text="1, " + "7" * 5000, measured_max=512)
+    for other in ("٥", "٠٠٥", "1, ５"):     # digits of other scripts are not whole numbers here
+        with pytest.raises(UsageError, match="is not a whole number"):
+            preset("list", 64, text=other, measured_max=512)

@@ -231,6 +231,8 @@ def test_a_crashed_python_loader_is_explained_and_the_outputs_line_says_what_ran
     assert "as usual" in python_loader_note(res) and "the machine that measured" in python_loader_note(res)
     cached = python_loader_note(dict(res, package_cached=True))  # the table shows no export or package seconds
     assert "were not timed" in cached and "as usual" not in cached
+    older = python_loader_note(dict(res, export_s=0.0, aot_compile_s=0.0))  # no package_cached: 0 s, not built
+    assert "were not timed" in older
     assert python_loader_note({"errors": [], "python_loader_crashed": False}) is None
     assert "crashed" in python_loader_note({"errors": ["serving child: child step 'serve' crashed: SIGSEGV"]})
 

@@ -42,28 +42,51 @@ SEEN_SHARE = 0.025  # a block narrower than this share of the map is drawn this 
 DRAW_ORDER = ("free", "allocated", "awaiting_event")  # free first: a widened small block lies on top of it
 
 
+def drawn_spans(rows: list[dict]) -> list[tuple[float, float]]:
+    """Where block_map draws each row, as (start, width) in bytes: a free block where it is; an
+    allocated or awaiting block narrower than SEEN_SHARE of the map drawn that wide, after the
+    widened block before it in its segment (three 1 KiB blocks side by side, not one bar over
+    another) and inside its segment's end."""
+    extent = max((r["offset_bytes"] + r["size_bytes"] for r in rows), default=0)
+    least = SEEN_SHARE * extent
+    ends: dict = {}
+    for r in rows:
+        ends[r["segment"]] = max(ends.get(r["segment"], 0), r["offset_bytes"] + r["size_bytes"])
+    spans, cursor = {}, {}
+    for i in sorted(range(len(rows)), key=lambda i: (str(rows[i]["segment"]), rows[i]["offset_bytes"])):
+        r = rows[i]
+        if r["state"] == "free" or r["size_bytes"] >= least:
+            spans[i] = (float(r["offset_bytes"]), float(r["size_bytes"]))
+            continue
+        width = min(least, ends[r["segment"]])
+        start = min(max(r["offset_bytes"], cursor.get(r["segment"], 0.0)), ends[r["segment"]] - width)
+        spans[i] = (float(start), float(width))
+        cursor[r["segment"]] = start + width
+    return [spans[i] for i in range(len(rows))]
+
+
 def block_map(rows: list[dict], title: str = "Block map") -> go.Figure:
     """Segments as rows, blocks as bars along the offset axis, coloured by state. An allocated or
-    awaiting block too small to see (1 KiB in a 2 MiB segment) is drawn SEEN_SHARE of the map wide
-    (scale_notes says so, for a caption): the record_stream lesson is the one awaiting block.
+    awaiting block too small to see (1 KiB in a 2 MiB segment) is drawn wider (drawn_spans; the
+    hover keeps its true size and offset, and scale_notes says so, for a caption): the
+    record_stream lesson is the one awaiting block.
 
     rows: CachingPool.snapshot() dicts (segment, kind, offset_bytes, size_bytes, state, stream, ...).
     """
     extent = max((r["offset_bytes"] + r["size_bytes"] for r in rows), default=0)
     unit, scale = byte_unit(extent)
-    least = SEEN_SHARE * extent
+    spans = drawn_spans(rows)
     fig = go.Figure()
     for state in DRAW_ORDER:
         colour, hatch = STATE_STYLE[state]
-        mine = [r for r in rows if r["state"] == state]
+        mine = [(r, span) for r, span in zip(rows, spans) if r["state"] == state]
         fig.add_trace(go.Bar(
             orientation="h", name=STATE_LABELS[state],
             marker=P.hatched(colour, hatch, line=dict(color="white", width=1)),
-            y=[f"segment {r['segment']} ({r['kind']})" for r in mine],
-            base=[r["offset_bytes"] / scale for r in mine],
-            x=[(r["size_bytes"] if state == "free" else max(r["size_bytes"], least)) / scale for r in mine],
+            y=[f"segment {r['segment']} ({r['kind']})" for r, _ in mine],
+            base=[start / scale for _, (start, _w) in mine], x=[w / scale for _, (_s, w) in mine],
             customdata=[[r["size_bytes"], r["offset_bytes"], r["stream"], ", ".join(r["used_on"]) or "-"]
-                        for r in mine],
+                        for r, _ in mine],
             hovertemplate=("size %{customdata[0]:,} B<br>offset %{customdata[1]:,} B<br>"
                            "stream %{customdata[2]}<br>also used on %{customdata[3]}<extra></extra>"),
             showlegend=True))
@@ -75,14 +98,17 @@ def block_map(rows: list[dict], title: str = "Block map") -> go.Figure:
 def scale_notes(rows: list[dict], samples: list) -> list[str]:
     """What the two playground charts draw other than to scale, in words for a caption under them
     (a chart's own titles do not wrap, and are cut on a phone): a block_map block widened to be
-    seen, and an allocated peak that memory_over_time draws on its axis."""
+    seen (and moved, where widened blocks would lie on each other), and an allocated peak that
+    memory_over_time draws on its axis."""
     notes = []
-    extent = max((r["offset_bytes"] + r["size_bytes"] for r in rows), default=0)
-    small = [r for r in rows if r["state"] != "free" and r["size_bytes"] < SEEN_SHARE * extent]
+    spans = drawn_spans(rows)
+    small = [(r, sp) for r, sp in zip(rows, spans) if r["state"] != "free" and sp[1] != r["size_bytes"]]
     if small:
-        notes.append(f"The block map widens {count(len(small), 'block')} narrower than {SEEN_SHARE:.1%} of its "
-                     f"width to {SEEN_SHARE:.1%}, so {'it' if len(small) == 1 else 'they'} can be seen; "
-                     "hover for the true size.")
+        moved = any(sp[0] != r["offset_bytes"] for r, sp in small)
+        notes.append(f"The block map draws {count(len(small), 'block')} too narrow to see wider, "
+                     f"{SEEN_SHARE:.1%} of its width" + (", side by side rather than at the true offsets"
+                                                         if moved else "")
+                     + "; hover a block for its true size and offset.")
     peak, top = max((s[1] for s in samples), default=0), max((s[2] for s in samples), default=0)
     if 0 < peak < SEEN_SHARE * top:  # 1 KiB against 2 MiB lies on the axis: say what it is
         unit, scale = byte_unit(peak)

@@ -67,7 +67,8 @@ def _options_knob(kind, label: str, options: list, key: str, default, **kw):
     return value
 
 
-def _knob_or_text(container, kind: str, label: str, options: list, key: str, default, given: str, **kw):
+def _knob_or_text(container, kind: str, label: str, options: list, key: str, default, given: str,
+                  **kw):
     """`_options_knob` of the widget `kind` in `container`; where the recording holds one option
     only, that option as text instead (a widget with a single choice does nothing). `given`: what
     the options depend on, for the line saying a choice is not recorded ("this model and dtype")."""
@@ -101,13 +102,14 @@ def knobs(rec: DiagnoseRecording) -> Setting:
     shape_name = rec.about(model).get("shape_name")
     if shape_name:
         seq = _knob_or_text(c3, "select_slider", esc(shape_name), seqs, "dg_seq", default_seq,
-                            "this model and dtype", help="the model's shape knob; shapes other than the default were recorded at batch 1")
+                            "this model and dtype",
+                            help="the model's shape knob; shapes other than the default were recorded at batch 1")
     else:
         seq = seqs[0]
         c3.caption(f"{esc(model)} has no shape knob")
     batches = sorted({p["batch"] for p in pts if p["dtype"] == dtype and p.get("seq") == seq})
-    batch = _knob_or_text(c4, "select_slider", "batch size", batches, "dg_batch", 1,
-                          f"this model, dtype and {esc(shape_name)}" if shape_name else "this model and dtype")
+    given = f"this model, dtype and {esc(shape_words(seq, shape_name))}" if shape_name else "this model and dtype"
+    batch = _knob_or_text(c4, "select_slider", "batch size", batches, "dg_batch", 1, given)
     return Setting(model, dtype, seq, batch)
 
 

@@ -141,7 +141,8 @@ def tax_line(shown, k: Knobs, own_tax_us: float | None, gpu: str, chip_tax_us: f
     parts["graph"] = prose("widget", "tax_line_graph") if str(k.mode) == "graph" and not k.dynamic else ""
     if shown.note:
         return prose("widget", key + "_off_grid", n=d["n"], work=f"{d['work_us']:g}", your_n=k.n,
-                     your_work=f"{k.work_us:g}", your_tax=f"{k.tax_us:g}", chip_tax=f"{(k.tax_us if chip_tax_us is None else chip_tax_us):g}", **parts)
+                     your_work=f"{k.work_us:g}", your_tax=f"{k.tax_us:g}",
+                     chip_tax=f"{(k.tax_us if chip_tax_us is None else chip_tax_us):g}", **parts)
     return prose("widget", key, **parts)
 
 

@@ -308,8 +308,12 @@ def python_loader_note(res: dict) -> str | None:
         return head + ("No request was served from Python: the C++ runner loaded the same packages with no "
                        "Python in the process (the serving path the lesson describes), and its rows are the "
                        "measurement.")
+    # an older result has no package_cached: there 0 s meant "not built again" (coldwarm_rows reads it so too)
+    cached = res.get("package_cached")
+    if cached is None:
+        cached = any(res.get(k) is not None and float(res[k]) == 0.0 for k in PACKAGE_STEPS)
     compiled = ("The export and package rows were not timed: that run reused the package already in its AOT "
-                "cache." if res.get("package_cached") else "The compile rows ran in Python as usual.")
+                "cache." if cached else "The compile rows ran in Python as usual.")
     return head + ("The package was loaded and checked against eager from C++ only: the row 'AOT load from "
                    "C++'. ") + compiled
 

@@ -81,7 +81,7 @@ def from_list(text: str, max_size: int, measured_max: int | None = None) -> Dist
     counts: dict[int, int] = {}
     for t in tokens:
         digits = t.lstrip("0")
-        if not re.fullmatch(r"\d+", t) or not digits:
+        if not re.fullmatch(r"[0-9]+", t) or not digits:  # ASCII digits: \d takes "٥" too
             raise UsageError(f"request sizes: {t[:20]!r} is not a whole number of 1 or more")
         # compared by length first: Python refuses int() of a string of more than 4,300 digits
         if _above(digits, max_size):
