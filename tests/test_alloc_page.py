@@ -178,7 +178,7 @@ def test_a_one_kib_block_in_a_two_mib_segment_is_drawn_where_it_can_be_seen():
     assert waiting.customdata[0][0] == 1024
     samples = [(i, s.allocated_bytes, s.reserved_bytes, s.what) for i, s in enumerate(pg.pool.timeline(), 1)]
     notes = " ".join(alloc_charts.scale_notes(rows, samples))
-    assert "draws 1 block too narrow to see wider" in notes and "side by side" not in notes and "Allocated peaks at 1.00 KiB" in notes, notes
+    assert "1 block too narrow to see is drawn" in notes and "side by side" not in notes and "Allocated peaks at 1.00 KiB" in notes, notes
     three = Playground()       # three 1 KiB blocks side by side, inside their segment, not one bar
     for _ in range(3):
         three.malloc(1024)
@@ -198,4 +198,4 @@ def test_the_playground_page_says_what_it_drew_wider():
     at.button(key="alloc_pg_malloc").click().run()
     at.button(key="alloc_pg_side").click().run()
     assert not at.exception
-    assert any("too narrow to see wider" in c.value for c in at.caption)
+    assert any("too narrow to see is drawn" in c.value for c in at.caption)

@@ -105,9 +105,9 @@ def scale_notes(rows: list[dict], samples: list) -> list[str]:
     small = [(r, sp) for r, sp in zip(rows, spans) if r["state"] != "free" and sp[1] != r["size_bytes"]]
     if small:
         moved = any(sp[0] != r["offset_bytes"] for r, sp in small)
-        notes.append(f"The block map draws {count(len(small), 'block')} too narrow to see wider, "
-                     f"{SEEN_SHARE:.1%} of its width" + (", side by side rather than at the true offsets"
-                                                         if moved else "")
+        notes.append(f"In the block map, {count(len(small), 'block')} too narrow to see "
+                     f"{'is' if len(small) == 1 else 'are'} drawn {SEEN_SHARE:.1%} of its width wide"
+                     + (", side by side rather than at the true offsets" if moved else "")
                      + "; hover a block for its true size and offset.")
     peak, top = max((s[1] for s in samples), default=0), max((s[2] for s in samples), default=0)
     if 0 < peak < SEEN_SHARE * top:  # 1 KiB against 2 MiB lies on the axis: say what it is
