@@ -4,7 +4,7 @@
 #   1. run(command="STEP=freshgrid GPUS=1 BUDGET_S=300 bash tests/gpu_runs/session25.sh", kind="nvidia-h200",
 #          needs_h200=true, timeout_s=450)
 #      -> the last 2 of 48 fresh points; cp the grid file back, commit.
-#   (TESTS_PART=s25 ran in the twenty-sixth session on an H100: 2 passed in 71.04s. That session's eleven
+#   (TESTS_PART=s25 ran in the twenty-sixth session on an H100: 2 passed in 71.04s. That session's twelve
 #   H200 starts were all refused: item 1 is still owed, unchanged.)
 #   (The twenty-fifth session: 11 H200 and 3 H100 starts refused, 8 calls skipped under none_now; no machine.)
 #   (TESTS_PART=s20 ran in the twenty-second session on an H100: 3 passed in 39.49s.)
