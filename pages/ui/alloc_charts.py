@@ -111,9 +111,9 @@ def scale_notes(rows: list[dict], samples: list) -> list[str]:
                      + "; hover a block for its true size and offset.")
     peak, top = max((s[1] for s in samples), default=0), max((s[2] for s in samples), default=0)
     if 0 < peak < SEEN_SHARE * top:  # 1 KiB against 2 MiB lies on the axis: say what it is
-        unit, scale = byte_unit(peak)
+        (unit, scale), (top_unit, top_scale) = byte_unit(peak), byte_unit(top)
         notes.append(f"Allocated peaks at {peak / scale:.2f} {unit}, too little to lift its line off the axis "
-                     f"beside {top / byte_unit(top)[1]:.2f} {byte_unit(top)[0]} reserved.")
+                     f"beside {top / top_scale:.2f} {top_unit} reserved.")
     return notes
 
 
