@@ -7,7 +7,7 @@ import pytest
 import torch
 
 from runtime_core.diagnose.user_model import resolve
-from validation import external
+from validation import external, heldout
 
 FACTORIES = {"resnet18": "torchvision", "mobilenet_v3_small": "torchvision", "efficientnet_b0": "torchvision",
              "bert_base": "transformers", "gpt2_prompt": "transformers", "gpt2_decode": "transformers"}
@@ -51,3 +51,44 @@ def test_the_decode_step_gives_the_same_logits_however_often_it_runs():
         for _ in range(11):
             last = model(*(x.clone() for x in inputs))
     assert torch.allclose(first, last, atol=1e-5)
+
+
+HELDOUT = dict({name: "torchvision" for name in heldout.VISION},
+               distilbert="transformers", t5_encoder="transformers", smollm_prompt="transformers")
+
+
+def test_the_held_out_set_shares_no_network_with_the_grid_and_spans_every_network_first():
+    """validation/heldout.py: public networks outside the external grid, two settings each, listed
+    setting by setting (a recording cut short still holds every network once)."""
+    points = heldout.grid()
+    names = [p["model"].split(":")[1] for p in points]
+    assert len(points) == 20 and set(names) == set(HELDOUT) and not set(names) & set(FACTORIES)
+    assert len(set(names[:10])) == 10 and {(p["dtype"], p["batch"]) for p in points} == {("fp32", 1), ("bf16", 16)}
+    for name in HELDOUT:
+        assert resolve(f"validation.heldout:{name}").name == f"validation.heldout:{name}"
+        assert getattr(heldout, name).__doc__  # the recording's `about` line
+
+
+@pytest.mark.parametrize("name", sorted(HELDOUT))
+def test_each_held_out_factory_builds_and_runs_at_batch_1_on_the_cpu(name):
+    _library(HELDOUT[name])
+    model, inputs = getattr(heldout, name)(batch=1, seq=None, dtype=torch.float32, device="cpu")
+    with torch.no_grad():
+        out = model(*inputs)
+    assert isinstance(out, torch.Tensor) and out.shape[0] == 1 and torch.isfinite(out).all()
+
+
+def test_the_held_out_set_is_recorded_only_in_fresh_processes_and_resumed_only_as_itself(tmp_path):
+    from runtime_core.diagnose.record_external import run_external
+    from runtime_core.diagnose.runners.sim import SimRunner
+    from runtime_core.errors import UsageError
+    from runtime_core.recordings import store
+    grid = [{"model": "fake-mlp", "batch": 1, "seq": None, "dtype": "fp32"}]
+    out = tmp_path / "heldout.json"
+    with pytest.raises(UsageError, match="add --fresh-processes"):
+        run_external(SimRunner(), out, 300, only=grid, grid="heldout")
+    run_external(SimRunner(), out, 300, only=grid, fresh=True, grid="heldout")
+    meta = store.load(out, kind="diagnose").data["meta"]
+    assert meta["grid"] == "heldout" and meta["set"] == "external"   # judged by the external grid's targets
+    with pytest.raises(UsageError, match="resume it with --set heldout"):
+        run_external(SimRunner(), out, 300, resume=True, only=grid, fresh=True)

@@ -50,7 +50,9 @@ def diagnose_accuracy(rec, as_json: bool) -> int:
     if as_json:
         print(json.dumps(acc, indent=2))
     else:
-        print(f"{rec.label()} ({'external grid' if external else 'zoo'}):")
+        which = "zoo" if not external else ("held-out networks" if doc["meta"].get("grid") == "heldout"
+                                            else "external grid")
+        print(f"{rec.label()} ({which}):")
         for name, (n, total, share, ok) in checks.items():
             count = f"{n} points" if share is None else f"{n}/{total} ({share:.1%})"  # share None: a count, at least `total`
             print(f"  {'ok  ' if ok else 'MISS'} {name}: {count}")

@@ -5,6 +5,7 @@
     diagnose --sweep --record PATH [--budget-s S] [--resume]            the recording for the page
     diagnose --set external --record PATH [--budget-s S] [--resume]     public networks (validation/),
              [--fresh-processes [--gpus N]]                             in this process or one each
+    diagnose --set heldout --fresh-processes --record PATH ...          public networks outside that grid
     diagnose --model cnn --plan zipf [--max-size N] [--budget-mb M]     bucket sets, from a recording
 """
 from __future__ import annotations
@@ -46,9 +47,10 @@ def register(sub) -> None:
                    help="calibrate this GPU now (~3 s), or use the best sweep recording's constants")
     p.add_argument("--sweep", action="store_true", help="batch sizes 1..512, eager and our graph, and the crossover")
     p.add_argument("--record", type=path, metavar="PATH", help="with --sweep: write the recording for students without a GPU")
-    p.add_argument("--set", dest="grid", choices=("zoo", "external"), default="zoo",
-                   help="with --record: our zoo (with --sweep), or the external grid of public networks "
-                        "(validation/external.py: torchvision and transformers, --no-compile)")
+    p.add_argument("--set", dest="grid", choices=("zoo", "external", "heldout"), default="zoo",
+                   help="with --record: our zoo (with --sweep), the external grid of public networks "
+                        "(validation/external.py: torchvision and transformers, --no-compile), or the held-out "
+                        "public networks outside it (validation/heldout.py; with --fresh-processes)")
     p.add_argument("--fresh-processes", action="store_true",
                    help="with --set external: diagnose each point in its own fresh process, as a user runs it "
                         "(about 70-85 s a point on an H200 or H100)")
@@ -92,21 +94,22 @@ def run(a) -> dict:
         raise UsageError("--trace-out traces one step: give --model NAME --batch B without --sweep, --record or --plan")
     if a.passes and not a.record:
         raise UsageError("--passes is for a recording: give --sweep --record PATH")
-    if a.grid == "external" and not a.record:
-        raise UsageError("--set external is for a recording: give --record PATH")
-    if a.fresh_processes and a.grid != "external":
+    public = a.grid in ("external", "heldout")
+    if public and not a.record:
+        raise UsageError(f"--set {a.grid} is for a recording: give --record PATH")
+    if a.fresh_processes and not public:
         raise UsageError("--fresh-processes is for the external grid: give --set external --record PATH")
     if a.gpus != 1 and not a.fresh_processes:
         raise UsageError("--gpus runs several fresh processes at once: add --set external --fresh-processes")
-    if a.record and a.grid == "external":
+    if a.record and public:
         if a.sweep or a.model or a.passes:
-            raise UsageError("--set external records its own fixed grid: leave out --sweep, --model and --passes")
+            raise UsageError(f"--set {a.grid} records its own fixed grid: leave out --sweep, --model and --passes")
         from .record_external import run_external
         from .runners import get_runner
         runner = get_runner(a.backend)
         try:
             doc = run_external(runner, Path(a.record), a.budget_s, a.resume, a.force, fresh=a.fresh_processes,
-                               gpus=a.gpus)
+                               gpus=a.gpus, grid=a.grid)
         finally:
             runner.close()
         return {"out": a.record, "points": len(doc["points"]), "complete": doc["meta"]["complete"],

@@ -50,6 +50,8 @@ from .machine import node_spread_us, recording_machine, sample_of
 from .spec import Spec
 
 GRID_MODULE = "validation.external"
+GRIDS = {"external": GRID_MODULE,          # the fixed grid the targets are set on
+         "heldout": "validation.heldout"}  # public networks outside it, looked at by no rule (fresh processes)
 POINT_S = 55.0  # an H200 point's worst case (BERT at batch 64, fp32: 15 s, 15 s of H rounds, 15-17 s of steps), for the budget check
 CALIBRATE_EVERY = 16
 IN_PROCESS = "one process: the points in turn, calibrated every 16 points"
@@ -62,12 +64,13 @@ FRESH_TIMEOUT_S = 300.0   # a child past this is killed; the file keeps the poin
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
 
-def grid_points() -> list[dict]:
-    """The fixed external grid (imports validation.external, which needs none of its libraries yet)."""
+def grid_points(grid: str = "external") -> list[dict]:
+    """A fixed grid of public networks (GRIDS; importing its module needs none of its libraries yet)."""
+    module = GRIDS[grid]
     try:
-        return importlib.import_module(GRID_MODULE).grid()
+        return importlib.import_module(module).grid()
     except ModuleNotFoundError as e:
-        raise UsageError(f"the external grid needs {GRID_MODULE} on the Python path (run from the "
+        raise UsageError(f"the {grid} grid needs {module} on the Python path (run from the "
                          f"repository root): {e}") from None
 
 
@@ -75,13 +78,17 @@ def key(p: dict) -> tuple:
     return (p["model"], p["dtype"], p["batch"], p.get("seq"))
 
 
-def open_target(runner, path: Path, resume: bool, force: bool, protocol: str = IN_PROCESS) -> dict:
+def open_target(runner, path: Path, resume: bool, force: bool, protocol: str = IN_PROCESS,
+                grid: str = "external") -> dict:
     if resume and path.exists():
         store.check_target(path, force=True)
         doc = store.load(path, kind="diagnose").data
         m = doc["meta"]
         if m.get("set") != "external":
             raise UsageError(f"{path.name} is not an external-grid recording; record to a new file")
+        if m.get("grid", "external") != grid:
+            raise UsageError(f"{path.name} records the {m.get('grid', 'external')} grid, not the {grid} one: "
+                             f"resume it with --set {m.get('grid', 'external')}, or record to a new file")
         if (m["backend"], m["device_name"]) != (runner.backend, runner.device_name):
             raise UsageError(f"cannot resume a recording of {m['device_name']} on {runner.device_name}")
         if m.get("protocol") == FRESH_NO_PROFILE:
@@ -100,7 +107,7 @@ def open_target(runner, path: Path, resume: bool, force: bool, protocol: str = I
     meta = store.new_meta("diagnose", runner.device_name, _torch_version(), runner.backend, complete=False,
                           set="external", calibration_passes=[], models={}, measured_with="--no-compile",
                           node_spread_us=node_spread_us(runner.device_name, runner.dev.deterministic),
-                          protocol=protocol)
+                          protocol=protocol, grid=grid)
     return {"meta": meta, "points": []}
 
 
@@ -182,20 +189,23 @@ def point_machine(p: dict):
 
 
 def run_external(runner, path: Path, budget_s: float = 420.0, resume: bool = False, force: bool = False,
-                 only: list[dict] | None = None, fresh: bool = False, gpus: int = 1) -> dict:
-    """Record (or continue) the external grid at `path`; returns the document. `fresh`: each
+                 only: list[dict] | None = None, fresh: bool = False, gpus: int = 1, grid: str = "external") -> dict:
+    """Record (or continue) the external grid at `path` (`grid`: "heldout" for the held-out
+    networks, validation/heldout.py, fresh processes only); returns the document. `fresh`: each
     point in its own `diagnose` process (fresh_point) instead of this one; `gpus`: that many of
     those processes at once (fresh only; see the module's docstring)."""
     t0 = time.monotonic()
     path = Path(path)
     if gpus != 1 and not fresh:
         raise UsageError("--gpus runs several fresh processes at once: add --fresh-processes")
+    if grid != "external" and not fresh:
+        raise UsageError(f"--set {grid} is diagnosed as users run it, one fresh process a point: add --fresh-processes")
     parallel = slots(gpus) if gpus != 1 else None
     have = runner.gpus() if parallel else None
     if have is not None and have < gpus:
         raise UsageError(f"--gpus {gpus}: this machine has {have} GPU(s)")
-    doc = open_target(runner, path, resume, force, FRESH if fresh else IN_PROCESS)
-    points = only if only is not None else grid_points()
+    doc = open_target(runner, path, resume, force, FRESH if fresh else IN_PROCESS, grid)
+    points = only if only is not None else grid_points(grid)
     done = {key(p) for p in doc["points"]}
     todo = [g for g in points if key(g) not in done]
     for g in points:

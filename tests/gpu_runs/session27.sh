@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Issue 25, the twenty-seventh session (2026-12-07). One call does both, in this order:
+#   1. the external grid's last 2 fresh points on the H200 (GPT-2 decode bf16 at batch 16 and 64),
+#      owed since the twenty-first session (skipped with CARD=h100: that card's grid is complete);
+#   2. the held-out public networks (validation/heldout.py: 10 networks outside the grid, fp32 batch 1
+#      and bf16 batch 16, 20 points), one fresh `diagnose` process a point, resumed from the committed
+#      copy, with what is left of TOTAL_S. Nothing in the prediction was changed after they were chosen.
+#   run(command="bash tests/gpu_runs/session27.sh", kind="nvidia-h200", needs_h200=true, timeout_s=600)
+#   run(command="CARD=h100 bash tests/gpu_runs/session27.sh", kind="nvidia-h100-x1", timeout_s=600)
+#   then: cp <files_at>/diagnose_*_fresh*.json tests/gpu_runs/results/ ; commit;
+#         python -m runtime_core accuracy --recording tests/gpu_runs/results/diagnose_heldout_freshN_<card>.json
+export PYTHONUNBUFFERED=1
+OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
+CARD=${CARD:-h200}
+TOTAL_S=${TOTAL_S:-560}
+nvidia-smi --query-gpu=name,driver_version,clocks.sm --format=csv > "$OUT/machine_s27.txt" 2>&1
+if [ "$CARD" = h200 ]; then
+  F=tests/gpu_runs/results/diagnose_external_freshN_h200.json
+  cp "$F" "$OUT/"
+  python3 -m runtime_core diagnose --set external --fresh-processes --gpus 1 --record "$OUT/$(basename "$F")" \
+    --budget-s 260 --resume 2>&1 | grep -v -i warn | tail -8
+fi
+H=tests/gpu_runs/results/diagnose_heldout_freshN_${CARD}.json
+RESUME=""; if [ -f "$H" ]; then cp "$H" "$OUT/"; RESUME=--resume; fi
+LEFT=$((TOTAL_S - SECONDS))
+echo "held-out networks: $LEFT s left"
+if [ "$LEFT" -gt 130 ]; then
+  python3 -m runtime_core diagnose --set heldout --fresh-processes --gpus 1 --record "$OUT/$(basename "$H")" \
+    --budget-s "$LEFT" $RESUME 2>&1 | grep -v -i warn | tail -30
+fi
