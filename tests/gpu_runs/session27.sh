@@ -9,6 +9,9 @@
 #   run(command="CARD=h100 bash tests/gpu_runs/session27.sh", kind="nvidia-h100-x1", timeout_s=600)
 #   then: cp <files_at>/diagnose_*_fresh*.json tests/gpu_runs/results/ ; commit;
 #         python -m runtime_core accuracy --recording tests/gpu_runs/results/diagnose_heldout_freshN_<card>.json
+# Decided before any held-out point was measured: the held-out recording is judged by the external
+# grid's targets as they stand (no rule or constant changes for it), and once complete it joins
+# `make check-gpu` (DIAGNOSE_RECS) whatever it shows.
 export PYTHONUNBUFFERED=1
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 CARD=${CARD:-h200}
