@@ -26,7 +26,7 @@ from runtime_core.lesson.checkpoint import (MAX_RUNS, ORDER, PREDICTION_MAX, STE
                                             hidden_by, hides, open_step, prediction_in_range)
 from runtime_core.lesson.figures import field_text
 from runtime_core.lesson.page_text import text as prose
-from runtime_core.lesson.prediction import judge, summary
+from runtime_core.lesson.prediction import box_text, judge, read_typed, summary
 
 ctx = setup_page("Checkpoint", own_url=True)
 notices = knobs.init_from_url()
@@ -72,7 +72,7 @@ def on_record(step: str) -> None:
     else the student is asked for one."""
     cur, needs = knob_run(), STEP_NEEDS[step]
     if asks[step] and step not in progress.predictions():
-        typed = st.session_state.get(f"ck_pred_{step}")
+        typed = read_typed(st.session_state.get(f"ck_pred_{step}"))[0]
         if typed is None or not prediction_in_range(typed):
             st.session_state[f"ck_msg_{step}"] = prose("checkpoint", "predict_before_record")
             return
@@ -101,22 +101,27 @@ def as_typed(value: float) -> str:
 
 
 def on_predict(step: str) -> None:
-    """A typed prediction goes into the notebook; one out of range, or a box left empty or holding
-    what is not a number once a prediction is kept, is refused with a message the student can read
-    on a phone (no hover), and the box goes back to the prediction it held."""
-    value = st.session_state[f"ck_pred_{step}"]
+    """A typed prediction goes into the notebook. The box is text read here (prediction.read_typed:
+    the browser's number box read "246,5" as 2465): a box left empty once a prediction is kept, or
+    holding a comma, letters or a number out of range, is refused with a message that quotes it and
+    that the student can read on a phone (no hover), and the box goes back to the prediction it held."""
+    key = f"ck_pred_{step}"
+    text = st.session_state[key]
     kept = progress.predictions().get(step)
-    if value is None and kept is not None:  # the browser sends text it cannot read as a number as empty
-        st.session_state[f"ck_msg_{step}"] = prose("checkpoint", "not_a_number", kept=as_typed(kept),
-                                                   most=f"{PREDICTION_MAX:,.0f}")
-        st.session_state[f"ck_pred_{step}"] = kept
+    value, why = read_typed(text)
+    if why == "empty" and kept is None:
+        return  # nothing typed, nothing kept: the step's own line asks for a prediction
+    if not why and prediction_in_range(value):
+        progress.predict(step, value)
+        st.session_state[key] = box_text(value)
         return
-    if value is not None and not prediction_in_range(value):
-        st.session_state[f"ck_msg_{step}"] = prose("checkpoint", "out_of_range", value=as_typed(value),
-                                                   most=f"{PREDICTION_MAX:,.0f}")
-        st.session_state[f"ck_pred_{step}"] = progress.predictions().get(step)
-        return
-    progress.predict(step, value)
+    unchanged = (prose("checkpoint", "kept_unchanged", kept=as_typed(kept)) if kept is not None
+                 else prose("checkpoint", "none_kept"))
+    typed = f"“{esc(text.strip(), 40)}”"
+    name = {"empty": "left_empty", "comma": "comma", "not_a_number": "not_a_number"}.get(why, "out_of_range")
+    st.session_state[f"ck_msg_{step}"] = prose("checkpoint", name, typed=typed, most=f"{PREDICTION_MAX:,.0f}",
+                                               unchanged=unchanged)
+    st.session_state[key] = box_text(kept)
 
 
 pred = progress.predictions()
@@ -244,12 +249,12 @@ def steps_panel() -> dict:
                 if ask:
                     key = f"ck_pred_{step}"
                     if key not in st.session_state:
-                        st.session_state[key] = guess
+                        st.session_state[key] = box_text(guess)
                     # the question in bold above, the box's own label plain: a screen reader reads a
                     # widget label's Markdown as typed ("star star wall time")
-                    st.number_input(plain_label(question), value=None, step=1.0, key=key, format="%g",
-                                    on_change=on_predict, args=(step,), placeholder="your prediction",
-                                    disabled=is_done[step], label_visibility="collapsed")
+                    st.text_input(plain_label(question), key=key, max_chars=60, on_change=on_predict, args=(step,),
+                                  placeholder="your prediction (a number)", disabled=is_done[step],
+                                  label_visibility="collapsed")
                 else:
                     st.caption(prose("checkpoint", "no_prediction"))
             with rec_col:

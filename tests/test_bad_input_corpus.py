@@ -249,8 +249,9 @@ def test_hostile_recordings_render_as_text(case, page, hostile_dirs, monkeypatch
         widget(at, key).set_value(value).run()
         check(f"{key}={value!r}")
     for prefix, value in case.get("set_prefix", []):
-        for el in [el for el in at.main.number_input if (el.key or "").startswith(prefix)]:
-            el.set_value(value).run()
+        boxes = list(at.main.number_input) + list(at.main.text_input)
+        for el in [el for el in boxes if (el.key or "").startswith(prefix)]:
+            el.set_value(str(value) if el in at.main.text_input else value).run()
         check(f"{prefix}*={value!r}")
     if case.get("each"):  # every option of one choice widget in turn
         for i in range(len(widget(at, case["each"]).options)):

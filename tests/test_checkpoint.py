@@ -114,7 +114,7 @@ def _record(at, step, **knob_values):
 
 
 def _predict(at, step, value):
-    at.number_input(key=f"ck_pred_{step}").set_value(value).run()
+    at.text_input(key=f"ck_pred_{step}").set_value(str(value)).run()
     assert not at.exception
 
 

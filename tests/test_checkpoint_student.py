@@ -1,7 +1,10 @@
 """A scripted student on the Checkpoint page (issue 27): nothing that gives a step's textbook answer
 is on screen before the student predicts it, a far-off prediction is told so with its numbers, the
 step still completes once its evidence is recorded, and the summary counts the miss."""
+import pytest
 from conftest import open_page
+
+from pages.ui.safe_text import esc
 
 PAGE = "pages/9_Checkpoint.py"
 # The textbook answer of each step that asks for a prediction (the seed's formulas at N=120, tax 6 µs):
@@ -20,7 +23,7 @@ def screen_text(at) -> list[str]:
     for m in at.metric:
         out += [str(m.label), str(m.value), str(m.proto.delta)]
     out += [str(e.label) for e in at.expander]
-    out += [str(w.label) for w in list(at.number_input) + list(at.button)]
+    out += [str(w.label) for w in list(at.number_input) + list(at.text_input) + list(at.button)]
     for t in at.table:
         out += [str(v) for v in t.value.to_numpy().ravel()] + [str(c) for c in t.value.columns]
     return out
@@ -43,7 +46,7 @@ def set_knob(at, key: str, value) -> None:
 
 
 def predict(at, step: str, value: float) -> None:
-    at.number_input(key=f"ck_pred_{step}").set_value(value).run()
+    at.text_input(key=f"ck_pred_{step}").set_value(str(value)).run()
     assert not at.exception, at.exception
 
 
@@ -109,13 +112,13 @@ def test_steps_unlock_in_order_and_each_prompt_sits_beside_its_own_record_button
     at = open_page(PAGE)
     steps = [e for e in at.expander if e.label.startswith("Step ")]
     first, second = steps[0], steps[1]
-    assert [w.key for w in first.number_input] == ["ck_pred_defaults_graph"]
+    assert [w.key for w in first.text_input] == ["ck_pred_defaults_graph"]
     assert [b.key for b in first.button] == ["ck_record_defaults_graph"]
     assert not first.button[0].disabled           # pressable: a click that only left the box must not be lost
     record(at, "defaults_graph")                  # no prediction yet: nothing recorded, and told why
     assert steps_done(at) == 0 and any("Type your prediction in the box first" in w.value for w in at.warning)
     assert not any("Type your prediction first" in i.value for i in at.info)  # said once, not twice
-    assert not list(second.button) and not list(second.number_input)  # step 2 is locked
+    assert not list(second.button) and not list(second.text_input)  # step 2 is locked
     assert "locked" in second.label
     set_knob(at, "w_mode", "eager")
     predict(at, "defaults_graph", 246)
@@ -132,24 +135,47 @@ def test_steps_unlock_in_order_and_each_prompt_sits_beside_its_own_record_button
     assert "locked" not in [e for e in again.expander if e.label.startswith("Step ")][1].label
 
 
-def test_a_box_the_browser_reads_as_empty_keeps_the_prediction_and_says_why():
-    """A browser sends "abc" or "12µs" in a number box as empty: the kept prediction stays, in the
-    box and in the URL, and the student is told what the box takes."""
+@pytest.mark.parametrize("typed, said", [
+    ("246,5", "has a comma"),        # a browser's number box read this as 2465
+    ("1,000", "has a comma"),
+    ("abc", "is not a number"),
+    ("246us", "is not a number"),
+    ("٢٤٦", "is not a number"),      # digits of another script are not read as 246
+    ("[x](http://evil.example) **b**", "is not a number"),   # quoted escaped: no link, no bold
+    ("", "left empty"),
+    ("-5", "is not a prediction this step can judge"),
+    ("1e999", "is not a prediction this step can judge"),
+])
+def test_a_box_that_is_not_a_number_keeps_the_prediction_and_quotes_what_was_typed(typed, said):
+    """The box is text read by the page: whatever it holds that is not a number in range is
+    refused in words that quote it, and the kept prediction stays, in the box and in the URL."""
     at = open_page(PAGE)
     predict(at, "defaults_graph", 250)
     assert "defaults_graph:250" in str(at.query_params.get("ckp"))
-    at.number_input(key="ck_pred_defaults_graph").set_value(None).run()
+    at.text_input(key="ck_pred_defaults_graph").set_value(typed).run()
     assert not at.exception, at.exception
-    said = [w.value for w in at.warning if "Not kept" in w.value]
-    assert said and "not a number" in said[0] and "250 is unchanged" in said[0], said
-    assert at.number_input(key="ck_pred_defaults_graph").value == 250
+    warned = [w.value for w in at.warning if "Not kept" in w.value]
+    assert warned and said in warned[0] and "250 is unchanged" in warned[0], warned
+    if typed:
+        assert f"“{esc(typed)}”" in warned[0]  # quoted, escaped: a link or bold typed shows as typed
+    assert at.text_input(key="ck_pred_defaults_graph").value == "250"
     assert "defaults_graph:250" in str(at.query_params.get("ckp"))
 
 
+def test_letters_as_a_first_prediction_are_refused_in_words_too():
+    """Before any prediction is kept, "abc" used to empty the box with no word said."""
+    at = open_page(PAGE)
+    at.text_input(key="ck_pred_defaults_graph").set_value("abc").run()
+    warned = [w.value for w in at.warning if "Not kept" in w.value]
+    assert warned and "is not a number" in warned[0] and "no prediction is kept yet" in warned[0]
+    assert at.text_input(key="ck_pred_defaults_graph").value == "" and not at.query_params.get("ckp")
+
+
 def test_a_prediction_box_shows_what_was_typed_not_two_decimals():
-    """A driver-call count typed as 1 read back as "1.00": the boxes print numbers as typed (%g),
-    so 1 stays 1 and 722.4 stays 722.4."""
-    from conftest import open_page
-    at = open_page("pages/9_Checkpoint.py")
-    boxes = [n for n in at.number_input if n.key.startswith("ck_pred_")]
-    assert boxes and all(n.proto.format == "%g" for n in boxes)
+    """A driver-call count typed as 1 read back as "1.00" in a number box: the box is text and
+    shows the kept number as typed, so 1 stays 1 and 722.4 stays 722.4."""
+    at = open_page(PAGE)
+    predict(at, "defaults_graph", "246.50")
+    assert at.text_input(key="ck_pred_defaults_graph").value == "246.5"
+    predict(at, "defaults_graph", 1)
+    assert at.text_input(key="ck_pred_defaults_graph").value == "1"

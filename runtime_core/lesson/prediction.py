@@ -7,11 +7,37 @@ also gives the measured value, so a student who predicted the GPU's number learn
 """
 from __future__ import annotations
 
+import math
+import re
 from dataclasses import dataclass
 
 from ..words import percent_off
 
 DEFAULT_TOLERANCE = 0.10
+# a number as typed: ASCII digits, one optional point, an optional exponent (float() alone would also
+# take "1_000", "inf", "nan" and other scripts' digits)
+TYPED_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?", re.ASCII)
+
+
+def read_typed(text: str | None) -> tuple[float | None, str]:
+    """A prediction box's text as a number: (value, "") or (None, why): "empty"; "comma" (a decimal
+    comma or a thousands separator: the browser's own number box read "246,5" as 2465, so the
+    text is read here and a comma is refused, never guessed); "not_a_number" (letters, units,
+    several points); "too_large" (past what a float holds, 1e999)."""
+    text = "" if text is None else str(text).strip()
+    if not text:
+        return None, "empty"
+    if "," in text and TYPED_NUMBER.fullmatch(text.replace(",", "")):
+        return None, "comma"
+    if not TYPED_NUMBER.fullmatch(text):
+        return None, "not_a_number"
+    value = float(text)
+    return (value, "") if math.isfinite(value) else (None, "too_large")
+
+
+def box_text(value: float | None) -> str:
+    """A kept prediction as the box shows it again: as typed, to ten significant digits."""
+    return "" if value is None else f"{value:.10g}"
 
 
 @dataclass(frozen=True)
