@@ -41,8 +41,10 @@ c.metric("missed", tally["missed"], width="content")
 c.metric("cards graded", f"{len(graded)} of {len(cards)}", width="content")
 if len(graded) == len(cards):   # the whole deck graded: where it ends, and what to go over again
     missed = [i + 1 for i, cd in enumerate(cards) if graded.get(cd["id"]) == "missed"]
-    st.success(prose("interview", "deck_done_missed" if missed else "deck_done", n=len(cards), got=tally["got it"],
-                     missed=("card " if len(missed) == 1 else "cards ") + ", ".join(map(str, missed))))
+    # green only for a clean deck: a score of 0 of 7 in a success box reads as praise
+    (st.info if missed else st.success)(prose("interview", "deck_done_missed" if missed else "deck_done", n=len(cards),
+                                              got=tally["got it"],
+                                              missed=("card " if len(missed) == 1 else "cards ") + ", ".join(map(str, missed))))
 
 card = cards[state["iv_index"]]
 with st.container(border=True):

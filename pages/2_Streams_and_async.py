@@ -51,8 +51,9 @@ def simulated_panel() -> None:
     c.metric(f"{EAGER} wall / step", f"{eager['wall_us']:.0f} µs", width="content")
     c.metric(f"{STREAMS} wall / step", f"{streams['wall_us']:.0f} µs", width="content")
     closing = sum(s["end_us"] - s["start_us"] for s in streams["timeline"] if s["kind"] == "sync")
+    # the round trip to two decimals: n × it, as a student multiplies it, comes out at the wall shown
     st.caption(prose("streams", "sim_sums", n=n, tax=f"{SEED_TAX_US:g}", launches=f"{n * SEED_TAX_US:.0f}",
-                     sync=f"{closing:.1f}", streams=f"{streams['wall_us']:.0f}", floor=f"{eager['wall_us'] / n:.1f}",
+                     sync=f"{closing:.1f}", streams=f"{streams['wall_us']:.0f}", floor=f"{eager['wall_us'] / n:.2f}",
                      eager=f"{eager['wall_us']:.0f}"))
     _pair(eager["timeline"], streams["timeline"], f"N={n}, simulated", "sim")
 

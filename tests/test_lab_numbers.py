@@ -47,7 +47,8 @@ def test_the_simulated_pair_says_where_each_wall_comes_from_and_its_sums_add_up(
         nums = [float(x) for x in re.findall(r"\d+(?:\.\d+)?", line)]
         launches, sync, streams = nums[2], nums[3], nums[4]
         floor, eager = nums[-2], nums[-1]
-        assert nums[0] == n and abs(launches + sync - streams) <= 1 and abs(n * floor - eager) <= n * 0.05 + 1
+        # as a student checks it: n × the round trip shown comes out at the wall shown, within their roundings
+        assert nums[0] == n and abs(launches + sync - streams) <= 1 and abs(n * floor - eager) <= 0.5 + n * 0.005
         assert abs(sync - (floor - nums[1])) <= 0.11        # the round trip less one launch's tax
         walls = [m.value for m in at.metric if "wall / step" in m.label][:2]
         assert walls == [f"{eager:.0f} µs", f"{streams:.0f} µs"], (walls, line)

@@ -178,8 +178,9 @@ def test_interview_deck_ends_with_a_summary_and_the_tally_resets_only_when_confi
         at = at.button(key="iv_reveal").click().run()
         at = at.button(key="iv_missed" if i == 0 else "iv_got").click().run()
     assert _tally(at) == (str(len(cards) - 1), "1", f"{len(cards)} of {len(cards)}")
-    done = [s.value for s in at.success if s.value.startswith(f"All {len(cards)} cards graded")]
+    done = [s.value for s in at.info if s.value.startswith(f"All {len(cards)} cards graded")]
     assert done and "Worth another look: card 2." in done[0]
+    assert not [s for s in at.success if "cards graded" in s.value]  # a deck with a miss is not praised in green
     assert "Yes, clear my grades" in [b.label for b in at.button]   # inside the popover, not a bare button
     at = at.button(key="iv_reset").click().run()
     assert _tally(at) == ("0", "0", f"0 of {len(cards)}") and not at.exception
