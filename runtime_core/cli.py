@@ -51,6 +51,7 @@ def main(argv: list[str] | None = None) -> int:
         from .engine.cores import apply_cpus_env
         apply_cpus_env()   # before any timing: a recorder's child runs on its share of the cores
         a = parser.parse_args(argv)
+        a.argv = argv  # what was typed: cli_args.refuse_unused tells a flag given its default value from one left out
         out = a.func(a)
     except UsageError as e:
         first = str(e).splitlines()[0] if str(e) else type(e).__name__

@@ -33,10 +33,28 @@ def one_line_errors(prog: str, body, argv: list[str]) -> int:
 
 def path(text: str) -> str:
     """An argparse `type=` for a file path: an empty one is refused (a script's unset variable
-    would otherwise turn --record "$OUT" into no recording at all, with exit status 0)."""
+    would otherwise turn --record "$OUT" into no recording at all, with exit status 0), and so is
+    "-" (which reads as standard output, but would be written as a file of that name)."""
     if not text.strip():
         raise argparse.ArgumentTypeError("an empty path (is a shell variable unset?)")
+    if text.strip() == "-":
+        raise argparse.ArgumentTypeError("'-' is not standard output here: give a file path (the JSON "
+                                         "summary is printed anyway)")
     return text
+
+
+def refuse_unused(a, parser: argparse.ArgumentParser, used: set, what: str) -> None:
+    """A UsageError naming the first option given that is not in `used`, the options `what` reads:
+    a flag the command would ignore must not pass in silence (`diagnose --plan zipf --sweep` printed
+    a plan; `aot clear-cache --tokens 50` cleared the cache). Given means typed on the command line
+    (a.argv, set by cli.main; "--tokens 50" is the default's value, typed all the same) or holding
+    a value other than its default (an abbreviation argparse expanded)."""
+    typed = [t.split("=", 1)[0] for t in getattr(a, "argv", ()) if t.startswith("-")]
+    for act in parser._actions:
+        if not act.option_strings or act.dest in used or act.dest == "help":
+            continue
+        if any(o in typed for o in act.option_strings) or getattr(a, act.dest, act.default) != act.default:
+            raise UsageError(f"{act.option_strings[-1]} does nothing {what}: leave it out")
 
 
 def number(r: Range, name: str):

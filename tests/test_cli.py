@@ -85,6 +85,17 @@ BAD_ARGS_IN_A_CHILD = {("model", "--mode", "eager", "--n", "0", "--tax-us", "6",
     ("model", "--mode", "graph", "--n", "10", "--work-us", "2", "--recording", "x.json"),
     ("measure", "--mode", "eager", "--n", "10", "--work-us", "2", "--backend", "sim", "--policy", "bucket"),
     ("measure", "--mode", "eager", "--n", "10", "--work-us", "2", "--backend", "sim", "--graph-input", "zero-copy"),
+    ("aot", "clear-cache", "--tokens", "50"),            # refused before the cache is cleared
+    ("aot", "serving", "--no-measure"),
+    ("aot", "timing", "--no-reduce-overhead"),
+    ("diagnose", "--model", "decoder", "--plan", "zipf", "--sweep"),
+    ("diagnose", "--model", "decoder", "--plan", "uniform", "--sizes", "1,2"),
+    ("diagnose", "--model", "fake-mlp", "--batch", "2", "--sweep", "--backend", "sim"),
+    ("diagnose", "--model", "fake-cnn", "--batch", "4", "--from", "x.json", "--backend", "sim"),
+    ("diagnose", "--model", "fake-mlp", "--batch", "2", "--budget-s", "5", "--backend", "sim"),
+    # a partial recording is never thrown away by --resume --force, and "-" is not a file name
+    ("sweep", "--out", "x.json", "--resume", "--force"),
+    ("sweep", "--out", "-", "--backend", "sim", "--quick"),
 ])
 def test_bad_arguments_exit_2_with_one_line_and_no_traceback(args, capsys):
     rc, out, err = run(*args) if args in BAD_ARGS_IN_A_CHILD else run_here(capsys, *args)
@@ -180,6 +191,19 @@ def test_a_diagnose_miss_prints_its_error_to_a_tenth_so_it_never_reads_as_inside
 def test_an_ignored_flag_names_what_it_needs(flag, says, capsys):
     rc, _, err = run_here(capsys, "model", "--mode", "eager", "--n", "10", "--work-us", "2", *flag)
     assert rc == 2 and flag[0] in err and says in err
+
+
+@pytest.mark.parametrize("args, says", [
+    (("diagnose", "--model", "decoder", "--plan", "zipf", "--sweep"), "--sweep does nothing with --plan zipf"),
+    (("diagnose", "--model", "decoder", "--plan", "uniform", "--zipf-exponent", "2"),
+     "--zipf-exponent does nothing with --plan uniform"),
+    (("diagnose", "--model", "fake-mlp", "--batch", "2", "--sweep", "--backend", "sim"),
+     "--batch does nothing with --sweep"),
+    (("aot", "clear-cache", "--device", "cuda"), "--device does nothing for aot clear-cache"),
+])
+def test_a_flag_the_command_would_ignore_is_named_with_what_ignores_it(args, says, capsys):
+    rc, out, err = run_here(capsys, *args)
+    assert rc == 2 and says in err and out == "", err
 
 
 def test_graph_flags_still_work_where_they_are_read(capsys):

@@ -352,7 +352,7 @@ def test_fresh_processes_outside_the_external_grid_is_one_usage_line():
     import sys
     p = subprocess.run([sys.executable, "-m", "runtime_core", "diagnose", "--model", "fake-mlp", "--backend", "sim",
                         "--fresh-processes"], capture_output=True, text=True, cwd=ROOT, timeout=120)
-    assert p.returncode == 2 and "--fresh-processes is for the external grid" in p.stderr
+    assert p.returncode == 2 and "--fresh-processes is for a grid of public networks" in p.stderr
     assert len(p.stderr.strip().splitlines()) == 1
 
 

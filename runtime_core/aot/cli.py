@@ -34,7 +34,7 @@ naming what fits. Bad arguments exit with status 2 and one line on stderr.
 """
 from __future__ import annotations
 
-from ..cli_args import add_json_flag, number, path
+from ..cli_args import add_json_flag, number, path, refuse_unused
 from ..errors import NoCudaDevice, UsageError
 from ..knobs import Range
 
@@ -60,7 +60,17 @@ def register(sub) -> None:
                     help="decoder: skip torch.compile(mode='reduce-overhead') (~15 s compile)")
     ap.add_argument("--no-measure", action="store_true",
                     help="timing: skip the two 'measure' presses (cold and warm compile, minutes)")
-    ap.set_defaults(func=_run)
+    ap.set_defaults(func=_run, parser=ap)
+
+
+USES = {  # the options each WHAT reads (json everywhere); any other one given exits 2
+    "measure": {"device", "record", "force"},
+    "decoder": {"tokens", "blocks", "no_reduce_overhead", "record", "force"},
+    "reduce-overhead": {"tokens", "record", "force"},
+    "serving": {"device", "record", "force"},
+    "timing": {"device", "no_measure", "record", "force"},
+    "clear-cache": set(),
+}
 
 
 def _meta(kind: str, device_name: str, torch_version: str, backend: str = "cuda") -> dict:
@@ -141,6 +151,7 @@ def _run(a) -> dict:
     from ..recordings import store
     if a.what == "clear-cache" and a.record:
         raise UsageError("clear-cache writes no recording: drop --record")
+    refuse_unused(a, a.parser, USES[a.what] | {"json", "what"}, f"for aot {a.what}")
     if a.force and not a.record:
         raise UsageError("--force replaces an existing --record file: give --record PATH")
     if a.record:  # before the run: a bad path must not cost minutes of compiling

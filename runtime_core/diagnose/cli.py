@@ -14,7 +14,7 @@ import json
 import sys
 from pathlib import Path
 
-from ..cli_args import add_backend_arg, add_json_flag, number, path
+from ..cli_args import add_backend_arg, add_json_flag, number, path, refuse_unused
 from ..errors import UsageError
 from ..knobs import Range
 from .measure_variants import VARIANTS
@@ -52,7 +52,7 @@ def register(sub) -> None:
                         "(validation/external.py: torchvision and transformers, --no-compile), or the held-out "
                         "public networks outside it (validation/heldout.py; with --fresh-processes)")
     p.add_argument("--fresh-processes", action="store_true",
-                   help="with --set external: diagnose each point in its own fresh process, as a user runs it "
+                   help="with --set external or heldout: diagnose each point in its own fresh process, as a user runs it "
                         "(about 70-85 s a point on an H200 or H100)")
     p.add_argument("--gpus", type=number(Range(1, 64, integer=True), "gpus"), default=1,
                    help="with --fresh-processes: run this many points at once, each process on its own GPU and "
@@ -78,7 +78,34 @@ def register(sub) -> None:
                    help="with --plan: request sizes are batch sizes, or token counts (a model with a token sweep)")
     p.add_argument("--from", dest="recording", type=path, metavar="PATH", help="with --plan: the diagnose recording to use")
     add_json_flag(p)
-    p.set_defaults(func=run)
+    p.set_defaults(func=run, parser=p)
+
+
+# the options each kind of call reads (json everywhere); any other one given exits 2, naming it
+USES = {
+    "plan": ({"model", "plan", "max_size", "budget_mb", "size_kind", "recording"}, "with --plan"),
+    "public": ({"record", "grid", "fresh_processes", "gpus", "resume", "force", "budget_s", "backend", "no_compile",
+                "sweep", "model", "passes"},  # those three refused below, in words of their own
+               "for a grid of public networks (--set external or heldout)"),
+    "record": ({"record", "sweep", "model", "grid", "resume", "force", "budget_s", "passes", "quick", "no_compile",
+                "constants", "backend"}, "for the sweep's recording (--sweep --record)"),
+    "sweep": ({"model", "sweep", "seq", "dtype", "backend", "constants"}, "with --sweep (batch 1..512)"),
+    "one": ({"model", "batch", "seq", "dtype", "backend", "variants", "no_compile", "constants", "trace_out", "force",
+             "timeline"}, "for one diagnosis"),
+}
+
+
+def _refuse_unused(a) -> None:
+    kind = ("plan" if a.plan else "public" if a.grid in ("external", "heldout") and a.record
+            else "record" if a.record else "sweep" if a.sweep else "one")
+    used, what = USES[kind]
+    used = used | {"json"}
+    if kind == "plan":  # a preset's own knob: the exponent for zipf, the sizes for list
+        used |= {"zipf_exponent"} if a.plan == "zipf" else {"sizes"} if a.plan == "list" else set()
+        what = f"with --plan {a.plan}"
+    if kind == "one" and not a.trace_out:
+        used = used - {"force"}
+    refuse_unused(a, a.parser, used, what)
 
 
 def run(a) -> dict:
@@ -98,9 +125,12 @@ def run(a) -> dict:
     if public and not a.record:
         raise UsageError(f"--set {a.grid} is for a recording: give --record PATH")
     if a.fresh_processes and not public:
-        raise UsageError("--fresh-processes is for the external grid: give --set external --record PATH")
+        raise UsageError("--fresh-processes is for a grid of public networks: give --set external (or heldout) "
+                         "--record PATH")
     if a.gpus != 1 and not a.fresh_processes:
-        raise UsageError("--gpus runs several fresh processes at once: add --set external --fresh-processes")
+        raise UsageError("--gpus runs several fresh processes at once: add --set external (or heldout) "
+                         "--fresh-processes")
+    _refuse_unused(a)
     if a.record and public:
         if a.sweep or a.model or a.passes:
             raise UsageError(f"--set {a.grid} records its own fixed grid: leave out --sweep, --model and --passes")

@@ -15,9 +15,9 @@ def register(sub) -> None:
     p.add_argument("--out", type=path, required=True)
     add_backend_arg(p)
     p.add_argument("--budget-s", type=number(Range(1, 86_400), "budget_s"), default=480.0)
-    mode = p.add_mutually_exclusive_group()  # one way to open an existing --out
+    mode = p.add_mutually_exclusive_group()  # one way to open an existing --out (--force with --resume lost it)
     mode.add_argument("--resume", action="store_true", help="continue a partial recording at --out")
-    p.add_argument("--force", action="store_true", help="replace an existing file at --out")
+    mode.add_argument("--force", action="store_true", help="replace an existing file at --out")
     p.add_argument("--quick", action="store_true", help="a small grid (for tests)")
     mode.add_argument("--retrace", action="store_true",
                    help="trace the shipped timelines of an existing recording again (needs the device)")
