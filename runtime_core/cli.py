@@ -41,6 +41,17 @@ def _subcommands(parser: Parser) -> set[str]:
     return set()
 
 
+def _say_skipped() -> None:
+    """A recording in the folder that failed to load, named on stderr: without it a corrupt file
+    reads as no recording at all ("no GPU recording of this lab ships")."""
+    store = sys.modules.get(f"{__package__}.recordings.store")  # not loaded: no recording was looked at
+    if store is None:
+        return
+    for line in store.SKIPPED:
+        print(f"runtime_core: note: skipped a recording: {line}", file=sys.stderr)
+    store.SKIPPED.clear()
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
@@ -52,7 +63,10 @@ def main(argv: list[str] | None = None) -> int:
         apply_cpus_env()   # before any timing: a recorder's child runs on its share of the cores
         a = parser.parse_args(argv)
         a.argv = argv  # what was typed: cli_args.refuse_unused tells a flag given its default value from one left out
-        out = a.func(a)
+        try:
+            out = a.func(a)
+        finally:
+            _say_skipped()
     except UsageError as e:
         first = str(e).splitlines()[0] if str(e) else type(e).__name__
         cmd = argv[0] if argv and argv[0] in _subcommands(parser) else ""

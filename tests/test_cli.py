@@ -149,6 +149,7 @@ def test_bounds_json_is_strict_json_when_a_bound_has_no_points(tmp_path, capsys)
     ("runtime_core.labs.compile_cache",),
     ("runtime_core.labs.compile_cache", "--record", "README.md"),
     ("runtime_core.labs.compile_cache", "--record", "x.json", "--build-fixture"),
+    ("runtime_core.labs.compile_cache", "--build-fixture"),   # the committed fixture: only with --force
     ("runtime_core.labs.compile_cache", "--record", ""),
     ("runtime_core.labs.record", "--out", "README.md", "--backend", "sim"),
     ("runtime_core.labs.record", "--out", ""),
@@ -219,3 +220,15 @@ def test_graph_flags_still_work_where_they_are_read(capsys):
 def test_a_bare_call_lists_the_commands_and_exits_2(capsys):
     rc, out, err = run_here(capsys)
     assert rc == 2 and out == "" and "diagnose" in err and "accuracy" in err and "required" not in err
+
+
+def test_a_corrupt_recording_is_named_on_stderr_not_taken_for_a_missing_one(tmp_path, monkeypatch, capsys):
+    """A truncated labs recording read as "no GPU recording of this lab ships", with nothing on
+    stderr: the CLI names every file it skipped, and a missing recording names the folder looked in."""
+    bad = tmp_path / "labs_h200.json"
+    bad.write_text((ROOT / "lessons" / "recordings" / "labs_h200.json").read_text()[:5000])
+    monkeypatch.setenv("RUNTIME_RECORDINGS_DIR", str(tmp_path))
+    rc, out, err = run_here(capsys, "lab", "d2h_hazard", "--backend", "sim", "--json")
+    assert rc == 0 and "skipped a recording: labs_h200.json: not JSON, maybe truncated" in err
+    rc, out, err = run_here(capsys, "diagnose", "--model", "decoder", "--plan", "zipf")
+    assert rc == 2 and f"no diagnose recording in {tmp_path}" in err

@@ -20,7 +20,8 @@ def recording_for(path: str | None) -> DiagnoseRecording:
         return DiagnoseRecording.load(Path(path))
     rec = best_recording()
     if rec is None:
-        raise UsageError("no diagnose recording in lessons/recordings/; pass --from PATH "
+        from ..recordings.store import recordings_dir
+        raise UsageError(f"no diagnose recording in {recordings_dir()}; pass --from PATH "
                          "(e.g. tests/fixtures/diagnose_sim.json, a simulated demo)")
     return rec
 

@@ -47,20 +47,38 @@ CPU_RECORD_COMMAND = f"python -m runtime_core.labs.compile_cache --record {CPU_R
 CHILD_TIMEOUT_S = 600.0
 
 
+FIXTURE_TORCH = "2.13"  # the torch its file names say built it
+
+
+def check_fixture_target(force: bool) -> None:
+    """Before minutes of building: the fixture is committed, so it is replaced only with --force,
+    and only by the torch its file names say built it."""
+    import torch
+    if not torch.__version__.startswith(FIXTURE_TORCH + "."):
+        raise UsageError(f"the fixture's files are named for torch {FIXTURE_TORCH} and this is torch "
+                         f"{torch.__version__}: build it where torch {FIXTURE_TORCH} is installed")
+    there = [p.name for p in (PACKAGE_FIXTURE, FIXTURE_FACTS) if p.exists()]
+    if there and not force:
+        raise UsageError(f"{' and '.join(there)} exist (committed): add --force to replace them")
+
+
 def build_fixture() -> dict:
     """Remake the cross-version fixture with this machine's torch (on the CPU): the .pt2.xz and
-    the JSON beside it (build_package's answer: the torch that built it, the expected output)."""
+    the JSON beside it (build_package's answer: the torch that built it, the expected output),
+    each written through a temporary file and a rename."""
     import json
     import lzma
     import platform
+
+    from .. import atomic
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "tiny.pt2"
         r = build_package("cpu", str(path))
-        PACKAGE_FIXTURE.write_bytes(lzma.compress(path.read_bytes(), preset=9))
+        atomic.write_bytes(PACKAGE_FIXTURE, lzma.compress(path.read_bytes(), preset=9))
     r["built_on"] = f"{platform.machine()} CPU, {os.cpu_count()} cores (the lesson's CPU machine)"
-    r["command"] = "python -m runtime_core.labs.compile_cache --build-fixture"
+    r["command"] = "python -m runtime_core.labs.compile_cache --build-fixture --force"
     r.pop("members", None)
-    FIXTURE_FACTS.write_text(json.dumps(r, indent=1) + "\n", encoding="utf-8")
+    atomic.write_text(FIXTURE_FACTS, json.dumps(r, indent=1) + "\n")
     return r
 
 
@@ -187,8 +205,8 @@ def record(path: str, force: bool = False) -> dict:
 
 
 def main(argv: list[str]) -> int:
-    """`--record PATH [--force]` or `--build-fixture` (exactly one): each takes minutes, so every
-    argument is checked first."""
+    """`--record PATH [--force]` or `--build-fixture [--force]` (exactly one): each takes minutes,
+    so every argument is checked first."""
     import json
 
     from ..cli_args import Parser, path
@@ -197,11 +215,10 @@ def main(argv: list[str]) -> int:
     what = ap.add_mutually_exclusive_group(required=True)
     what.add_argument("--record", type=path, metavar="PATH", help="measure here and write the CPU recording")
     what.add_argument("--build-fixture", action="store_true", help="remake the cross-version package fixture")
-    ap.add_argument("--force", action="store_true", help="with --record: replace an existing file")
+    ap.add_argument("--force", action="store_true", help="replace an existing recording, or the committed fixture")
     a = ap.parse_args(argv)
-    if a.force and not a.record:
-        raise UsageError("--force goes with --record")
     if a.build_fixture:
+        check_fixture_target(a.force)
         print(json.dumps(build_fixture())[:2000])
     else:
         print(json.dumps(record(a.record, a.force)["labs"]["compile_cache"], indent=1)[:3000])

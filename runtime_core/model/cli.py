@@ -34,7 +34,9 @@ def register(sub) -> None:
     p.set_defaults(func=run)
 
     p = sub.add_parser("accuracy", help="the calibrated model against a recording (exit 1 below target)")
-    p.add_argument("--recording", type=path, default=DEFAULT_RECORDING)
+    p.add_argument("--recording", type=path, default=DEFAULT_RECORDING,
+                   help=f"a sweep recording, or a diagnose recording judged by its own targets "
+                        f"(default {DEFAULT_RECORDING})")
     p.add_argument("--json", action="store_true", help="print the whole report as JSON")
     p.add_argument("--bounds", action="store_true",
                    help="also check every bound of the recording (model/bounds.py); exit 1 if one fails")

@@ -26,7 +26,12 @@ def own_recording_path(device_name: str, torch_version: str, day: dt.date | None
 
 
 def _this_gpu() -> tuple[str, str]:
-    import torch
+    try:
+        import torch
+    except ImportError:  # make record runs the machine's own python3 (no venv): it may lack torch
+        print(f"runtime_core: error: make record needs torch with CUDA; {sys.executable} cannot import torch "
+              "(PYTHON=.venv/bin/python uses the venv's)", file=sys.stderr)
+        raise SystemExit(2) from None
     if not torch.cuda.is_available():
         print("runtime_core: error: make record needs a CUDA GPU; torch sees none here", file=sys.stderr)
         raise SystemExit(2)

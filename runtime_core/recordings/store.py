@@ -150,9 +150,13 @@ def recordings_dir() -> Path:
     return folder if os.environ.get(DIR_ENV) else RECORDINGS_DIR
 
 
+SKIPPED: dict[str, None] = {}  # every skipped file's line this process met, in order (the CLI prints them)
+
+
 def scan(kind: str, directory: Path | None = None) -> tuple[list[Recording], list[str]]:
     """Every valid recording of `kind` in `directory` (default: recordings_dir()), and one line
-    for each file skipped. Files of other kinds are ignored; a file that fails to load is reported.
+    for each file skipped. Files of other kinds are ignored; a file that fails to load is reported
+    (and kept in SKIPPED, which `python -m runtime_core` prints on stderr: a page shows its own).
     """
     found, skipped = [], []
     for path in sorted(Path(directory or recordings_dir()).glob("*.json")):
@@ -160,6 +164,7 @@ def scan(kind: str, directory: Path | None = None) -> tuple[list[Recording], lis
             rec = _load_cached(str(path), _mtime(path))
         except RecordingError as e:
             skipped.append(str(e))
+            SKIPPED[str(e)] = None
             continue
         if rec.meta.kind == kind:
             found.append(rec)
