@@ -99,7 +99,8 @@ def add_graph_knob_args(p: argparse.ArgumentParser) -> None:
 
 def graph_knobs(a) -> dict:
     """policy and graph_input for Knobs, refusing a flag the chosen setting would silently ignore:
-    --policy outside graph mode with --dynamic, --graph-input outside graph mode."""
+    --policy outside graph mode with --dynamic, --graph-input outside graph mode or where every
+    step falls back to eager (--dynamic with the fallback policy)."""
     graph = a.mode == Mode.GRAPH.value
     if a.policy is not None and not (graph and a.dynamic):
         why, fix = (("without --dynamic no shape ever misses", "add --dynamic") if graph
@@ -109,4 +110,8 @@ def graph_knobs(a) -> dict:
     if a.graph_input is not None and not graph:
         raise UsageError(f"--graph-input {a.graph_input} is how graph mode feeds its static buffer; "
                          f"--mode {a.mode} has none (leave it out, or use --mode graph)")
+    if a.graph_input is not None and a.dynamic and (a.policy or Policy.FALLBACK.value) == Policy.FALLBACK.value:
+        raise UsageError(f"--graph-input {a.graph_input} is how a replay feeds its static buffer; with --dynamic "
+                         f"and the {Policy.FALLBACK.value} policy every step runs eager, with none (leave it out, "
+                         "or pick --policy bucket or recapture)")
     return {"policy": a.policy or Policy.FALLBACK.value, "graph_input": a.graph_input or GraphInput.COPY.value}

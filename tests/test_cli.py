@@ -85,6 +85,8 @@ BAD_ARGS_IN_A_CHILD = {("model", "--mode", "eager", "--n", "0", "--tax-us", "6",
     ("model", "--mode", "graph", "--n", "10", "--work-us", "2", "--recording", "x.json"),
     ("measure", "--mode", "eager", "--n", "10", "--work-us", "2", "--backend", "sim", "--policy", "bucket"),
     ("measure", "--mode", "eager", "--n", "10", "--work-us", "2", "--backend", "sim", "--graph-input", "zero-copy"),
+    ("measure", "--mode", "graph", "--n", "10", "--work-us", "2", "--backend", "sim", "--dynamic",
+     "--graph-input", "zero-copy"),                     # fallback: every step eager, no static buffer
     ("aot", "clear-cache", "--tokens", "50"),            # refused before the cache is cleared
     ("aot", "serving", "--no-measure"),
     ("aot", "timing", "--no-reduce-overhead"),
