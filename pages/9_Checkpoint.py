@@ -252,7 +252,7 @@ def steps_panel() -> dict:
                         st.session_state[key] = box_text(guess)
                     # the question in bold above, the box's own label plain: a screen reader reads a
                     # widget label's Markdown as typed ("star star wall time")
-                    st.text_input(plain_label(question), key=key, max_chars=60, on_change=on_predict, args=(step,),
+                    st.text_input(plain_label(question), key=key, on_change=on_predict, args=(step,),
                                   placeholder="your prediction (a number)", disabled=is_done[step],
                                   label_visibility="collapsed")
                 else:
