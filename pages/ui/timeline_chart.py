@@ -70,8 +70,11 @@ def timeline_figure(spans, title: str, max_us: float | None = None, height: int 
     if binned:  # say so: a slice is a share of time, not one kernel
         lanes = " and ".join(LANES.get(ln, ln).split(" (")[0] for ln in binned["lanes"])
         plural = len(binned["lanes"]) > 1
+        # the GPU lane's own count: its regular slices read as a few kernels with long gaps between
+        ops = sum(1 for s in ordered if _field(s, "lane") == "gpu")
+        ran = prose("charts", "sliced_ran", markdown=False, ops=f"{ops:,}") if "gpu" in binned["lanes"] else ""
         title += "<br>" + prose("charts", "sliced", markdown=False, n=binned["slices"],
-                                lanes=f"{lanes} lane{'s' if plural else ''}")
+                                lanes=f"{lanes} lane{'s' if plural else ''}", ran=ran)
     if cut:  # say so: a thinned step must not read as every kernel drawn
         title += (f"<br>({cut['kept']:,} of its {cut['of']:,} bars drawn, thinned evenly over the step; "
                   f"rare events kept whole)")
