@@ -71,6 +71,8 @@ def on_record(step: str) -> None:
     prediction box used to land on a disabled button and be lost): the box's value is taken if typed,
     else the student is asked for one."""
     cur, needs = knob_run(), STEP_NEEDS[step]
+    if st.session_state.get(f"ck_msg_{step}"):  # the box's refusal, said this very round (a typed "246,5"
+        return                                  # then Record): it says why, and nothing is recorded
     if asks[step] and step not in progress.predictions():
         typed = read_typed(st.session_state.get(f"ck_pred_{step}"))[0]
         if typed is None or not prediction_in_range(typed):

@@ -41,13 +41,13 @@ def _subcommands(parser: Parser) -> set[str]:
     return set()
 
 
-def _say_skipped() -> None:
+def _say_skipped(quiet: bool = False) -> None:
     """A recording in the folder that failed to load, named on stderr: without it a corrupt file
-    reads as no recording at all ("no GPU recording of this lab ships")."""
+    reads as no recording at all ("no GPU recording of this lab ships"). `quiet`: forget them."""
     store = sys.modules.get(f"{__package__}.recordings.store")  # not loaded: no recording was looked at
     if store is None:
         return
-    for line in store.SKIPPED:
+    for line in () if quiet else store.SKIPPED:
         print(f"runtime_core: note: skipped a recording: {line}", file=sys.stderr)
     store.SKIPPED.clear()
 
@@ -63,6 +63,7 @@ def main(argv: list[str] | None = None) -> int:
         apply_cpus_env()   # before any timing: a recorder's child runs on its share of the cores
         a = parser.parse_args(argv)
         a.argv = argv  # what was typed: cli_args.refuse_unused tells a flag given its default value from one left out
+        _say_skipped(quiet=True)  # only this command's skipped files are named (an earlier scan's are not)
         try:
             out = a.func(a)
         finally:

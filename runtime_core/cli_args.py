@@ -43,18 +43,25 @@ def path(text: str) -> str:
     return text
 
 
-def refuse_unused(a, parser: argparse.ArgumentParser, used: set, what: str) -> None:
+def refuse_unused(a, parser: argparse.ArgumentParser, used: set, what: str, tolerated: set = frozenset()) -> None:
     """A UsageError naming the first option given that is not in `used`, the options `what` reads:
     a flag the command would ignore must not pass in silence (`diagnose --plan zipf --sweep` printed
     a plan; `aot clear-cache --tokens 50` cleared the cache). Given means typed on the command line
-    (a.argv, set by cli.main; "--tokens 50" is the default's value, typed all the same) or holding
-    a value other than its default (an abbreviation argparse expanded)."""
-    typed = [t.split("=", 1)[0] for t in getattr(a, "argv", ()) if t.startswith("-")]
+    (a.argv, set by cli.main; "--tokens 50" is the default's value, typed all the same; "--tok 50"
+    is argparse's unique prefix of it) or holding a value other than its default. An option in
+    `tolerated` (a stable call that scripts make, ../shared/design.md) is only named on stderr."""
+    typed = [t.split("=", 1)[0] for t in getattr(a, "argv", ()) if t.startswith("--") and len(t) > 2]
     for act in parser._actions:
         if not act.option_strings or act.dest in used or act.dest == "help":
             continue
-        if any(o in typed for o in act.option_strings) or getattr(a, act.dest, act.default) != act.default:
-            raise UsageError(f"{act.option_strings[-1]} does nothing {what}: leave it out")
+        given = (any(o.startswith(t) for t in typed for o in act.option_strings if o.startswith("--"))
+                 or getattr(a, act.dest, act.default) != act.default)
+        if not given:
+            continue
+        if act.dest in tolerated:
+            print(f"runtime_core: note: {act.option_strings[-1]} is not read {what}", file=sys.stderr)
+            continue
+        raise UsageError(f"{act.option_strings[-1]} does nothing {what}: leave it out")
 
 
 def number(r: Range, name: str):
@@ -99,8 +106,8 @@ def add_graph_knob_args(p: argparse.ArgumentParser) -> None:
 
 def graph_knobs(a) -> dict:
     """policy and graph_input for Knobs, refusing a flag the chosen setting would silently ignore:
-    --policy outside graph mode with --dynamic, --graph-input outside graph mode or where every
-    step falls back to eager (--dynamic with the fallback policy)."""
+    --policy outside graph mode with --dynamic, --graph-input outside graph mode or with --dynamic
+    (the engine feeds a dynamic step by its policy, engine/traced_step.py)."""
     graph = a.mode == Mode.GRAPH.value
     if a.policy is not None and not (graph and a.dynamic):
         why, fix = (("without --dynamic no shape ever misses", "add --dynamic") if graph
@@ -110,8 +117,8 @@ def graph_knobs(a) -> dict:
     if a.graph_input is not None and not graph:
         raise UsageError(f"--graph-input {a.graph_input} is how graph mode feeds its static buffer; "
                          f"--mode {a.mode} has none (leave it out, or use --mode graph)")
-    if a.graph_input is not None and a.dynamic and (a.policy or Policy.FALLBACK.value) == Policy.FALLBACK.value:
-        raise UsageError(f"--graph-input {a.graph_input} is how a replay feeds its static buffer; with --dynamic "
-                         f"and the {Policy.FALLBACK.value} policy every step runs eager, with none (leave it out, "
-                         "or pick --policy bucket or recapture)")
+    if a.graph_input is not None and a.dynamic:
+        raise UsageError(f"--graph-input {a.graph_input} is how a replay of one captured shape feeds its static "
+                         "buffer; with --dynamic each step's input takes the policy's own path (fallback, bucket "
+                         "or recapture) and the flag is not read (leave it out, or drop --dynamic)")
     return {"policy": a.policy or Policy.FALLBACK.value, "graph_input": a.graph_input or GraphInput.COPY.value}

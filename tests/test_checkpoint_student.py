@@ -179,3 +179,31 @@ def test_a_prediction_box_shows_what_was_typed_not_two_decimals():
     assert at.text_input(key="ck_pred_defaults_graph").value == "246.5"
     predict(at, "defaults_graph", 1)
     assert at.text_input(key="ck_pred_defaults_graph").value == "1"
+
+
+def test_a_refused_prediction_then_record_in_one_round_says_why_and_records_nothing():
+    """Typing "246,5" and clicking Record runs both callbacks in one round: the box's refusal is
+    what the student reads (Record used to overwrite it with "type your prediction first")."""
+    at = open_page(PAGE)
+    at.text_input(key="ck_pred_defaults_graph").input("246,5")
+    at.button(key="ck_record_defaults_graph").click().run()
+    warned = [w.value for w in at.warning]
+    assert any("has a comma" in w for w in warned) and not any("Type your prediction in the box first" in w
+                                                               for w in warned), warned
+    assert steps_done(at) == 0 and not at.query_params.get("ck")
+
+
+def test_the_url_reads_predictions_as_the_box_does():
+    from runtime_core.lesson.checkpoint import decode_predictions, encode_predictions
+    pred, bad = decode_predictions("defaults_graph:٢٤٦,eager:1_000,streams:7e2,graph_work:nan")
+    assert pred == {"streams": 700.0} and len(bad) == 3
+    assert encode_predictions({"streams": 246.5, "eager": 720.0}) == "streams:246.5,eager:720"
+
+
+def test_the_box_reads_a_long_paste_at_once_and_refuses_it():
+    """The number pattern matches each string one way only: "\\d+\\.?\\d*" took seconds on a
+    paste of digits ending in a letter (19 s at 40,000), inside the page's callback."""
+    from runtime_core.lesson.prediction import TYPED_NUMBER, read_typed
+    assert read_typed("1" * 40_000 + "x") == (None, "not_a_number")
+    assert TYPED_NUMBER.fullmatch("1" * 200_000 + "x") is None   # the pattern itself, past the length cap
+    assert read_typed("1" * 60) == (float("1" * 60), "")

@@ -86,13 +86,13 @@ BAD_ARGS_IN_A_CHILD = {("model", "--mode", "eager", "--n", "0", "--tax-us", "6",
     ("measure", "--mode", "eager", "--n", "10", "--work-us", "2", "--backend", "sim", "--policy", "bucket"),
     ("measure", "--mode", "eager", "--n", "10", "--work-us", "2", "--backend", "sim", "--graph-input", "zero-copy"),
     ("measure", "--mode", "graph", "--n", "10", "--work-us", "2", "--backend", "sim", "--dynamic",
-     "--graph-input", "zero-copy"),                     # fallback: every step eager, no static buffer
-    ("aot", "clear-cache", "--tokens", "50"),            # refused before the cache is cleared
+     "--graph-input", "zero-copy"),                     # a dynamic step is fed by its policy: not read
+    ("measure", "--mode", "graph", "--n", "10", "--work-us", "2", "--backend", "sim", "--dynamic",
+     "--policy", "bucket", "--graph-input", "zero-copy"),
     ("aot", "serving", "--no-measure"),
     ("aot", "timing", "--no-reduce-overhead"),
     ("diagnose", "--model", "decoder", "--plan", "zipf", "--sweep"),
     ("diagnose", "--model", "decoder", "--plan", "uniform", "--sizes", "1,2"),
-    ("diagnose", "--model", "fake-mlp", "--batch", "2", "--sweep", "--backend", "sim"),
     ("diagnose", "--model", "fake-cnn", "--batch", "4", "--from", "x.json", "--backend", "sim"),
     ("diagnose", "--model", "fake-mlp", "--batch", "2", "--budget-s", "5", "--backend", "sim"),
     # a partial recording is never thrown away by --resume --force, and "-" is not a file name
@@ -200,8 +200,10 @@ def test_an_ignored_flag_names_what_it_needs(flag, says, capsys):
     (("diagnose", "--model", "decoder", "--plan", "zipf", "--sweep"), "--sweep does nothing with --plan zipf"),
     (("diagnose", "--model", "decoder", "--plan", "uniform", "--zipf-exponent", "2"),
      "--zipf-exponent does nothing with --plan uniform"),
-    (("diagnose", "--model", "fake-mlp", "--batch", "2", "--sweep", "--backend", "sim"),
-     "--batch does nothing with --sweep"),
+    (("diagnose", "--model", "decoder", "--plan", "uniform", "--zipf", "1.1"),   # a prefix, at the default value
+     "--zipf-exponent does nothing with --plan uniform"),
+    (("diagnose", "--model", "fake-mlp", "--batch", "2", "--record", "y.json", "--backend", "sim"),
+     "--record writes the sweep's recording: add --sweep"),
     (("aot", "clear-cache", "--device", "cuda"), "--device does nothing for aot clear-cache"),
 ])
 def test_a_flag_the_command_would_ignore_is_named_with_what_ignores_it(args, says, capsys):
@@ -209,11 +211,38 @@ def test_a_flag_the_command_would_ignore_is_named_with_what_ignores_it(args, say
     assert rc == 2 and says in err and out == "", err
 
 
+def test_the_stable_diagnose_call_with_batch_and_sweep_still_runs_and_names_the_unread_flag(capsys):
+    """../shared/design.md lists `diagnose --model NAME --batch B ... [--sweep] ... --json` as a stable
+    surface: --batch beside --sweep is not refused, only named on stderr as not read."""
+    rc, out, err = run_here(capsys, "diagnose", "--model", "fake-mlp", "--batch", "2", "--sweep", "--backend", "sim",
+                            "--json")
+    assert rc == 0 and json.loads(out)["points"] and "--batch is not read with --sweep" in err
+
+
+@pytest.mark.parametrize("flag", ["--tokens", "--tok"])
+def test_aot_clear_cache_with_a_stray_flag_is_refused_and_the_cache_kept(flag, tmp_path, monkeypatch, capsys):
+    """`aot clear-cache --tokens 50` (its default value) and `--tok 50` (argparse's prefix of it)
+    emptied the cache: both are refused first, and the cache keeps its files."""
+    from runtime_core.cache_paths import MARKER
+    cache = tmp_path / "aot"
+    cache.mkdir()
+    (cache / MARKER).write_text("")
+    (cache / "package.pt2").write_text("built")
+    monkeypatch.setenv("RUNTIME_CORE_AOT_CACHE", str(cache))
+    rc, out, err = run_here(capsys, "aot", "clear-cache", flag, "50")
+    assert rc == 2 and "--tokens does nothing for aot clear-cache" in err and out == ""
+    assert (cache / "package.pt2").read_text() == "built"
+    rc, out, _ = run_here(capsys, "aot", "clear-cache")
+    assert rc == 0 and not (cache / "package.pt2").exists()   # the same cache, cleared when asked plainly
+
+
 def test_graph_flags_still_work_where_they_are_read(capsys):
     rc, out, _ = run_here(capsys, "model", "--mode", "graph", "--n", "10", "--work-us", "2", "--dynamic",
-                          "--policy", "bucket", "--graph-input", "zero-copy", "--constants", "calibrated")
-    d = json.loads(out)
-    assert rc == 0 and d["dynamic_policy"] == "bucket" and d["copy_calls"] == 0  # zero-copy: no input copy
+                          "--policy", "bucket", "--constants", "calibrated")
+    assert rc == 0 and json.loads(out)["dynamic_policy"] == "bucket"
+    rc, out, _ = run_here(capsys, "model", "--mode", "graph", "--n", "10", "--work-us", "2",
+                          "--graph-input", "zero-copy", "--constants", "calibrated")
+    assert rc == 0 and json.loads(out)["copy_calls"] == 0  # zero-copy: no input copy
     rc, out, _ = run_here(capsys, "measure", "--mode", "graph", "--n", "10", "--work-us", "2", "--backend", "sim",
                           "--dynamic", "--policy", "recapture")
     assert rc == 0 and json.loads(out)["dynamic_policy"] == "recapture"
@@ -222,6 +251,15 @@ def test_graph_flags_still_work_where_they_are_read(capsys):
 def test_a_bare_call_lists_the_commands_and_exits_2(capsys):
     rc, out, err = run_here(capsys)
     assert rc == 2 and out == "" and "diagnose" in err and "accuracy" in err and "required" not in err
+
+
+def test_the_committed_fixture_is_rebuilt_only_with_force():
+    import torch
+    p = subprocess.run([sys.executable, "-m", "runtime_core.labs.compile_cache", "--build-fixture"], cwd=ROOT,
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 2
+    # on the torch its name says built it the refusal asks for --force; on another torch it names both
+    assert ("add --force" in p.stderr) if torch.__version__.startswith("2.13.") else ("torch 2.13" in p.stderr)
 
 
 def test_a_corrupt_recording_is_named_on_stderr_not_taken_for_a_missing_one(tmp_path, monkeypatch, capsys):
@@ -234,3 +272,8 @@ def test_a_corrupt_recording_is_named_on_stderr_not_taken_for_a_missing_one(tmp_
     assert rc == 0 and "skipped a recording: labs_h200.json: not JSON, maybe truncated" in err
     rc, out, err = run_here(capsys, "diagnose", "--model", "decoder", "--plan", "zipf")
     assert rc == 2 and f"no diagnose recording in {tmp_path}" in err
+    monkeypatch.delenv("RUNTIME_RECORDINGS_DIR")
+    from runtime_core.recordings import store
+    store.scan("labs", tmp_path)   # a scan outside any command (a page, another test) meets the file
+    rc, out, err = run_here(capsys, "model", "--mode", "eager", "--n", "10", "--work-us", "2", "--policy", "bucket")
+    assert rc == 2 and len(err.strip().splitlines()) == 1   # an earlier command's skipped files are not named

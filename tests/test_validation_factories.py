@@ -92,3 +92,7 @@ def test_the_held_out_set_is_recorded_only_in_fresh_processes_and_resumed_only_a
     assert meta["grid"] == "heldout" and meta["set"] == "external"   # judged by the external grid's targets
     with pytest.raises(UsageError, match="resume it with --set heldout"):
         run_external(SimRunner(), out, 300, resume=True, only=grid, fresh=True)
+    from runtime_core.diagnose.records import best_recording
+    assert best_recording(tmp_path, grid="external") is None   # the page's external grid is never the held-out set
+    run_external(SimRunner(), tmp_path / "external.json", 300, only=grid, fresh=True)
+    assert best_recording(tmp_path, grid="external").meta.file == "external.json"

@@ -81,7 +81,10 @@ def register(sub) -> None:
     p.set_defaults(func=run, parser=p)
 
 
-# the options each kind of call reads (json everywhere); any other one given exits 2, naming it
+# the options each kind of call reads (json everywhere); any other one given exits 2, naming it.
+# TOLERATED: ../shared/design.md's stable call `diagnose --model NAME --batch B [--seq S] [--dtype D]
+# [--sweep] [--record PATH]` keeps working where --sweep or --record leaves some of them unread:
+# those are named on stderr, not refused
 USES = {
     "plan": ({"model", "plan", "max_size", "budget_mb", "size_kind", "recording"}, "with --plan"),
     "public": ({"record", "grid", "fresh_processes", "gpus", "resume", "force", "budget_s", "backend", "no_compile",
@@ -93,6 +96,7 @@ USES = {
     "one": ({"model", "batch", "seq", "dtype", "backend", "variants", "no_compile", "constants", "trace_out", "force",
              "timeline"}, "for one diagnosis"),
 }
+TOLERATED = {"sweep": {"batch"}, "record": {"batch", "seq", "dtype"}}
 
 
 def _refuse_unused(a) -> None:
@@ -105,7 +109,7 @@ def _refuse_unused(a) -> None:
         what = f"with --plan {a.plan}"
     if kind == "one" and not a.trace_out:
         used = used - {"force"}
-    refuse_unused(a, a.parser, used, what)
+    refuse_unused(a, a.parser, used, what, TOLERATED.get(kind, frozenset()))
 
 
 def run(a) -> dict:
@@ -130,6 +134,8 @@ def run(a) -> dict:
     if a.gpus != 1 and not a.fresh_processes:
         raise UsageError("--gpus runs several fresh processes at once: add --set external (or heldout) "
                          "--fresh-processes")
+    if a.record and not a.sweep and not public:
+        raise UsageError("--record writes the sweep's recording: add --sweep (or --set external)")
     _refuse_unused(a)
     if a.record and public:
         if a.sweep or a.model or a.passes:
@@ -144,8 +150,6 @@ def run(a) -> dict:
             runner.close()
         return {"out": a.record, "points": len(doc["points"]), "complete": doc["meta"]["complete"],
                 "accuracy": doc.get("summary", {}).get("accuracy", {})}
-    if a.record and not a.sweep:
-        raise UsageError("--record writes the sweep's recording: add --sweep (or --set external)")
     if a.plan:
         from .plan_cli import run_plan
         return run_plan(a)

@@ -109,8 +109,11 @@ class DiagnoseRecording:
 
 def best_recording(directory: Path | None = None, grid: str = "zoo") -> DiagnoseRecording | None:
     """The diagnose recording a page shows: complete before partial, a GPU before the simulator.
-    `grid`: "zoo" (our own models) or "external" (meta.set: public networks, validation/external.py)."""
-    found = [r for r in store.scan("diagnose", directory)[0] if recording_set(r.data) == grid]
+    `grid`: "zoo" (our own models) or "external" (meta.set: public networks, validation/external.py;
+    never the held-out networks, meta.grid "heldout", which are judged by the same targets but are
+    not the grid the page explains)."""
+    found = [r for r in store.scan("diagnose", directory)[0] if recording_set(r.data) == grid
+             and (r.data.get("meta") or {}).get("grid", "external") == "external"]
     rec = max(found, key=store.rank, default=None)
     return DiagnoseRecording(rec) if rec else None
 

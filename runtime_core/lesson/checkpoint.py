@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 from ..errors import UsageError
 from ..knobs import LIMITS, SEED_N, SEED_TAX_US, Mode, Policy, choices
+from .prediction import box_text, read_typed
 
 CATCH_UP_TOLERANCE = 0.05  # step "work_40": streams counts as caught up within this fraction of graph
 MAX_RUNS = 40              # the notebook keeps the latest this many runs
@@ -327,7 +328,7 @@ def decode_runs(text: str) -> tuple[list[Run], list[str]]:
 
 
 def encode_predictions(pred: dict[str, float]) -> str:
-    return ",".join(f"{step}:{value:.10g}" for step, value in pred.items() if step in STEP_NEEDS)  # as typed
+    return ",".join(f"{step}:{box_text(value)}" for step, value in pred.items() if step in STEP_NEEDS)  # as typed
 
 
 def prediction_in_range(v: float) -> bool:
@@ -343,10 +344,10 @@ def decode_predictions(text: str) -> tuple[dict[str, float], list[str]]:
         try:
             if step not in STEP_NEEDS:
                 raise ValueError(f"no step called {step!r}")
-            try:
-                v = float(value)
-            except ValueError:
-                raise ValueError("not a number") from None
+            v, why = read_typed(value)  # read as the box reads it: no "٢٤٦", "1_000" or "nan"
+            if v is None:
+                raise ValueError("not a number" if why != "too_large" else
+                                 f"out of range (0 to {PREDICTION_MAX:,.0f})")
             if not prediction_in_range(v):
                 raise ValueError(f"out of range (0 to {PREDICTION_MAX:,.0f})")
             pred[step] = v

@@ -16,7 +16,9 @@ from ..words import percent_off
 DEFAULT_TOLERANCE = 0.10
 # a number as typed: ASCII digits, one optional point, an optional exponent (float() alone would also
 # take "1_000", "inf", "nan" and other scripts' digits)
-TYPED_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?", re.ASCII)
+# (one way to match each string: "\d+\.?\d*" was slow in the square of a long run of digits)
+TYPED_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?", re.ASCII)
+TYPED_MAX_CHARS = 64  # longer is not a prediction: refused before any matching
 
 
 def read_typed(text: str | None) -> tuple[float | None, str]:
@@ -27,6 +29,8 @@ def read_typed(text: str | None) -> tuple[float | None, str]:
     text = "" if text is None else str(text).strip()
     if not text:
         return None, "empty"
+    if len(text) > TYPED_MAX_CHARS:
+        return None, "not_a_number"
     if "," in text and TYPED_NUMBER.fullmatch(text.replace(",", "")):
         return None, "comma"
     if not TYPED_NUMBER.fullmatch(text):
