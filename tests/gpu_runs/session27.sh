@@ -9,6 +9,8 @@
 #   run(command="TESTS=1 CARD=h100 bash tests/gpu_runs/session27.sh", kind="nvidia-h100-x1", carry=[".whl"], timeout_s=600)
 #   then: cp <files_at>/diagnose_*_fresh*.json tests/gpu_runs/results/ ; commit;
 #         python -m runtime_core accuracy --recording tests/gpu_runs/results/diagnose_heldout_freshN_<card>.json
+# The twenty-seventh session itself was lent no machine (eight H200 and six H100 starts refused, from
+# 01:00 to 02:45 UTC): everything here is owed, starting with the first run(...) line above.
 # Decided before any held-out point was measured: the held-out recording is judged by the external
 # grid's targets as they stand (no rule or constant changes for it), and once complete it joins
 # `make check-gpu` (DIAGNOSE_RECS) whatever it shows.
