@@ -99,8 +99,8 @@ def launch_tax(recs, _lab) -> dict:
     taxes = [p.tax_us for p in sweep.points if not p.extra_tax_us and p.launcher == "python"]
     spread = f"; {min(taxes):.1f}–{max(taxes):.1f} µs at single points with nothing added" if taxes else ""
     holds = _in(tax, SEED_TAX_RANGE_US)
-    reason = (f"Inside the seed's 5–25 µs band, and {tax / SEED_TAX_US:.1f}× the widget's default "
-              f"of {SEED_TAX_US:g} µs." if holds else
+    reason = (f"Inside the seed's 5–25 µs band, and {tax / SEED_TAX_US:.1f}× the launch-overhead widget's "
+              f"default (page 6) of {SEED_TAX_US:g} µs." if holds else
               f"Outside the seed's 5–25 µs band by {min(abs(tax - 5), abs(tax - 25)):.1f} µs.")
     return row(f"{tax:.1f} µs per launch (x.add_(1), host time){spread}", holds, reason, sweep)
 
