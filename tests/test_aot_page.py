@@ -256,3 +256,18 @@ def test_a_batch_in_any_form_python_reads_is_taken(page):
     at = at.text_input(key="aot_batch").input(" 64 ").run()
     assert at.button(key="aot_send").label == "send a request of batch 64"
     assert not any("Not taken" in w.value for w in at.warning)
+
+
+def test_a_recording_whose_python_serving_loop_crashed_is_not_captioned_with_its_missing_rows(tmp_path, monkeypatch):
+    """The H200 serving recording's Python child crashed (SIGSEGV): it has C++ rows only, and the
+    caption under them no longer explains loop and one-call rows that are not there."""
+    import json
+    from pathlib import Path
+    from runtime_core.lesson.page_text import text as prose
+    rec = json.loads((Path(__file__).resolve().parents[1] / "lessons" / "recordings" / "serving_h200.json").read_text())
+    assert not rec["serving"]["rows"]
+    monkeypatch.setenv("RUNTIME_CORE_AOT_CACHE", str(tmp_path / "cache"))   # nothing served on this machine
+    at = open_page("pages/5_AOT_and_serving.py")
+    captions = [c.value for c in at.caption]
+    assert prose("aot", "serving_times_cpp_only") in captions
+    assert prose("aot", "serving_times") not in captions   # nothing on this CPU has served yet

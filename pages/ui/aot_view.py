@@ -307,7 +307,8 @@ def _serving_tables(res: dict) -> None:
     times = tables.serving_time_rows(res)
     if times:
         ui_tables.show(times)
-    st.caption(prose("aot", "serving_times"))
+    # the loop and one-call rows come from the Python serving child: where it crashed, say what is left
+    st.caption(prose("aot", "serving_times" if res.get("rows") else "serving_times_cpp_only"))
     if res.get("threads") == 1:
         st.caption(prose("aot", "serving_threads"))
         citation_caption(prose("aot", "serving_threads"))  # its ‹dev-machine› marker, named
