@@ -178,7 +178,7 @@ def test_a_one_kib_block_in_a_two_mib_segment_is_drawn_where_it_can_be_seen():
     assert waiting.customdata[0][0] == 1024
     samples = [(i, s.allocated_bytes, s.reserved_bytes, s.what) for i, s in enumerate(pg.pool.timeline(), 1)]
     notes = " ".join(alloc_charts.scale_notes(rows, samples))
-    assert "1 block too narrow to see is drawn" in notes and "side by side" not in notes and "Allocated peaks at 1.00 KiB" in notes, notes
+    assert "1 block too narrow to see is drawn wider" in notes and "Allocated peaks at 1.00 KiB" in notes, notes
     three = Playground()       # three 1 KiB blocks side by side, inside their segment, not one bar
     for _ in range(3):
         three.malloc(1024)
@@ -186,10 +186,46 @@ def test_a_one_kib_block_in_a_two_mib_segment_is_drawn_where_it_can_be_seen():
     drawn = sorted(sp for r, sp in zip(three.pool.snapshot(), spans) if r["state"] == "allocated")
     assert len(drawn) == 3 and all(a[0] + a[1] <= b[0] + 1e-6 for a, b in zip(drawn, drawn[1:]))
     assert drawn[-1][0] + drawn[-1][1] <= extent
-    assert "side by side" in " ".join(alloc_charts.scale_notes(three.pool.snapshot(), []))
+    assert "3 blocks too narrow to see are drawn wider" in " ".join(alloc_charts.scale_notes(three.pool.snapshot(), []))
     big = Playground()
     big.malloc(256 * 1024)
     assert alloc_charts.scale_notes(big.pool.snapshot(), [(1, 256 << 10, 2 << 20, "m")]) == []
+
+
+def test_a_snapshot_with_many_small_blocks_keeps_every_block_in_its_place():
+    """A 2 MiB segment of eight small allocations and three free gaps, beside 16 and 32 MiB
+    segments (PyTorch's snapshot after a training step): the small blocks are widened but stay in
+    offset order, lie on nothing, stay inside their segment, and the free gap between them still
+    shows. The segments are listed in number order, 2 before 10."""
+    from pages.ui import alloc_charts
+    mib = 1 << 20
+    layout = [(0, 16384, "allocated"), (16384, 4096, "allocated"), (20480, 262144, "allocated"),
+              (282624, 1572864, "free"), (1855488, 512, "allocated"), (1856000, 20992, "free"),
+              (1876992, 16384, "allocated"), (1893376, 16384, "allocated"), (1909760, 4096, "allocated"),
+              (1913856, 4096, "allocated"), (1917952, 179200, "free")]
+    assert sum(size for _, size, _ in layout) == 2 * mib
+    row = dict(kind="small", stream=0, used_on=[])
+    rows = [dict(row, segment=13, offset_bytes=o, size_bytes=n, state=st) for o, n, st in layout]
+    rows += [dict(row, segment=g, kind="large", offset_bytes=0, size_bytes=n * mib, state="allocated")
+             for g, n in ((10, 16), (2, 32), (1, 16))]
+    spans = alloc_charts.drawn_spans(rows)
+    seg = [(r, sp) for r, sp in zip(rows, spans) if r["segment"] == 13]
+    for (r, (start, width)), (_, (nxt, _w)) in zip(seg, seg[1:]):
+        assert width > 0 and abs(start + width - nxt) < 1e-6, (r, start, width, nxt)
+    assert seg[0][1][0] == 0 and abs(seg[-1][1][0] + seg[-1][1][1] - 2 * mib) < 1e-6
+    for r, (start, width) in seg:
+        assert width >= r["size_bytes"] * (1 - alloc_charts.GIVE_SHARE) - 1e-6
+        if r["state"] == "allocated":
+            assert width >= r["size_bytes"] and width > 8192, (r, width)
+    gap = next(sp for r, sp in seg if r["size_bytes"] == 1572864)
+    assert gap[1] >= 0.25 * 2 * mib                     # the big free gap still reads as one
+    big = [sp for r, sp in zip(rows, spans) if r["segment"] != 13]
+    assert big == [(0.0, float(r["size_bytes"])) for r in rows if r["segment"] != 13]  # to scale
+    fig = alloc_charts.block_map(rows)
+    assert list(fig.layout.yaxis.categoryarray) == [
+        "segment 1 (large)", "segment 2 (large)", "segment 10 (large)", "segment 13 (small)"]
+    notes = " ".join(alloc_charts.scale_notes(rows, []))
+    assert "8 blocks too narrow to see are drawn wider" in notes, notes
 
 
 def test_the_playground_page_says_what_it_drew_wider():

@@ -38,30 +38,48 @@ def _layout(fig: go.Figure, title: str, x_title: str, y_title: str, height: int)
     return fig
 
 
-SEEN_SHARE = 0.025  # a block narrower than this share of the map is drawn this wide (its hover keeps its size)
-DRAW_ORDER = ("free", "allocated", "awaiting_event")  # free first: a widened small block lies on top of it
+SEEN_SHARE = 0.025  # a block narrower than this share of the map is drawn this wide where its segment has room
+GIVE_SHARE = 0.5    # the most of its width a block beside a widened one gives up to make that room
+DRAW_ORDER = ("free", "allocated", "awaiting_event")
+
+
+def _segment_key(segment) -> tuple:
+    """Segments in number order (2 before 10), whatever type the snapshot gave them."""
+    text = str(segment)
+    return (0, int(text), "") if text.isdigit() else (1, 0, text)
 
 
 def drawn_spans(rows: list[dict]) -> list[tuple[float, float]]:
-    """Where block_map draws each row, as (start, width) in bytes: a free block where it is; an
-    allocated or awaiting block narrower than SEEN_SHARE of the map drawn that wide, after the
-    widened block before it in its segment (three 1 KiB blocks side by side, not one bar over
-    another) and inside its segment's end."""
+    """Where block_map draws each row, as (start, width) in bytes. Each segment is laid out again
+    in offset order and keeps its true total width: an allocated or awaiting block narrower than
+    SEEN_SHARE of the map is widened to that, and the blocks that were not widened (free ones,
+    big ones) give up to GIVE_SHARE of their width, in proportion, to make the room. When they
+    cannot give enough, every widened block gets the same share of what they can give. So blocks
+    never lie on each other and never leave their segment, and each stays between its true
+    neighbours; a segment with nothing widened is drawn to scale."""
     extent = max((r["offset_bytes"] + r["size_bytes"] for r in rows), default=0)
     least = SEEN_SHARE * extent
-    ends: dict = {}
-    for r in rows:
-        ends[r["segment"]] = max(ends.get(r["segment"], 0), r["offset_bytes"] + r["size_bytes"])
-    spans, cursor = {}, {}
-    for i in sorted(range(len(rows)), key=lambda i: (str(rows[i]["segment"]), rows[i]["offset_bytes"])):
-        r = rows[i]
-        if r["state"] == "free" or r["size_bytes"] >= least:
-            spans[i] = (float(r["offset_bytes"]), float(r["size_bytes"]))
-            continue
-        width = min(least, ends[r["segment"]])
-        start = min(max(r["offset_bytes"], cursor.get(r["segment"], 0.0)), ends[r["segment"]] - width)
-        spans[i] = (float(start), float(width))
-        cursor[r["segment"]] = start + width
+    by_segment: dict = {}
+    for i, r in enumerate(rows):
+        by_segment.setdefault(r["segment"], []).append(i)
+    spans: dict = {}
+    for members in by_segment.values():
+        members.sort(key=lambda i: rows[i]["offset_bytes"])
+        size = {i: float(rows[i]["size_bytes"]) for i in members}
+        small = [i for i in members if rows[i]["state"] != "free" and size[i] < least]
+        wanted = sum(least - size[i] for i in small)
+        donors = [i for i in members if i not in small]
+        can_give = GIVE_SHARE * sum(size[i] for i in donors)
+        given = min(wanted, can_give)
+        width = dict(size)
+        for i in small:
+            width[i] += (least - size[i]) * given / wanted
+        for i in donors:
+            width[i] -= GIVE_SHARE * size[i] * given / can_give if can_give else 0.0
+        cursor = float(rows[members[0]]["offset_bytes"])
+        for i in members:
+            spans[i] = (cursor, width[i])
+            cursor += width[i]
     return [spans[i] for i in range(len(rows))]
 
 
@@ -90,8 +108,10 @@ def block_map(rows: list[dict], title: str = "Block map") -> go.Figure:
             hovertemplate=("size %{customdata[0]:,} B<br>offset %{customdata[1]:,} B<br>"
                            "stream %{customdata[2]}<br>also used on %{customdata[3]}<extra></extra>"),
             showlegend=True))
-    fig.update_yaxes(autorange="reversed")
-    n_segments = len({r["segment"] for r in rows})
+    order = sorted({r["segment"] for r in rows}, key=_segment_key)
+    names = {r["segment"]: f"segment {r['segment']} ({r['kind']})" for r in rows}
+    fig.update_yaxes(autorange="reversed", categoryorder="array", categoryarray=[names[g] for g in order])
+    n_segments = len(order)
     return _layout(fig, title, f"offset in segment ({unit})", "segment", 140 + 40 * max(n_segments, 1))
 
 
@@ -102,13 +122,12 @@ def scale_notes(rows: list[dict], samples: list) -> list[str]:
     memory_over_time draws on its axis."""
     notes = []
     spans = drawn_spans(rows)
-    small = [(r, sp) for r, sp in zip(rows, spans) if r["state"] != "free" and sp[1] != r["size_bytes"]]
+    small = [(r, sp) for r, sp in zip(rows, spans) if r["state"] != "free" and sp[1] > r["size_bytes"]]
     if small:
-        moved = any(sp[0] != r["offset_bytes"] for r, sp in small)
         notes.append(f"In the block map, {count(len(small), 'block')} too narrow to see "
-                     f"{'is' if len(small) == 1 else 'are'} drawn {SEEN_SHARE:.1%} of its width wide"
-                     + (", side by side rather than at the true offsets" if moved else "")
-                     + "; hover a block for its true size and offset.")
+                     f"{'is' if len(small) == 1 else 'are'} drawn wider (up to {SEEN_SHARE:.1%} of its width), "
+                     "and the blocks beside them narrower, so each keeps its place in its segment; "
+                     "hover a block for its true size and offset.")
     peak, top = max((s[1] for s in samples), default=0), max((s[2] for s in samples), default=0)
     if 0 < peak < SEEN_SHARE * top:  # 1 KiB against 2 MiB lies on the axis: say what it is
         (unit, scale), (top_unit, top_scale) = byte_unit(peak), byte_unit(top)
