@@ -37,7 +37,8 @@ with live_col:
         ("wall time", [tables.num(m[mode]["wall_us"], unit="µs") for mode in modes]),
         ("launch overhead", [tables.num(m[mode]["launch_overhead_us"], unit="µs") for mode in modes]),
         ("kernel work", [tables.num(m[mode]["kernel_work_us"], unit="µs") for mode in modes]),
-        ("driver calls", [tables.num(m[mode]["driver_calls"]) for mode in modes]),
+        ("driver calls (launches)", [tables.num(m[mode]["driver_calls"]) for mode in modes]),
+        ("synchronizes", [tables.num(m[mode]["sync_calls"]) for mode in modes]),
     ])
     st.caption(prose("artifact", "same_kernels"))
     st.page_link("pages/6_Launch_overhead_killer.py", label="Turn the knobs yourself", icon=":material/tune:")

@@ -74,6 +74,17 @@ def test_storm_recaptures_every_call_when_the_cache_is_smaller():
     assert b["captures"] < rc["captures"] and b["wasted_work_pct"] > 0
 
 
+def test_storm_says_when_bucketing_thrashes_too():
+    """A cache of one graph holds neither the 8 shapes nor the 2 buckets they pad to: the verdict
+    gives bucketing's own captures and evictions, as counted, not just its padding."""
+    r = storm.run("sim", cache_size=1, shapes=8, calls=32)
+    bk = r["bucket"]
+    assert bk["evictions"] > 0 and bk["captures"] > 2
+    assert (f"Bucketing thrashed too, though less: its 2 buckets do not fit a cache of 1 either, so it needed "
+            f"{bk['captures']} captures ({bk['evictions']} evictions)") in r["verdict"]
+    assert "thrashed" not in storm.run("sim", cache_size=2, shapes=8, calls=32)["verdict"]
+
+
 def test_storm_refuses_a_cache_of_zero():
     with pytest.raises(ValueError, match="cache_size"):
         storm.run("sim", cache_size=0)

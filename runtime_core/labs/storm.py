@@ -14,7 +14,7 @@ The lab also reports how much the device's reserved memory grew (dev.reserved_by
 from __future__ import annotations
 
 from ..recordings.shipped import get_device
-from ..engine.graph_executor import GraphExecutor
+from ..engine.graph_executor import GraphExecutor, bucket_numel
 from ..engine.workload import ChainWorkload
 from ..errors import UsageError
 from .common import header
@@ -68,11 +68,23 @@ def verdict(r: dict) -> str:
                 f"({rec['evictions']} evictions, {rec['capture_ms']:.1f} ms capturing) because "
                 f"the cache holds {cache_size} graph{'s' if cache_size != 1 else ''}, fewer than the "
                 f"{rec['distinct_shapes']} shapes the requests cycle through in order: a least-recently-used "
-                "cache then has always just evicted the graph the next request needs. Bucketing needed "
-                f"{r['bucket']['captures']} captures and wasted "
-                f"{r['bucket']['wasted_work_pct']:.0f}% of the work on padding.")
+                "cache then has always just evicted the graph the next request needs. "
+                + _bucket_words(r))
     return (f"No storm: each of the {rec['distinct_shapes']} shapes was captured once "
             f"({rec['capture_ms']:.1f} ms) and every later call replayed.")
+
+
+def _bucket_words(r: dict) -> str:
+    """What bucketing cost in the same run: its captures, and its evictions when its buckets did
+    not fit the cache either (at a cache of one graph, two buckets take turns)."""
+    bk = r["bucket"]
+    waste = f"wasted {bk['wasted_work_pct']:.0f}% of the work on padding."
+    if not bk.get("evictions"):
+        return f"Bucketing needed {bk['captures']} captures and {waste}"
+    buckets = len({bucket_numel(request_numel(i, r["shapes"])) for i in range(r["shapes"])})
+    return (f"Bucketing thrashed too, though less: its {buckets} buckets do not fit a cache of {r['cache_size']} "
+            f"either, so it needed {bk['captures']} captures ({bk['evictions']} evictions), one each time "
+            f"the requests crossed into the other bucket, and {waste}")
 
 
 def request_numel(call: int, shapes: int) -> int:
