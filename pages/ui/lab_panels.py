@@ -99,7 +99,11 @@ def show(r: dict, with_recording: bool = True) -> None:
     renderer(r["lab"])(r)
     verdict = VERDICTS.get(r["lab"], lambda x: x["verdict"])(r)
     # a recording's sentences, whole: the longest (reduce-overhead's) run to about 2,300 characters
-    (st.warning if r["signal"] else st.success)(("**Signal seen.** " if r["signal"] else "")
+    # a CPU run that folds a GPU's run into its panel (compile_cache) names whose verdict this is,
+    # or it reads as the folded run's, just above it
+    whose = ("In the CPU's run, the tables at the top (the GPU's is folded just above): "
+             if isinstance(r.get("gpu"), dict) else "")
+    (st.warning if r["signal"] else st.success)(("**Signal seen.** " if r["signal"] else "") + whose
                                                  + esc(verdict, max_chars=4000))
     gpu, bad = _recorded(r["lab"]) if (with_recording and r["source"] == "simulated") else (None, [])
     if gpu:
