@@ -585,6 +585,17 @@ def test_the_planner_and_timeline_knobs_are_kept_across_a_visit_to_another_page(
     assert "uniform over 1..100" in _text(at)
 
 
+def test_a_planner_that_picks_the_powers_of_two_is_not_called_0_percent_less_than_them():
+    """My list "1;2" on the page's defaults: the planner's buckets are powers of two's, and the
+    caption said "0.0% less than powers of two" before saying they are the same buckets."""
+    at = open_page(PAGE)
+    at.radio(key="dg_plan_preset").set_value("my list").run()
+    at.text_input(key="dg_plan_list").set_value("1;2").run()
+    assert any("Planner and powers of two are the same buckets" in c.value for c in at.caption)
+    gain = next(c.value for c in at.caption if "the planner's set costs a request" in c.value)
+    assert "the same as powers of two" in gain and "0.0%" not in gain, gain
+
+
 def test_the_planners_caption_and_chart_count_the_captures_it_weighs():
     """At one request per capture the planner picks no buckets, since capturing costs more than it
     saves: the caption and chart compare the step plus the capture share (what it minimizes), so

@@ -181,11 +181,12 @@ def _batch_ok(v) -> bool:
 
 def _take_batch() -> None:
     """The typed batch becomes the one the button sends when it is a whole number from 1 to
-    BATCH_MAX (digits, or a form Python reads, 1e2); anything else is refused with a line saying
+    BATCH_MAX (digits, or a form Python reads, 1e2; never a comma, which a decimal comma makes 2,0
+    mean 2); anything else is refused with a line saying
     so, and the box goes back to the batch it held."""
     typed = str(st.session_state.get("aot_batch") or "").strip()
     try:
-        value = float(typed.replace(",", "").replace("_", ""))
+        value = float(typed.replace("_", ""))  # no comma: "2,0" is not 20 (a batch never needs a thousands comma)
     except ValueError:
         value = None
     if value is not None and math.isfinite(value) and value == int(value) and _batch_ok(int(value)):

@@ -111,8 +111,11 @@ def _predicted_table(sets: dict, label: str) -> None:
     charts.show(planner_figure({SET_NAMES[k]: v for k, v in sets.items()}), key="dg_plan_chart")
     p2, pl = sets["powers_of_two"]["objective_us"], sets["planner"]["objective_us"]  # the planner's own measure
     gain = 100 * (1 - pl / p2)
-    st.caption(prose("diagnose", "planner_gain", label=esc(label), planner=f"{pl:,.1f}", powers=f"{p2:,.1f}",
-                    gain=f"{abs(gain):.1f}", direction="less" if gain >= 0 else "more"))
+    if sets["planner"]["buckets"] == sets["powers_of_two"]["buckets"]:  # not "0.0% less than" itself
+        st.caption(prose("diagnose", "planner_gain_same", label=esc(label), planner=f"{pl:,.1f}"))
+    else:
+        st.caption(prose("diagnose", "planner_gain", label=esc(label), planner=f"{pl:,.1f}", powers=f"{p2:,.1f}",
+                         gain=f"{abs(gain):.1f}", direction="less" if gain >= 0 else "more"))
     _same_sets(sets, "predicted")
 
 
