@@ -77,8 +77,4 @@ def no_warmup(r: dict) -> None:
         ("replays counted", [f"{tables.num(v['replays_counted'])} of {tables.num(r['replays'])}" for v in runs]),
         ("µs per replay", [tables.num(v["replay_us"]) for v in runs]),
         ("correct", [tables.num(v["correct"]) for v in runs])])
-    st.caption(f"The module's first call zeroes its counter and runs a {r['init_kernel_us']:g} µs set-up "
-               "kernel; without a warm-up that first call is the capture, so every replay repeats it. "
-               "The replays are launched back to back, so the host launches the next one while the GPU "
-               "runs the last: a replay costs whichever side is slower, not the two added, which is why "
-               "the slow column sits near the set-up kernel's length rather than above it by the fast one.")
+    st.caption(prose("labs", "no_warmup", init=f"{r['init_kernel_us']:g}"))
