@@ -54,7 +54,8 @@ def drawn_spans(rows: list[dict]) -> list[tuple[float, float]]:
     in offset order and keeps its true total width: an allocated or awaiting block narrower than
     SEEN_SHARE of the map is widened to that, and the blocks that were not widened (free ones,
     big ones) give up to GIVE_SHARE of their width, in proportion, to make the room. When they
-    cannot give enough, every widened block gets the same share of what they can give. So blocks
+    cannot give enough, each widened block gets what they can give in proportion to how far
+    short of SEEN_SHARE it was. So blocks
     never lie on each other and never leave their segment, and each stays between its true
     neighbours; a segment with nothing widened is drawn to scale."""
     extent = max((r["offset_bytes"] + r["size_bytes"] for r in rows), default=0)
@@ -117,17 +118,18 @@ def block_map(rows: list[dict], title: str = "Block map") -> go.Figure:
 
 def scale_notes(rows: list[dict], samples: list) -> list[str]:
     """What the two playground charts draw other than to scale, in words for a caption under them
-    (a chart's own titles do not wrap, and are cut on a phone): a block_map block widened to be
-    seen (and moved, where widened blocks would lie on each other), and an allocated peak that
-    memory_over_time draws on its axis."""
+    (a chart's own titles do not wrap, and are cut on a phone): block_map's blocks widened to be
+    seen (drawn_spans: the others in their segment give up width, so blocks sit off their true
+    offsets), and an allocated peak that memory_over_time draws on its axis."""
     notes = []
     spans = drawn_spans(rows)
     small = [(r, sp) for r, sp in zip(rows, spans) if r["state"] != "free" and sp[1] > r["size_bytes"]]
     if small:
         notes.append(f"In the block map, {count(len(small), 'block')} too narrow to see "
-                     f"{'is' if len(small) == 1 else 'are'} drawn wider (up to {SEEN_SHARE:.1%} of its width), "
-                     "and the blocks beside them narrower, so each keeps its place in its segment; "
-                     "hover a block for its true size and offset.")
+                     f"{'is' if len(small) == 1 else 'are'} drawn wider (up to {SEEN_SHARE:.1%} of the map's "
+                     "width), and the other blocks of their segment narrower (by up to half), so every block "
+                     "keeps its order in its segment but not its true offset; hover a block for its true size "
+                     "and offset.")
     peak, top = max((s[1] for s in samples), default=0), max((s[2] for s in samples), default=0)
     if 0 < peak < SEEN_SHARE * top:  # 1 KiB against 2 MiB lies on the axis: say what it is
         (unit, scale), (top_unit, top_scale) = byte_unit(peak), byte_unit(top)

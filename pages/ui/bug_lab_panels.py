@@ -77,4 +77,6 @@ def no_warmup(r: dict) -> None:
         ("replays counted", [f"{tables.num(v['replays_counted'])} of {tables.num(r['replays'])}" for v in runs]),
         ("µs per replay", [tables.num(v["replay_us"]) for v in runs]),
         ("correct", [tables.num(v["correct"]) for v in runs])])
-    st.caption(prose("labs", "no_warmup", init=f"{r['init_kernel_us']:g}"))
+    fast, slow = (v["replay_us"] for v in runs)
+    st.caption(prose("labs", "no_warmup", init=f"{r['init_kernel_us']:g}", slow=f"{slow:.1f}", fast=f"{fast:.1f}",
+                     added=f"{r['init_kernel_us'] + fast:.1f}"))

@@ -102,7 +102,7 @@ def show(r: dict, with_recording: bool = True) -> None:
     # a CPU run that folds a GPU's run into its panel (compile_cache) names whose verdict this is,
     # or it reads as the folded run's, just above it
     whose = ("In the CPU's run, the tables at the top (the GPU's is folded just above): "
-             if isinstance(r.get("gpu"), dict) else "")
+             if isinstance(r.get("gpu"), dict) and not r["gpu"].get("owed_recording") else "")
     (st.warning if r["signal"] else st.success)(("**Signal seen.** " if r["signal"] else "") + whose
                                                  + esc(verdict, max_chars=4000))
     gpu, bad = _recorded(r["lab"]) if (with_recording and r["source"] == "simulated") else (None, [])

@@ -279,10 +279,14 @@ def alloc_snapshot(r: dict) -> None:
     if r.get("block_rows"):
         charts.show(alloc_charts.block_map(r["block_rows"], "PyTorch's segments at the end of the step"),
                     key=f"snap_torch_map{sfx}")
+        for note in alloc_charts.scale_notes(r["block_rows"], []):  # blocks drawn wider than they are
+            st.caption(note)
     ours = r.get("our_pool") or {}
     if ours.get("block_rows_end"):
         charts.show(alloc_charts.block_map(ours["block_rows_end"], "Our pool, the same allocations replayed: "
                                            "its segments at the end"), key=f"snap_our_map{sfx}")
+        for note in alloc_charts.scale_notes(ours["block_rows_end"], []):
+            st.caption(note)
         st.caption(_p("snap_ours", reserved=fmt_bytes(ours.get("reserved_peak_bytes") or 0),
                          segments=ours.get("segments"),
                          torch_reserved=fmt_bytes(max((s[2] for s in r.get("over_time") or []), default=0)),

@@ -62,7 +62,7 @@ def timeline_figure(spans, title: str, max_us: float | None = None, height: int 
     ordered = sorted(spans, key=lambda s: _field(s, "start_us"))
     if max_us is not None:
         ordered = [s for s in ordered if _field(s, "start_us") <= max_us]
-    # a lane crowded with spans narrower than a slice (a pixel or so) is drawn in slices, each colour
+    # a lane crowded with spans narrower than a slice (a 150th of the step) is drawn in slices, each colour
     # covering its share of the time (timeline_slices); what is left over the bar budget is thinned
     kind_labels = {k: (labels or {}).get(k, v[0]) for k, v in KIND_STYLE.items()}
     spans, binned = bin_lanes(ordered, order=tuple(KIND_STYLE), labels=kind_labels)

@@ -89,10 +89,13 @@ STAGES = (
           ("async_compile.precompile", "StaticAutotunerFuture.warm_precompile"), parents=(LOAD_MODULE,)),
     Stage("wait for the worker processes' kernel compiles (Triton's on a GPU, C++ on a CPU)", ("async_compile.wait",),
           parents=(LOAD_MODULE,)),
-    # Autotuning is timed where a Triton kernel first runs (CachingAutotuner.run benchmarks its
-    # configurations on its first launch), so after the compile, when the compiled code first
-    # runs: a root of its own, not a child of any compile stage. A warm start whose cache held the
-    # chosen configurations does not benchmark (loading them is part of the cache load).
+    # Under torch.compile's default options (all the app records), autotuning is timed where a
+    # Triton kernel first runs (CachingAutotuner.run benchmarks its configurations on its first
+    # launch), so after the compile, when the compiled code first runs: a root of its own, not a
+    # child of any compile stage. (Options that benchmark while compiling, such as
+    # benchmark_fusion or cpp_wrapper's autotune_at_compile_time, would time some of it inside
+    # Scheduler.codegen.) A warm start whose cache held the chosen configurations does not
+    # benchmark (loading them is part of the cache load).
     Stage(AUTOTUNE, ("CachingAutotuner.benchmark_all_configs",), contains=("benchmark_all_configs",)),
 )
 BY_LABEL = {s.label: s for s in STAGES}

@@ -83,8 +83,8 @@ def _bucket_words(r: dict) -> str:
         return f"Bucketing needed {bk['captures']} captures and {waste}"
     buckets = len({bucket_numel(request_numel(i, r["shapes"])) for i in range(r["shapes"])})
     return (f"Bucketing thrashed too, though less: its {buckets} buckets do not fit a cache of {r['cache_size']} "
-            f"either, so it needed {bk['captures']} captures ({bk['evictions']} evictions), one each time "
-            f"the requests crossed into the other bucket, and {waste}")
+            f"either, so it needed {bk['captures']} captures ({bk['evictions']} evictions, one each time "
+            f"the requests crossed into the other bucket), and {waste}")
 
 
 def request_numel(call: int, shapes: int) -> int:
