@@ -5,13 +5,14 @@
 #   2. the held-out public networks (validation/heldout.py: 10 networks outside the grid, fp32 batch 1
 #      and bf16 batch 16, 20 points), one fresh `diagnose` process a point, resumed from the committed
 #      copy, with what is left of TOTAL_S. Nothing in the prediction was changed after they were chosen.
-#   run(command="bash tests/gpu_runs/session27.sh", kind="nvidia-h200", needs_h200=true, carry=[".whl"], timeout_s=600)
-#   run(command="CARD=h100 bash tests/gpu_runs/session27.sh", kind="nvidia-h100-x1", carry=[".whl"], timeout_s=600)
-#   then: cp <files_at>/diagnose_*_fresh*.json tests/gpu_runs/results/ ; commit;
+#   run(command="TESTS=1 bash tests/gpu_runs/session27.sh", kind="nvidia-h200", needs_h200=true, carry=[".whl"], timeout_s=600)
+#   run(command="TESTS=1 CARD=h100 bash tests/gpu_runs/session27.sh", kind="nvidia-h100-x1", carry=[".whl"], timeout_s=600)
+#   then: cp <files_at>/diagnose_*_fresh*.json <files_at>/gpu_tests_session28.log tests/gpu_runs/results/ ; commit;
 #         python -m runtime_core accuracy --recording tests/gpu_runs/results/diagnose_heldout_freshN_<card>.json
 # The twenty-seventh session was lent no machine. The twenty-eighth (2026-12-07) got only an H100:
 # TESTS=1 ran the two CLI tests (2 passed, gpu_tests_session27.log) and three calls recorded 16 of the
-# H100's 20 held-out points. Still owed: all of the H200's (both run lines above), the H100's last 4.
+# H100's 20 held-out points. Still owed: all of the H200's (both run lines above), the H100's last 4,
+# and TESTS=1 (the storm verdict's change, on any card: drop TESTS=1 once its log is committed).
 # Decided before any held-out point was measured: the held-out recording is judged by the external
 # grid's targets as they stand (no rule or constant changes for it), and once complete it joins
 # `make check-gpu` (DIAGNOSE_RECS) whatever it shows.
@@ -20,18 +21,18 @@ OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 CARD=${CARD:-h200}
 TOTAL_S=${TOTAL_S:-560}
 nvidia-smi --query-gpu=name,driver_version,clocks.sm --format=csv > "$OUT/machine_s27.txt" 2>&1
-# TESTS=1 (carry .whl): first the GPU tests of this session's change on the CUDA path, the diagnose
-# CLI refusing flags its kind of call ignores (cli_args.refuse_unused): the two tests that run
-# `diagnose` as a user does, on a real GPU (~100 s; any card)
+# TESTS=1 (carry .whl): first the GPU test of the twenty-eighth session's change on the CUDA path:
+# the storm lab's verdict words bucketing's own evictions (runtime_core/labs/storm.py), the storm
+# lab on a real GPU (seconds). (The twenty-seventh session's two CLI tests passed on an H100 in the
+# twenty-eighth: gpu_tests_session27.log.)
 if [ "${TESTS:-0}" = 1 ]; then
   if ls .whl/*.whl >/dev/null 2>&1; then
     python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl \
       && export PYTHONPATH=/tmp/site
   fi
   python3 -m pytest -m gpu -q -rfE -p no:cacheprovider \
-    "tests/test_diagnose_gpu.py::test_a_users_own_factory_is_diagnosed_from_the_cli" \
-    "tests/test_diagnose_gpu.py::test_a_network_that_cannot_be_captured_gets_its_verdict_and_exit_0" \
-    2>&1 | tee "$OUT/gpu_tests_session27.log" | tail -4
+    "tests/test_labs.py::test_every_lab_shows_its_signal_on_a_real_gpu[storm]" \
+    2>&1 | tee "$OUT/gpu_tests_session28.log" | tail -4
 fi
 if [ "$CARD" = h200 ]; then
   F=tests/gpu_runs/results/diagnose_external_freshN_h200.json
