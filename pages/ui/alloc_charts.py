@@ -55,9 +55,8 @@ def drawn_spans(rows: list[dict]) -> list[tuple[float, float]]:
     SEEN_SHARE of the map is widened to that, and the blocks that were not widened (free ones,
     big ones) give up to GIVE_SHARE of their width, in proportion, to make the room. When they
     cannot give enough, each widened block gets what they can give in proportion to how far
-    short of SEEN_SHARE it was. So blocks
-    never lie on each other and never leave their segment, and each stays between its true
-    neighbours; a segment with nothing widened is drawn to scale."""
+    short of SEEN_SHARE it was. So blocks never lie on each other and never leave their segment,
+    and each stays between its true neighbours; a segment with nothing widened is drawn to scale."""
     extent = max((r["offset_bytes"] + r["size_bytes"] for r in rows), default=0)
     least = SEEN_SHARE * extent
     by_segment: dict = {}

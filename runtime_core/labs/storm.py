@@ -81,8 +81,10 @@ def _bucket_words(r: dict) -> str:
     waste = f"wasted {bk['wasted_work_pct']:.0f}% of the work on padding."
     if not bk.get("evictions"):
         return f"Bucketing needed {bk['captures']} captures and {waste}"
-    buckets = len({bucket_numel(request_numel(i, r["shapes"])) for i in range(r["shapes"])})
-    return (f"Bucketing thrashed too, though less: its {buckets} buckets do not fit a cache of {r['cache_size']} "
+    shapes = r.get("shapes") or 0  # a recording from before the lab stored it: no count
+    buckets = len({bucket_numel(request_numel(i, shapes)) for i in range(shapes)})
+    return (f"Bucketing thrashed too, though less: its {f'{buckets} ' if buckets else ''}buckets do not fit "
+            f"a cache of {r['cache_size']} "
             f"either, so it needed {bk['captures']} captures ({bk['evictions']} evictions, one each time "
             f"the requests crossed into the other bucket), and {waste}")
 
