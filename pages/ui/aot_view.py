@@ -2,8 +2,6 @@
 (its guards are the packages'), the loop over the real packages, and the decoder numbers."""
 from __future__ import annotations
 
-import math
-
 import streamlit as st
 
 from pages.ui import figure_log, tables as ui_tables
@@ -16,6 +14,7 @@ from runtime_core.aot.serving import MISS_POLICIES, RequestRejected, ServingLoop
 from runtime_core.engine.fair_lock import ordinal
 from runtime_core.errors import UsageError
 from runtime_core.lesson.page_text import text as prose
+from runtime_core.lesson.prediction import read_typed
 from runtime_core.recordings import store
 
 
@@ -181,15 +180,12 @@ def _batch_ok(v) -> bool:
 
 def _take_batch() -> None:
     """The typed batch becomes the one the button sends when it is a whole number from 1 to
-    BATCH_MAX (digits, or a form Python reads, 1e2; never a comma, which a decimal comma makes 2,0
-    mean 2); anything else is refused with a line saying
-    so, and the box goes back to the batch it held."""
+    BATCH_MAX, read as the checkpoint reads a prediction (prediction.read_typed: digits, 1e2, never
+    a comma, which a decimal comma would make "2,0" mean 2); anything else is refused with a line
+    saying so, and the box goes back to the batch it held."""
     typed = str(st.session_state.get("aot_batch") or "").strip()
-    try:
-        value = float(typed.replace("_", ""))  # no comma: "2,0" is not 20 (a batch never needs a thousands comma)
-    except ValueError:
-        value = None
-    if value is not None and math.isfinite(value) and value == int(value) and _batch_ok(int(value)):
+    value = read_typed(typed)[0]
+    if value is not None and value == int(value) and _batch_ok(int(value)):
         st.session_state.aot_batch_ok = int(value)
         st.session_state.aot_batch = str(int(value))
         st.session_state.pop("aot_batch_msg", None)
