@@ -56,9 +56,12 @@ def playground_panel() -> None:
     if len(pg.races) > races_before:  # said where the button was pressed, not only two charts below
         st.error(prose("caching_allocator", "playground_race_now"))
     rows = pg.pool.snapshot()
+    samples = [(i, s.allocated_bytes, s.reserved_bytes, s.what) for i, s in enumerate(pg.pool.timeline(), 1)]
     if rows:
-        samples = [(i, s.allocated_bytes, s.reserved_bytes, s.what) for i, s in enumerate(pg.pool.timeline(), 1)]
         charts.show(alloc_charts.block_map(rows, "Block map: segments as rows"), key="alloc_pg_map")
+    elif samples:  # emptied: no block to map, but the history shows reserved falling to zero
+        st.info(prose("caching_allocator", "playground_emptied"))
+    if samples:
         # by event, not by virtual time: malloc and free take none, so a clock axis piles them on one x
         charts.show(alloc_charts.memory_over_time(samples, "Memory, event by event: allocated vs reserved",
                                                   time_axis="pool event, in order (malloc, free, empty_cache)",
@@ -67,7 +70,7 @@ def playground_panel() -> None:
         for note in alloc_charts.scale_notes(rows, samples):
             st.caption(note)
     else:
-        st.info("The pool holds nothing " + ("now" if pg.log else "yet") + ". Press **malloc**.")
+        st.info("The pool holds nothing yet. Press **malloc**.")
     s = pg.pool.stats()
     st.caption(f"allocated {fmt_bytes(s['allocated_bytes.current'])} · reserved "
                f"{fmt_bytes(s['reserved_bytes.current'])} · driver mallocs {s['num_driver_mallocs']} · "

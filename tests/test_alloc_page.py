@@ -159,6 +159,24 @@ def test_empty_cache_says_it_waited_for_parked_blocks_and_start_over_empties_the
     assert any("holds nothing yet" in i.value for i in at.info) and not at.exception
 
 
+def test_after_empty_cache_the_memory_chart_still_shows_reserved_falling_to_zero(page):
+    """empty_cache leaves no segment to map, but the event chart is what the button is for:
+    it stays, and its last point reads 0 reserved."""
+    at = page.button(key="alloc_pg_malloc").click().run()
+    at = at.button(key="alloc_pg_free").click().run()
+    at = at.button(key="alloc_pg_empty").click().run()
+    charts = [c for c in at.get("plotly_chart")]
+    assert len(charts) >= 1 and not at.exception
+    import json
+    figs = [json.loads(c.proto.spec) for c in charts]
+    mem = [f for f in figs if any(str(t.get("name", "")).startswith("reserved") for t in f["data"])]
+    assert mem, "the memory chart is gone after empty_cache"
+    reserved = next(t for t in mem[0]["data"] if t["name"].startswith("reserved"))
+    assert reserved["y"][-1] == 0 and max(reserved["y"]) > 0
+    assert any("no segment now" in i.value for i in at.info)
+    assert not any("holds nothing yet" in i.value for i in at.info)
+
+
 def test_a_one_kib_block_in_a_two_mib_segment_is_drawn_where_it_can_be_seen():
     """The playground at 1 KiB: the block awaiting record_stream's event is 1/2048 of its segment,
     too thin to see at its true width. It is drawn SEEN_SHARE of the map wide (its hover keeps the

@@ -226,3 +226,16 @@ def test_the_dynamic_shapes_tab_says_why_the_recorded_column_is_missing():
     at = open_widget({"mode": "graph", "dynamic": "true", "policy": "fallback"})
     caps = " ".join(str(c.value) for c in at.caption)
     assert "has no policy counters for this setting" in caps, caps
+
+
+def test_no_chart_title_is_clipped_and_the_drawing_notes_sit_under_it_as_a_caption():
+    """A sliced timeline's title carries notes on how it was drawn (slices, kernels that ran):
+    shown whole, the notes as a caption under the bold first line, never cut mid-word with
+    "… (N more characters)"."""
+    at = open_widget({"n": "120", "mode": "streams"})
+    texts = [m.value for m in at.markdown] + [c.value for c in at.caption]
+    assert not any("more characters)" in t for t in texts)
+    title = timeline_title(at)
+    assert "slice" not in title  # the first line alone is bold
+    notes = [unescape(c.value) for c in at.caption if "a bar is a slice, not a kernel" in unescape(c.value)]
+    assert notes and "GPU operations ran, spread over the whole step" in notes[0], notes

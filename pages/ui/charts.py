@@ -15,18 +15,28 @@ import streamlit as st
 from pages.ui.safe_text import esc
 
 
-def title_text(fig) -> str:
-    """The figure's title as plain text: Plotly's <br> become spaces, tags go, entities decode."""
+def title_lines(fig) -> list[str]:
+    """The figure's title as plain text, a line per Plotly <br>: tags go, entities decode."""
     raw = fig.layout.title.text or ""
-    raw = re.sub(r"<br\s*/?>", " ", raw, flags=re.I)
-    return html.unescape(re.sub(r"</?[A-Za-z][^<>]*>", "", raw)).strip()  # tags only: "(< 1.2x)" stays
+    lines = (html.unescape(re.sub(r"</?[A-Za-z][^<>]*>", "", part)).strip()  # tags only: "(< 1.2x)" stays
+             for part in re.split(r"<br\s*/?>", raw, flags=re.I))
+    return [line for line in lines if line]
+
+
+def title_text(fig) -> str:
+    """The figure's title as plain text, its lines joined by spaces."""
+    return " ".join(title_lines(fig))
 
 
 def show(fig, key: str | None = None) -> None:
-    """The title (bold, wrapping) and then the figure, without its in-SVG title, full width."""
-    title = title_text(fig)
-    if title:
-        st.markdown(f"**{esc(title, max_chars=300)}**")
+    """The title's first line (bold, wrapping), its further lines (the notes on how the chart was
+    drawn) as a caption under it, then the figure without its in-SVG title, full width. Titles are
+    ours, so nothing is clipped; they are escaped all the same (a lane or file name can be in one)."""
+    first, *notes = title_lines(fig) or [""]
+    if first:
+        st.markdown(f"**{esc(first, max_chars=None)}**")
+    if notes:
+        st.caption(esc(" ".join(notes), max_chars=None))
     # Room above the plot area for Plotly's toolbar (on a touch screen it stays drawn over the top
     # of the chart), and more where subplot titles (annotations) sit there too.
     top = 48 if any(a.yref == "paper" and (a.y or 0) >= 1 for a in fig.layout.annotations) else 32
