@@ -26,7 +26,8 @@ st.markdown(
     "A compiler hands you an **inert artifact**: kernels, a memory plan, and guards. This app is "
     "about the program that makes it run: the **runtime**. Each page pairs a section of the lesson "
     "with a widget that drives a real runtime core: eager, async-stream and CUDA-graph dispatch of "
-    "N tiny kernels, a caching allocator, and a dynamic-shape switch that breaks graph capture."
+    "N tiny kernels, a caching allocator, and a dynamic-shape switch: a captured graph cannot "
+    "replay a shape it was not captured at."
 )
 st.caption("The lesson these pages teach is called **the seed** here, and a figure quoted from it carries the "
            "marker ‹seed›. Its example is also where the launch-overhead widget starts: "

@@ -740,7 +740,9 @@ def test_the_evidence_timeline_draws_its_first_operations_close_up_on_request():
     up, the first 30 are drawn span by span over the window they take."""
     at = open_page("pages/7_Will_graphs_help_my_model.py")
     at = at.selectbox(key="dg_model").set_value("decoder").run()
-    title = lambda at: next(unescape(m.value) for m in at.markdown if unescape(m.value).startswith("**decoder, fp32, batch 1"))
+    def title(at):  # the bold first line, and the drawing notes in the caption under it (charts.show)
+        bold = next(unescape(m.value) for m in at.markdown if unescape(m.value).startswith("**decoder, fp32, batch 1"))
+        return " ".join([bold] + [unescape(c.value) for c in at.caption if "drawn" in unescape(c.value)])
     assert "lanes drawn in 150 slices" in title(at)
     at = at.toggle(key="dg_tl_close").set_value(True).run()
     assert "its first" in title(at) and "slices" not in title(at) and not at.exception

@@ -152,7 +152,7 @@ def _measured_case(rec: DiagnoseRecording, model: str, kind: str) -> None:
         ("µs / request, predicted", [f"{p['expected_step_us']:,.1f}" for p in preds]),
         ("µs / request, measured", [f"{m['expected_step_us']:,.1f}" for m in ms]),
         ("padded work, measured", [f"{m['wasted_work_pct']:.1f}%" for m in ms]),
-        ("capture time", [tables.num(m["capture_s"], unit="s") for m in ms])])
+        ("capture time (ms)", [f"{m['capture_s'] * 1e3:,.1f}" for m in ms])])  # one unit across the row
     _same_sets(case["measured"], "measured")
 
 

@@ -397,8 +397,9 @@ def accuracy_panel(rec: DiagnoseRecording) -> None:
     if acc["misses"]:
         with st.expander(f"Misses, and why ({len(acc['misses'])})"):
             for m in acc["misses"]:
-                setting = f"{m['model']}, {m['dtype']}, batch {m['batch']}" + (
-                    f", shape {m['seq']}" if m.get("seq") is not None else "")
+                name = rec.about(m["model"]).get("shape_name") if m.get("seq") is not None else None
+                shape = "" if m.get("seq") is None else ", " + (shape_words(m["seq"], name) if name else f"shape {m['seq']}")
+                setting = f"{m['model']}, {m['dtype']}, batch {m['batch']}{shape}"
                 st.markdown(f"- **{esc(setting)}**: predicted {m['predicted_speedup']:.2f}x, measured "
                             f"{m['measured_speedup']:.2f}x ({error_figure(m['predicted_speedup'] / m['measured_speedup'] - 1, TOLERANCE, False).lstrip('+-')} off). {esc(m['reason'], max_chars=400)}")
     else:

@@ -82,14 +82,14 @@ def from_list(text: str, max_size: int, measured_max: int | None = None) -> Dist
     for t in tokens:
         digits = t.lstrip("0")
         if not re.fullmatch(r"[0-9]+", t) or not digits:  # ASCII digits: \d takes "٥" too
-            raise UsageError(f"request sizes: {t[:20]!r} is not a whole number of 1 or more")
+            raise UsageError(f"request sizes: {_quoted(t)} is not a whole number of 1 or more")
         # compared by length first: Python refuses int() of a string of more than 4,300 digits
         if _above(digits, max_size):
             if measured_max is not None and _above(digits, measured_max):
-                raise UsageError(f"request sizes: {t[:20]!r} is above {measured_max}, the largest size the "
+                raise UsageError(f"request sizes: {_quoted(t)} is above {measured_max}, the largest size the "
                                  "recording measured: no step time is known for it")
             up_to = f" (up to {measured_max})" if measured_max is not None else ""
-            raise UsageError(f"request sizes: {t[:20]!r} is above the largest request size, {max_size}: "
+            raise UsageError(f"request sizes: {_quoted(t)} is above the largest request size, {max_size}: "
                              f"raise that{up_to} to allow it")
         counts[int(digits)] = counts.get(int(digits), 0) + 1
     sizes = tuple(sorted(counts))
@@ -254,3 +254,9 @@ def default_budget_bytes(curve: StepCurve, max_size: int) -> float:
     less than the one graph that serves every request (the bucket of `max_size`): below that, at
     small sizes, no graph at all would fit and the planner would have nothing to choose."""
     return max(0.5 * sum(curve.pool(b) for b in powers_of_two(max_size)), float(curve.pool(max_size)))
+
+
+def _quoted(token: str, most: int = 20) -> str:
+    """A typed entry for an error line: quoted, cut to `most` characters with an ellipsis and the
+    entry's full length when it is longer (the box keeps the whole entry)."""
+    return repr(token) if len(token) <= most else f"'{token[:most]}…' ({len(token):,} characters)"

@@ -92,7 +92,10 @@ def because(host_us: float, gpu_ops: int, busy_us: float, gpu_us: float, helps: 
     a recorded point's own numbers, so older recordings read the same way."""
     K = gpu_ops
     gaps = max(0.0, gpu_us - busy_us)
-    text = (f"The host needs {host_us:,.0f} µs to dispatch {K} GPU operations ({host_us / K:.1f} µs each); "
+    # H is timed on its own, before the eager steps: the host drifts between the two, so a step
+    # timed later can come out a little under it ("took", not "needs")
+    text = (f"Timed on its own, the host took {host_us:,.0f} µs to dispatch {K} GPU operations "
+            f"({host_us / K:.1f} µs each); "
             f"the GPU needs {gpu_us:,.0f} µs to run them one by one ({gpu_us / K:.1f} µs each): "
             f"{busy_us:,.0f} µs of kernels and {gaps:,.0f} µs of gaps between separately launched ones. ")
     if host_us <= gpu_us:
