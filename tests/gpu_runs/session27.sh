@@ -7,7 +7,7 @@
 #      copy, with what is left of TOTAL_S. Nothing in the prediction was changed after they were chosen.
 #   run(command="TESTS=1 bash tests/gpu_runs/session27.sh", kind="nvidia-h200", needs_h200=true, carry=[".whl"], timeout_s=600)
 #   run(command="TESTS=1 CARD=h100 bash tests/gpu_runs/session27.sh", kind="nvidia-h100-x1", carry=[".whl"], timeout_s=600)
-#   then: cp <files_at>/diagnose_*_fresh*.json <files_at>/gpu_tests_session28.log tests/gpu_runs/results/ ; commit;
+#   then: cp <files_at>/diagnose_*_fresh*.json <files_at>/gpu_tests_session29.log tests/gpu_runs/results/ ; commit;
 #         python -m runtime_core accuracy --recording tests/gpu_runs/results/diagnose_heldout_freshN_<card>.json
 # The twenty-seventh session was lent no machine. The twenty-eighth (2026-12-07) got only an H100:
 # TESTS=1 ran the two CLI tests (2 passed, gpu_tests_session27.log) and three calls recorded 16 of the
@@ -21,18 +21,20 @@ OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 CARD=${CARD:-h200}
 TOTAL_S=${TOTAL_S:-560}
 nvidia-smi --query-gpu=name,driver_version,clocks.sm --format=csv > "$OUT/machine_s27.txt" 2>&1
-# TESTS=1 (carry .whl): first the GPU test of the twenty-eighth session's change on the CUDA path:
-# the storm lab's verdict words bucketing's own evictions (runtime_core/labs/storm.py), the storm
-# lab on a real GPU (seconds). (The twenty-seventh session's two CLI tests passed on an H100 in the
-# twenty-eighth: gpu_tests_session27.log.)
+# TESTS=1 (carry .whl): first the GPU tests of the changes on the CUDA path: the twenty-eighth
+# session's storm verdict, which words bucketing's own evictions (runtime_core/labs/storm.py; the
+# storm lab on a real GPU, seconds), and the twenty-ninth's verdict wording (diagnose/verdict.py
+# `because`: H "took", not "needs"; one diagnosis end to end, about a minute). (The twenty-seventh
+# session's two CLI tests passed on an H100 in the twenty-eighth: gpu_tests_session27.log.)
 if [ "${TESTS:-0}" = 1 ]; then
   if ls .whl/*.whl >/dev/null 2>&1; then
     python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl \
       && export PYTHONPATH=/tmp/site
   fi
-  python3 -m pytest -m gpu -q -rfE -p no:cacheprovider \
+  python3 -m pytest -m gpu -q -rfE -p no:cacheprovider --durations=4 \
     "tests/test_labs.py::test_every_lab_shows_its_signal_on_a_real_gpu[storm]" \
-    2>&1 | tee "$OUT/gpu_tests_session28.log" | tail -4
+    "tests/test_diagnose_gpu.py::test_one_diagnosis_predicts_then_measures_every_fast_variant" \
+    2>&1 | tee "$OUT/gpu_tests_session29.log" | tail -4
 fi
 if [ "$CARD" = h200 ]; then
   F=tests/gpu_runs/results/diagnose_external_freshN_h200.json
