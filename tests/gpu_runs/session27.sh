@@ -12,7 +12,10 @@
 # The twenty-seventh session was lent no machine. The twenty-eighth (2026-12-07) got only an H100:
 # TESTS=1 ran the two CLI tests (2 passed, gpu_tests_session27.log) and three calls recorded 16 of the
 # H100's 20 held-out points. Still owed: all of the H200's (both run lines above), the H100's last 4,
-# and TESTS=1 (the storm verdict's change, on any card: drop TESTS=1 once its log is committed).
+# and TESTS=1 (the storm verdict's change and the twenty-ninth's verdict wording, on any card:
+# drop TESTS=1 once gpu_tests_session29.log is committed). The twenty-ninth (2026-12-07) ran
+# nothing: one H100 was taken back mid-call, every other start was refused. On a short budget,
+# pass TOTAL_S (e.g. TOTAL_S=300) and a timeout_s a little above it.
 # Decided before any held-out point was measured: the held-out recording is judged by the external
 # grid's targets as they stand (no rule or constant changes for it), and once complete it joins
 # `make check-gpu` (DIAGNOSE_RECS) whatever it shows.
