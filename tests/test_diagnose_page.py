@@ -825,3 +825,10 @@ def test_a_shape_the_new_dtype_lacks_is_named_in_the_knobs_words():
     assert any(c.startswith("tokens 1024 is not recorded for this model and dtype") for c in captions), captions
     assert any("encoder, bf16, batch 1, 64 tokens on" in c for c in captions)
     assert not any(", shape 64" in c for c in captions)
+
+
+def test_the_misses_name_a_shape_in_the_words_of_the_models_own_knob():
+    """"Misses, and why" said "shape 128" where the knob, verdict and captions say "128 KV-cache slots"."""
+    at = open_page("pages/7_Will_graphs_help_my_model.py")
+    misses = [unescape(m.value) for m in at.markdown if unescape(m.value).startswith("- **decoder,")]
+    assert misses and all("KV-cache slots" in m and "shape 128" not in m for m in misses), misses

@@ -151,3 +151,10 @@ def test_a_list_entry_above_the_recordings_largest_size_says_so():
     for other in ("٥", "٠٠٥", "1, ５"):     # digits of other scripts are not whole numbers here
         with pytest.raises(UsageError, match="is not a whole number"):
             preset("list", 64, text=other, measured_max=512)
+
+
+def test_a_long_refused_entry_is_quoted_cut_with_an_ellipsis_and_its_length():
+    """The error quotes 20 characters of a long entry, says it was cut and how long it is."""
+    with pytest.raises(UsageError) as e:
+        from_list("1" * 40, 512)
+    assert "'11111111111111111111…' (40 characters) is above" in str(e.value)

@@ -42,11 +42,16 @@ def shape_words(n, shape_name: str) -> str:
 
 def shape_clause(rec: DiagnoseRecording, s: Setting) -> str:
     """", 64 tokens" (the shape in the words of the model's own knob, e.g. "KV-cache slots"), "" for
-    a model without a shape knob."""
-    if s.seq is None:
+    a model without a shape knob; escaped."""
+    return esc(plain_shape_clause(rec, s.model, s.seq))
+
+
+def plain_shape_clause(rec: DiagnoseRecording, model: str, seq) -> str:
+    """shape_clause as plain text, from a model and a shape (None: no shape knob)."""
+    if seq is None:
         return ""
-    name = rec.about(s.model).get("shape_name")
-    return ", " + (esc(shape_words(s.seq, name)) if name else f"shape {s.seq}")
+    name = rec.about(model).get("shape_name")
+    return ", " + (shape_words(seq, name) if name else f"shape {seq}")
 
 
 RESET = "_reset_from_"  # session key prefix: the value a knob held before it was reset
@@ -397,9 +402,7 @@ def accuracy_panel(rec: DiagnoseRecording) -> None:
     if acc["misses"]:
         with st.expander(f"Misses, and why ({len(acc['misses'])})"):
             for m in acc["misses"]:
-                name = rec.about(m["model"]).get("shape_name") if m.get("seq") is not None else None
-                shape = "" if m.get("seq") is None else ", " + (shape_words(m["seq"], name) if name else f"shape {m['seq']}")
-                setting = f"{m['model']}, {m['dtype']}, batch {m['batch']}{shape}"
+                setting = f"{m['model']}, {m['dtype']}, batch {m['batch']}" + plain_shape_clause(rec, m["model"], m.get("seq"))
                 st.markdown(f"- **{esc(setting)}**: predicted {m['predicted_speedup']:.2f}x, measured "
                             f"{m['measured_speedup']:.2f}x ({error_figure(m['predicted_speedup'] / m['measured_speedup'] - 1, TOLERANCE, False).lstrip('+-')} off). {esc(m['reason'], max_chars=400)}")
     else:
