@@ -33,9 +33,9 @@ def test_a_cell_is_escaped_markdown_with_break_points_in_long_words():
 def test_a_chart_title_moves_out_of_the_figure_as_plain_text():
     import plotly.graph_objects as go
 
-    from pages.ui.charts import title_text
+    from pages.ui.charts import title_lines
     fig = go.Figure(layout=dict(title="graphs stop paying (< 1.2x) at batch > 512<br>measured &amp; <b>predicted</b>"))
-    assert title_text(fig) == "graphs stop paying (< 1.2x) at batch > 512 measured & predicted"
+    assert title_lines(fig) == ["graphs stop paying (< 1.2x) at batch > 512", "measured & predicted"]
 
 
 def test_a_factor_reads_as_the_prose_writes_it():

@@ -23,11 +23,6 @@ def title_lines(fig) -> list[str]:
     return [line for line in lines if line]
 
 
-def title_text(fig) -> str:
-    """The figure's title as plain text, its lines joined by spaces."""
-    return " ".join(title_lines(fig))
-
-
 def show(fig, key: str | None = None) -> None:
     """The title's first line (bold, wrapping), its further lines (the notes on how the chart was
     drawn) as a caption under it, then the figure without its in-SVG title, full width. Titles are
