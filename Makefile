@@ -76,13 +76,16 @@ record:
 # REC=PATH checks that recording instead of this GPU's latest one (e.g. the shipped sweep_h200.json).
 # It also gates both diagnose recordings: the zoo's (diagnose_h200.json) and the external grid's
 # (diagnose_external_h200.json: public networks, one process over the grid, with 12 fresh-process
-# re-checks beside it).
-DIAGNOSE_RECS ?= lessons/recordings/diagnose_h200.json lessons/recordings/diagnose_external_h200.json
+# re-checks beside it), and the held-out public networks outside that grid, one fresh process a
+# point (validation/heldout.py; complete on the H100 first, so that card's file; decided before any
+# of its points was measured, whatever it shows).
+DIAGNOSE_RECS ?= lessons/recordings/diagnose_h200.json lessons/recordings/diagnose_external_h200.json \
+	tests/gpu_runs/results/diagnose_heldout_freshN_h100.json
 check-gpu:
 	$(PYTHON) -m pytest -q -m gpu
 	@rec="$(REC)"; [ -n "$$rec" ] || rec=$$($(PYTHON) -m runtime_core.recordings.names --latest) || exit $$?; \
 	$(PYTHON) -m runtime_core accuracy --bounds --recording "$$rec"
-	@for r in $(DIAGNOSE_RECS); do $(PYTHON) -m runtime_core accuracy --recording "$$r" || exit 1; done
+	@fail=0; for r in $(DIAGNOSE_RECS); do $(PYTHON) -m runtime_core accuracy --recording "$$r" || fail=1; done; exit $$fail
 
 # On a GPU machine with its own python3 (torch there, no .venv): the diagnose recording, under a
 # 420 s budget per call, resumed by the next call; repeat until it prints "complete": true. As with

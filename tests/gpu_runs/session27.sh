@@ -5,17 +5,16 @@
 #   2. the held-out public networks (validation/heldout.py: 10 networks outside the grid, fp32 batch 1
 #      and bf16 batch 16, 20 points), one fresh `diagnose` process a point, resumed from the committed
 #      copy, with what is left of TOTAL_S. Nothing in the prediction was changed after they were chosen.
-#   run(command="TESTS=1 bash tests/gpu_runs/session27.sh", kind="nvidia-h200", needs_h200=true, carry=[".whl"], timeout_s=600)
-#   run(command="TESTS=1 CARD=h100 bash tests/gpu_runs/session27.sh", kind="nvidia-h100-x1", carry=[".whl"], timeout_s=600)
-#   then: cp <files_at>/diagnose_*_fresh*.json <files_at>/gpu_tests_session29.log tests/gpu_runs/results/ ; commit;
-#         python -m runtime_core accuracy --recording tests/gpu_runs/results/diagnose_heldout_freshN_<card>.json
+#   run(command="bash tests/gpu_runs/session27.sh", kind="nvidia-h200", needs_h200=true, carry=[".whl"], timeout_s=600)
+#   then: cp <files_at>/diagnose_*_fresh*.json tests/gpu_runs/results/ ; commit;
+#         python -m runtime_core accuracy --recording tests/gpu_runs/results/diagnose_heldout_freshN_h200.json
 # The twenty-seventh session was lent no machine. The twenty-eighth (2026-12-07) got only an H100:
 # TESTS=1 ran the two CLI tests (2 passed, gpu_tests_session27.log) and three calls recorded 16 of the
-# H100's 20 held-out points. Still owed: all of the H200's (both run lines above), the H100's last 4,
-# and TESTS=1 (the storm verdict's change and the twenty-ninth's verdict wording, on any card:
-# drop TESTS=1 once gpu_tests_session29.log is committed). The twenty-ninth (2026-12-07) ran
-# nothing: one H100 was taken back mid-call, every other start was refused. On a short budget,
-# pass TOTAL_S (e.g. TOTAL_S=300) and a timeout_s a little above it.
+# H100's 20 held-out points. The twenty-ninth ran nothing. The thirtieth (2026-12-07) got an H100
+# for `TESTS=1 CARD=h100`: the storm lab and one diagnosis end to end (2 passed,
+# gpu_tests_session29.log) and the H100's last 4 held-out points (complete, 20 of 20). Still owed:
+# the H200's part, the run line above (TESTS=1 is no longer needed; CARD=h100 now only finds its
+# files complete). On a short budget, pass TOTAL_S (e.g. TOTAL_S=300) and a timeout_s a little above it.
 # Decided before any held-out point was measured: the held-out recording is judged by the external
 # grid's targets as they stand (no rule or constant changes for it), and once complete it joins
 # `make check-gpu` (DIAGNOSE_RECS) whatever it shows.
@@ -28,7 +27,8 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm --format=csv > "$OUT/machin
 # session's storm verdict, which words bucketing's own evictions (runtime_core/labs/storm.py; the
 # storm lab on a real GPU, seconds), and the twenty-ninth's verdict wording (diagnose/verdict.py
 # `because`: H "took", not "needs"; one diagnosis end to end, about a minute). (The twenty-seventh
-# session's two CLI tests passed on an H100 in the twenty-eighth: gpu_tests_session27.log.)
+# session's two CLI tests passed on an H100 in the twenty-eighth: gpu_tests_session27.log; these two
+# passed on an H100 in the thirtieth: gpu_tests_session29.log.)
 if [ "${TESTS:-0}" = 1 ]; then
   if ls .whl/*.whl >/dev/null 2>&1; then
     python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl \
