@@ -77,10 +77,10 @@ record:
 # It also gates both diagnose recordings: the zoo's (diagnose_h200.json) and the external grid's
 # (diagnose_external_h200.json: public networks, one process over the grid, with 12 fresh-process
 # re-checks beside it), and the held-out public networks outside that grid, one fresh process a
-# point (validation/heldout.py; complete on the H100 first, so that card's file; decided before any
-# of its points was measured, whatever it shows).
+# point (validation/heldout.py; complete on the H100 first, so that card's file, the H200's once it is
+# complete; decided before any of its points was measured, whatever it shows).
 DIAGNOSE_RECS ?= lessons/recordings/diagnose_h200.json lessons/recordings/diagnose_external_h200.json \
-	tests/gpu_runs/results/diagnose_heldout_freshN_h100.json
+	lessons/recordings/diagnose_heldout_h100.json
 check-gpu:
 	$(PYTHON) -m pytest -q -m gpu
 	@rec="$(REC)"; [ -n "$$rec" ] || rec=$$($(PYTHON) -m runtime_core.recordings.names --latest) || exit $$?; \

@@ -8,6 +8,7 @@ import streamlit as st
 from pages.ui import charts, diagnose_view as view
 from pages.ui.diagnose_charts import sweep_figures
 from pages.ui.diagnose_external import external_panel
+from pages.ui.diagnose_heldout import heldout_panel
 from pages.ui.diagnose_data import live_diagnosis, load_source, skipped_files
 from pages.ui.diagnose_planner import planner_panel
 from pages.ui.kept_state import keep, restore
@@ -118,6 +119,9 @@ view.accuracy_panel(rec)
 
 st.divider()
 external_panel()
+
+st.divider()
+heldout_panel()
 
 st.divider()
 planner_panel(rec, s.model)

@@ -32,6 +32,15 @@ def no_gpu_recording(_without_diagnose, monkeypatch):
     monkeypatch.setenv(store.DIR_ENV, str(_without_diagnose))
 
 
+def _first_metrics(at) -> dict:
+    """Each metric label's first value and delta on the page: the external grid's targets come
+    before the held-out networks', which carry the same labels."""
+    out = {}
+    for m in at.metric:
+        out.setdefault(m.label, (m.value, m.delta))
+    return out
+
+
 def _text(at) -> str:
     """The page's text as a reader sees it (values from a recording or typed are escaped)."""
     kinds = ("markdown", "caption", "warning", "success", "info", "error")
@@ -196,7 +205,7 @@ def test_the_external_grid_shows_its_targets_the_band_and_the_explanation():
     at = open_page(PAGE, timeout_s=180)
     doc = json.loads((ROOT / "lessons" / "recordings" / "diagnose_external_h200.json").read_text())
     acc = external_accuracy(doc["points"])
-    metrics = {m.label: (m.value, m.delta) for m in at.metric}
+    metrics = _first_metrics(at)
     assert metrics["speedup within ±15%"][0] == f"{acc['within']} of {acc['eligible']}"
     assert metrics["verdict right"][0] == f"{acc['verdict_right']} of {acc['points']}"
     assert metrics["band holds the measurement"][0] == f"{acc['band_holds']} of {acc['banded']}"
@@ -267,7 +276,7 @@ def test_a_one_process_grid_shows_its_fresh_re_checks_beside_it(tmp_path, monkey
     monkeypatch.setenv(store.DIR_ENV, str(tmp_path))
     at = open_page(PAGE, timeout_s=180)
     r = doc["rechecks"]["accuracy"]
-    metrics = {m.label: (m.value, m.delta) for m in at.metric}
+    metrics = _first_metrics(at)
     assert metrics["fresh-process re-checks within ±15%"] == (
         f"{r['within']} of {r['eligible']}",
         f"those measured ≥ 1.2x, of 12 processes (12 asked) · verdicts {r['verdict_right']}/{r['points']} · "
@@ -506,10 +515,10 @@ def test_the_saving_split_removes_only_waiting_and_names_what_the_graph_adds():
 def test_every_point_table_is_four_columns_and_judges_each_target():
     """The "every point" table fits a phone (four columns) and names each target's outcome."""
     import json
-    from pages.ui.diagnose_external import _row
+    from pages.ui.diagnose_external import point_row
     from runtime_core.diagnose.accuracy import verdict_right
     doc = json.loads((ROOT / "lessons" / "recordings" / "diagnose_external_h200.json").read_text())
-    rows = [_row(p) for p in doc["points"]]
+    rows = [point_row(p) for p in doc["points"]]
     assert all(len(r) == 4 for r in rows)
     for p, r in zip(doc["points"], rows):
         assert ("verdict WRONG" in r["targets"]) == (not verdict_right(p))
@@ -832,3 +841,75 @@ def test_the_misses_name_a_shape_in_the_words_of_the_models_own_knob():
     at = open_page("pages/7_Will_graphs_help_my_model.py")
     misses = [unescape(m.value) for m in at.markdown if unescape(m.value).startswith("- **decoder,")]
     assert misses and all("KV-cache slots" in m and "shape 128" not in m for m in misses), misses
+
+
+def test_the_held_out_networks_show_their_targets_and_each_miss_in_words():
+    """Page 7's held-out panel reads the shipped held-out recording: its four target metrics after
+    the grid's, one line for every point that misses a target (and none for a point that meets
+    them), the first miss explained by default, and every point in the table."""
+    import json
+    from runtime_core.diagnose.accuracy import external_accuracy, point_targets
+    path = next((ROOT / "lessons" / "recordings").glob("diagnose_heldout_*.json"))
+    doc = json.loads(path.read_text())
+    acc = external_accuracy(doc["points"])
+    at = open_page(PAGE, timeout_s=180)
+    i = [s.value for s in at.subheader].index("On networks no rule saw")
+    assert [s.value for s in at.subheader][i - 1] == "On networks nobody here wrote"   # after the grid
+    held = [(m.label, m.value) for m in at.metric if m.label == "band holds the measurement"]
+    assert held[-1][1] == f"{acc['band_holds']} of {acc['banded']}"   # the held-out set's, after the grid's
+    vals = {m.label: m.value for m in at.metric if m.label in ("speedup within ±15%", "verdict right")}  # the last
+    assert vals["speedup within ±15%"] == f"{acc['within']} of {acc['eligible']}"
+    assert vals["verdict right"] == f"{acc['verdict_right']} of {acc['points']}"
+    text = _text(at)
+    missed = [p for p in doc["points"] if point_targets(p)["missed"]]
+    label = lambda p: f"{p['model'].split(':')[-1]}, {p['dtype']}, batch {p['batch']}"
+    assert f"{len(missed)} of {len(doc['points'])} points miss a target" in text
+    for p in doc["points"]:
+        assert (f"**{label(p)}**: measured" in text) == (p in missed), label(p)
+    for p in missed:   # each miss names the step further from its prediction, with both times
+        e = abs(p["eager_us"] / p["predicted_eager_us"] - 1)
+        g = abs(p["graph_us"] / p["predicted_graph_us"] - 1)
+        step, key = ("eager", "eager_us") if e >= g else ("graph", "graph_us")
+        assert f"its {step} step ran" in text.split(f"**{label(p)}**", 1)[1].split("\n", 1)[0]
+        assert f"({p[key]:,.0f} against {p['predicted_' + key]:,.0f} µs)" in text
+    assert at.selectbox(key="dg_held_point").value == label(missed[0])
+    assert any(unescape(c.value) == f"Recorded: {label(missed[0])} on {doc['meta']['device_name']}."
+               for c in at.caption)
+    last = label(doc["points"][-1])
+    at.selectbox(key="dg_held_point").set_value(last).run()
+    assert not at.exception and any(unescape(c.value).startswith(f"Recorded: {last} on ") for c in at.caption)
+    tables = [t.value for t in at.table if "network" in t.value.columns]   # st.table: cells escaped
+    cell = lambda v: unescape(v).replace("\u200b", "")   # long names carry break points
+    assert any(sorted(map(cell, t["network"])) == sorted(label(p) for p in doc["points"]) for t in tables)
+
+
+def test_the_held_out_miss_line_says_what_missed_and_which_step(monkeypatch):
+    """A point outside its band and past ±15%: the band printed so the measurement visibly falls
+    outside it, how far the prediction was and which way, and the step further off."""
+    from pages.ui.diagnose_heldout import miss_line
+    p = {"model": "validation.heldout:vit_b_16", "dtype": "bf16", "batch": 16,
+         "predicted_graph_speedup": 1.7713, "measured_graph_speedup": 2.638,
+         "predicted_speedup_band": [1.7148, 1.8317], "verdict": {"launch_bound": True, "graphs_help": True},
+         "eager_us": 4903.2, "predicted_eager_us": 3337.4, "graph_us": 1858.7, "predicted_graph_us": 1884.1}
+    line = unescape(miss_line(p))
+    assert line.startswith("**vit_b_16, bf16, batch 16**: measured 2.64x, outside its band of 1.71–1.83x")
+    assert "a prediction 33% too low, past ±15%" in line
+    assert "its eager step ran 47% slower than predicted (4,903 against 3,337 µs)" in line
+    q = dict(p, measured_graph_speedup=1.84, eager_us=3337.4, graph_us=1800.0)   # just outside, within ±15%
+    line = unescape(miss_line(q))
+    assert "outside its band of 1.7148–1.8317x" not in line and "1.83x" in line and "too low" not in line
+    assert "its graph step ran 4% faster than predicted" in line
+
+
+def test_without_a_held_out_recording_the_panel_says_how_to_make_one(tmp_path, monkeypatch):
+    """A clone whose recordings folder has no held-out file: the panel says so and gives the
+    command, and the rest of the page still runs."""
+    from runtime_core.recordings import store
+    for path in (ROOT / "lessons" / "recordings").glob("*.json"):
+        if not path.name.startswith("diagnose_heldout_"):
+            shutil.copy(path, tmp_path / path.name)
+    monkeypatch.setenv(store.DIR_ENV, str(tmp_path))
+    at = open_page(PAGE, timeout_s=180)
+    assert any("No held-out recording ships yet" in i.value and "--set heldout --fresh-processes" in i.value
+               for i in at.info)
+    assert "On networks no rule saw" in [s.value for s in at.subheader]

@@ -89,3 +89,4 @@ def test_the_held_out_set_is_recorded_only_in_fresh_processes_and_resumed_only_a
     assert best_recording(tmp_path, grid="external") is None   # the page's external grid is never the held-out set
     run_external(SimRunner(), tmp_path / "external.json", 300, only=grid, fresh=True)
     assert best_recording(tmp_path, grid="external").meta.file == "external.json"
+    assert best_recording(tmp_path, grid="heldout").meta.file == "heldout.json"   # page 7's held-out panel

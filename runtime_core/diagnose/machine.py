@@ -26,6 +26,13 @@ def _node_costs_recording(device_name: str | None):
     return max(same, key=store.rank, default=None)
 
 
+def node_costs_device(device_name: str | None) -> str | None:
+    """The card whose node-cost recording a prediction for `device_name` reads (its own where one
+    ships, else another's), or None where none ships."""
+    rec = _node_costs_recording(device_name)
+    return rec.meta.device_name if rec is not None else None
+
+
 def node_spread_us(device_name: str | None = None, simulated: bool = False) -> float:
     """δ of the band: the node-cost recording's spread; 0.0 on the simulator (its nodes cost
     exactly what its parameters say) or where none ships."""

@@ -109,11 +109,13 @@ class DiagnoseRecording:
 
 def best_recording(directory: Path | None = None, grid: str = "zoo") -> DiagnoseRecording | None:
     """The diagnose recording a page shows: complete before partial, a GPU before the simulator.
-    `grid`: "zoo" (our own models) or "external" (meta.set: public networks, validation/external.py;
-    never the held-out networks, meta.grid "heldout", which are judged by the same targets but are
-    not the grid the page explains)."""
-    found = [r for r in store.scan("diagnose", directory)[0] if recording_set(r.data) == grid
-             and (r.data.get("meta") or {}).get("grid", "external") == "external"]
+    `grid`: "zoo" (our own models), "external" (meta.set: public networks, validation/external.py)
+    or "heldout" (public networks outside that grid, validation/heldout.py, meta.grid "heldout",
+    judged by the same targets)."""
+    def which(doc: dict) -> str:
+        s = recording_set(doc)
+        return "heldout" if s == "external" and (doc.get("meta") or {}).get("grid") == "heldout" else s
+    found = [r for r in store.scan("diagnose", directory)[0] if which(r.data) == grid]
     rec = max(found, key=store.rank, default=None)
     return DiagnoseRecording(rec) if rec else None
 

@@ -6,13 +6,15 @@
 #      and bf16 batch 16, 20 points), one fresh `diagnose` process a point, resumed from the committed
 #      copy, with what is left of TOTAL_S. Nothing in the prediction was changed after they were chosen.
 #   run(command="bash tests/gpu_runs/session27.sh", kind="nvidia-h200", needs_h200=true, carry=[".whl"], timeout_s=600)
-#   then: cp <files_at>/diagnose_*_fresh*.json tests/gpu_runs/results/ ; commit;
-#         python -m runtime_core accuracy --recording tests/gpu_runs/results/diagnose_heldout_freshN_h200.json
+#   then: cp <files_at>/diagnose_external_freshN_h200.json tests/gpu_runs/results/ ;
+#         cp <files_at>/diagnose_heldout_h200.json lessons/recordings/ ; commit;
+#         python -m runtime_core accuracy --recording lessons/recordings/diagnose_heldout_h200.json
 # The twenty-seventh session was lent no machine. The twenty-eighth (2026-12-07) got only an H100:
 # TESTS=1 ran the two CLI tests (2 passed, gpu_tests_session27.log) and three calls recorded 16 of the
 # H100's 20 held-out points. The twenty-ninth ran nothing. The thirtieth (2026-12-07) got an H100
 # for `TESTS=1 CARD=h100`: the storm lab and one diagnosis end to end (2 passed,
-# gpu_tests_session29.log) and the H100's last 4 held-out points (complete, 20 of 20). Still owed:
+# gpu_tests_session29.log) and the H100's last 4 held-out points (complete, 20 of 20, shipped as
+# lessons/recordings/diagnose_heldout_h100.json). Still owed:
 # the H200's part, the run line above (TESTS=1 is no longer needed; CARD=h100 now only finds its
 # files complete). On a short budget, pass TOTAL_S (e.g. TOTAL_S=300) and a timeout_s a little above it.
 # Decided before any held-out point was measured: the held-out recording is judged by the external
@@ -45,7 +47,7 @@ if [ "$CARD" = h200 ]; then
   python3 -m runtime_core diagnose --set external --fresh-processes --gpus 1 --record "$OUT/$(basename "$F")" \
     --budget-s 260 --resume 2>&1 | grep -v -i warn | tail -8
 fi
-H=tests/gpu_runs/results/diagnose_heldout_freshN_${CARD}.json
+H=lessons/recordings/diagnose_heldout_${CARD}.json  # shipped: page 7 shows the complete one
 RESUME=""; if [ -f "$H" ]; then cp "$H" "$OUT/"; RESUME=--resume; fi
 LEFT=$((TOTAL_S - SECONDS))
 echo "held-out networks: $LEFT s left"

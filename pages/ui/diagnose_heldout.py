@@ -1,0 +1,90 @@
+"""Page 7's second check against external truth: public networks outside the external grid (the
+held-out set, validation/heldout.py), chosen after the prediction's rules and constants were fixed
+and judged by the grid's targets as they stand. Its targets, its misses in words, one point
+explained, every point in a table."""
+from __future__ import annotations
+
+import streamlit as st
+
+from pages.ui import tables
+from pages.ui.common import metric_row, source_badge
+from pages.ui.diagnose_external import in_order, point_label, point_row, target_metrics
+from pages.ui.diagnose_view import explanation, verdict
+from pages.ui.kept_state import keep, restore
+from pages.ui.safe_text import esc
+from runtime_core.diagnose.accuracy import TOLERANCE, graph_step_accuracy, point_targets
+from runtime_core.diagnose.judged_text import band_figures
+from runtime_core.diagnose.machine import node_costs_device
+from runtime_core.diagnose.records import best_recording
+from runtime_core.lesson.page_text import text as prose
+from runtime_core.words import all_of
+
+
+def miss_line(p: dict) -> str:
+    """One missed point in words: what it measured against its prediction (and band), and which of
+    its two steps was further from its own prediction, by how much and which way (escaped)."""
+    t = point_targets(p)
+    pred, meas, band = p["predicted_graph_speedup"], p["measured_graph_speedup"], p.get("predicted_speedup_band")
+    off = "" if t["within"] is not False else prose("diagnose", "heldout_miss_off", tolerance=f"{TOLERANCE:.0%}",
+                                                     off=f"{abs(t['error']):.0%}",
+                                                     way="low" if t["error"] < 0 else "high")
+    if band and t["band_holds"] is False:
+        lo, hi, shown = band_figures(band, meas, False)
+        judged = prose("diagnose", "heldout_miss_band", meas=shown, lo=lo, hi=hi, pred=f"{pred:.2f}", off=off)
+    else:
+        judged = prose("diagnose", "heldout_miss_plain", meas=f"{meas:.2f}", pred=f"{pred:.2f}", off=off)
+    steps = []
+    for step, key in (("eager", "eager_us"), ("graph", "graph_us")):
+        got, want = p.get(key), p.get("predicted_" + key)
+        if got and want:
+            steps.append((abs(got / want - 1.0), step, got, want))
+    why = ""
+    if steps:
+        off, step, got, want = max(steps)
+        why = prose("diagnose", "heldout_miss_step", step=step, off=f"{off:.0%}",
+                    way="slower" if got > want else "faster", measured=f"{got:,.0f}", predicted=f"{want:,.0f}")
+    return f"**{esc(point_label(p))}**: {judged}{why}"
+
+
+def heldout_panel() -> None:
+    """The held-out networks: where they came from, the targets met or missed, each miss in words,
+    one point explained and every point in a table."""
+    rec = best_recording(grid="heldout")
+    st.subheader("On networks no rule saw")
+    if rec is None:
+        st.info(prose("diagnose", "heldout_missing"))
+        return
+    source_badge("recorded", rec.label())
+    points = in_order(rec.doc["points"])
+    names = list(dict.fromkeys(p["model"].split(":")[-1] for p in points))
+    st.markdown(prose("diagnose", "heldout_intro", n=len(names), networks=esc(all_of(names)),
+                      device=esc(rec.meta.device_name), points=len(points)))
+    grid = best_recording(grid="external")
+    if grid is not None and grid.meta.device_name != rec.meta.device_name:
+        node = node_costs_device(rec.meta.device_name)
+        node_costs = ("" if node is None else prose("diagnose", "heldout_node_costs_own") if node == rec.meta.device_name
+                      else prose("diagnose", "heldout_node_costs_other", node_device=esc(node)))
+        st.caption(prose("diagnose", "heldout_other_card", device=esc(rec.meta.device_name),
+                         grid_device=esc(grid.meta.device_name), node_costs=node_costs))
+    target_metrics(metric_row(), rec.summary().get("accuracy") or {})
+    g = graph_step_accuracy(points)
+    if g["points"]:
+        st.caption(prose("diagnose", "heldout_graph_step", tolerance=f"{g['tolerance']:.0%}", within=g["within"],
+                         points=g["points"], median=f"{g['median_error']:+.1%}"))
+    missed = [p for p in points if point_targets(p)["missed"]]
+    if missed:
+        st.markdown(prose("diagnose", "heldout_misses", n=len(missed), points=len(points)))
+        st.markdown("\n".join(f"- {miss_line(p)}" for p in missed))
+    else:
+        st.markdown(prose("diagnose", "heldout_no_misses", points=len(points)))
+    labels = [point_label(p) for p in points]
+    first = point_label(missed[0]) if missed else labels[0]
+    restore("dg_held_point", first, valid=lambda v: v in labels)
+    with st.expander(prose("diagnose", "heldout_explain_title", markdown=False)):
+        choice = st.selectbox("explain one held-out point", labels, key="dg_held_point")
+        keep("dg_held_point")
+        p = points[labels.index(choice)]
+        verdict(p, f"Recorded: {esc(choice)} on {esc(rec.meta.device_name)}.")
+        explanation(p)
+    with st.expander(f"Every held-out point, predicted against measured ({len(points)})"):
+        tables.show([point_row(q) for q in points])
