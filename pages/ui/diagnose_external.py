@@ -94,15 +94,24 @@ def _moved(moved: list[dict]) -> str:
                      for m in moved)
 
 
+def open_section(grid: str, title: str):
+    """A section's heading, then its grid's recording (best_recording) under its source badge; or
+    the page_text "<grid>_missing" note and None where no such recording ships."""
+    rec = best_recording(grid=grid)
+    st.subheader(title)
+    if rec is None:
+        st.info(prose("diagnose", f"{grid}_missing"))
+        return None
+    source_badge("recorded", rec.label())
+    return rec
+
+
 def external_panel() -> None:
     """The external grid: targets, one chosen point's verdict and explanation, all points, the
     capture failure."""
-    rec = best_recording(grid="external")
-    st.subheader("On networks nobody here wrote")
+    rec = open_section("external", "On networks nobody here wrote")
     if rec is None:
-        st.info(prose("diagnose", "external_missing"))
         return
-    source_badge("recorded", rec.label())
     batches = sorted({p["batch"] for p in rec.doc["points"]})
     st.markdown(prose("diagnose", "external_intro", device=esc(rec.meta.device_name),
                       batches=", ".join(map(str, batches))))
@@ -151,21 +160,32 @@ def external_panel() -> None:
                          threshold=f"{SPEEDUP_THRESHOLD:.1f}x",
                          again=prose("diagnose", "external_chart_again") if regrid else ""))
     points = in_order(points)
-    labels = [point_label(p) for p in points]
-    restore("dg_ext_point", labels[0], valid=lambda v: v in labels)
-    choice = st.selectbox("explain one point", labels, key="dg_ext_point")
-    keep("dg_ext_point")
-    p = points[labels.index(choice)]
-    verdict(p, f"Recorded: {esc(choice)} on {esc(rec.meta.device_name)}.")
-    explanation(p)
-    with st.expander(f"Every point, predicted against measured ({len(points)})"):
-        tables.show([point_row(q) for q in points])
+    explain_one(points, rec.meta.device_name, "explain one point", "dg_ext_point")
+    every_point(points, "Every point, predicted against measured")
     example = (rec.doc.get("examples") or {}).get("cannot_capture")
     if example:
         st.markdown("##### A network that cannot be captured")
         st.caption(prose("diagnose", "cannot_capture_example"))
         verdict(example, f"Recorded: {esc(example['model'])}, {esc(example['dtype'])}, batch {example['batch']} "
                          f"on {esc(rec.meta.device_name)}.")
+
+
+def explain_one(points: list, device: str, label: str, key: str, default: str | None = None) -> None:
+    """A point chosen by network, dtype and batch (`default` first, else the first point), kept
+    across pages under `key`: its recorded verdict and how its prediction was made."""
+    labels = [point_label(p) for p in points]
+    restore(key, default if default in labels else labels[0], valid=lambda v: v in labels)
+    choice = st.selectbox(label, labels, key=key)
+    keep(key)
+    p = points[labels.index(choice)]
+    verdict(p, f"Recorded: {esc(choice)} on {esc(device)}.")
+    explanation(p)
+
+
+def every_point(points: list, title: str) -> None:
+    """Every point in a table of four columns, in an expander titled `title` with the count."""
+    with st.expander(f"{title} ({len(points)})"):
+        tables.show([point_row(q) for q in points])
 
 
 def target_metrics(c, acc: dict) -> None:

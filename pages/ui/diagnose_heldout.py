@@ -6,11 +6,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from pages.ui import tables
-from pages.ui.common import metric_row, source_badge
-from pages.ui.diagnose_external import in_order, point_label, point_row, target_metrics
-from pages.ui.diagnose_view import explanation, verdict
-from pages.ui.kept_state import keep, restore
+from pages.ui.common import metric_row
+from pages.ui.diagnose_external import (every_point, explain_one, in_order, open_section, point_label,
+                                        target_metrics)
 from pages.ui.safe_text import esc
 from runtime_core.diagnose.accuracy import TOLERANCE, graph_step_accuracy, point_targets
 from runtime_core.diagnose.judged_text import band_figures
@@ -49,12 +47,9 @@ def miss_line(p: dict) -> str:
 def heldout_panel() -> None:
     """The held-out networks: where they came from, the targets met or missed, each miss in words,
     one point explained and every point in a table."""
-    rec = best_recording(grid="heldout")
-    st.subheader("On networks no rule saw")
+    rec = open_section("heldout", "On networks no rule saw")
     if rec is None:
-        st.info(prose("diagnose", "heldout_missing"))
         return
-    source_badge("recorded", rec.label())
     points = in_order(rec.doc["points"])
     names = list(dict.fromkeys(p["model"].split(":")[-1] for p in points))
     st.markdown(prose("diagnose", "heldout_intro", n=len(names), networks=esc(all_of(names)),
@@ -77,14 +72,7 @@ def heldout_panel() -> None:
         st.markdown("\n".join(f"- {miss_line(p)}" for p in missed))
     else:
         st.markdown(prose("diagnose", "heldout_no_misses", points=len(points)))
-    labels = [point_label(p) for p in points]
-    first = point_label(missed[0]) if missed else labels[0]
-    restore("dg_held_point", first, valid=lambda v: v in labels)
     with st.expander(prose("diagnose", "heldout_explain_title", markdown=False)):
-        choice = st.selectbox("explain one held-out point", labels, key="dg_held_point")
-        keep("dg_held_point")
-        p = points[labels.index(choice)]
-        verdict(p, f"Recorded: {esc(choice)} on {esc(rec.meta.device_name)}.")
-        explanation(p)
-    with st.expander(f"Every held-out point, predicted against measured ({len(points)})"):
-        tables.show([point_row(q) for q in points])
+        explain_one(points, rec.meta.device_name, "explain one held-out point", "dg_held_point",
+                    default=point_label(missed[0]) if missed else None)
+    every_point(points, "Every held-out point, predicted against measured")
