@@ -338,6 +338,8 @@ def test_an_explanation_with_a_junk_stream_gap_leaves_the_eager_line_out(tmp_pat
         if "explanation" in q:
             q["explanation"]["stream_gap_us"] = "fast"
     path.write_text(json.dumps(doc))
+    for held in tmp_path.glob("diagnose_heldout_*.json"):   # its own explainer would show an eager line
+        held.unlink()
     monkeypatch.setenv(store.DIR_ENV, str(tmp_path))
     at = open_page(PAGE, timeout_s=180)
     assert not at.exception
@@ -867,11 +869,23 @@ def test_the_held_out_networks_show_their_targets_and_each_miss_in_words():
     for p in doc["points"]:
         assert (f"**{label(p)}**: measured" in text) == (p in missed), label(p)
     for p in missed:   # each miss names the step further from its prediction, with both times
-        e = abs(p["eager_us"] / p["predicted_eager_us"] - 1)
-        g = abs(p["graph_us"] / p["predicted_graph_us"] - 1)
+        e = abs(p["predicted_eager_us"] / p["eager_us"] - 1)   # as the speedup's error is counted
+        g = abs(p["predicted_graph_us"] / p["graph_us"] - 1)
         step, key = ("eager", "eager_us") if e >= g else ("graph", "graph_us")
-        assert f"its {step} step ran" in text.split(f"**{label(p)}**", 1)[1].split("\n", 1)[0]
-        assert f"({p[key]:,.0f} against {p['predicted_' + key]:,.0f} µs)" in text
+        line = text.split(f"**{label(p)}**", 1)[1].split("\n", 1)[0]
+        assert f"its {step} step's prediction was" in line
+        assert f"({p['predicted_' + key]:,.0f} µs predicted, {p[key]:,.0f} measured)" in line
+    acc_text = next(unescape(m.value) for m in at.markdown if m.value.startswith("The targets are the grid's"))
+    assert ("**Here every target is met.**" in acc_text) == (acc["meets_speedup_target"] and
+                                                            acc["meets_verdict_target"] and acc["meets_band_target"])
+    assert ("the band target is missed" in acc_text) == (not acc["meets_band_target"])
+    helped = sum(p["measured_graph_speedup"] >= 1.2 for p in doc["points"])   # one side of the verdict only
+    one_sided = f"At {helped} of the {len(doc['points'])} points graphs measured 1.2x or more, so the verdict"
+    assert any(c.value.startswith(one_sided) for c in at.caption) == (helped >= 0.9 * len(doc["points"]))
+    # a held-out point ran on another card than the kernels the explanation quotes: the page says so
+    assert any(c.value.startswith("The figures quoted here from kernels of our own making") and
+               doc["meta"]["device_name"] in unescape(c.value) for c in at.caption) == \
+        (doc["meta"]["device_name"] != "NVIDIA H200")
     assert at.selectbox(key="dg_held_point").value == label(missed[0])
     assert any(unescape(c.value) == f"Recorded: {label(missed[0])} on {doc['meta']['device_name']}."
                for c in at.caption)
@@ -894,11 +908,11 @@ def test_the_held_out_miss_line_says_what_missed_and_which_step(monkeypatch):
     line = unescape(miss_line(p))
     assert line.startswith("**vit_b_16, bf16, batch 16**: measured 2.64x, outside its band of 1.71–1.83x")
     assert "a prediction 33% too low, past ±15%" in line
-    assert "its eager step ran 47% slower than predicted (4,903 against 3,337 µs)" in line
+    assert "its eager step's prediction was 32% too low (3,337 µs predicted, 4,903 measured)" in line
     q = dict(p, measured_graph_speedup=1.84, eager_us=3337.4, graph_us=1800.0)   # just outside, within ±15%
     line = unescape(miss_line(q))
     assert "outside its band of 1.7148–1.8317x" not in line and "1.83x" in line and "too low" not in line
-    assert "its graph step ran 4% faster than predicted" in line
+    assert "its graph step's prediction was 5% too high (1,884 µs predicted, 1,800 measured)" in line
 
 
 def test_without_a_held_out_recording_the_panel_says_how_to_make_one(tmp_path, monkeypatch):
@@ -913,3 +927,27 @@ def test_without_a_held_out_recording_the_panel_says_how_to_make_one(tmp_path, m
     assert any("No held-out recording ships yet" in i.value and "--set heldout --fresh-processes" in i.value
                for i in at.info)
     assert "On networks no rule saw" in [s.value for s in at.subheader]
+
+
+@pytest.mark.parametrize("meets, words", [
+    ((True, True, True), "**Here every target is met.**"),
+    ((True, True, False), "**Here the band target is missed; the speedup and verdict targets are met.**"),
+    ((False, True, False), "**Here the speedup and band targets are missed; the verdict target is met.**"),
+    ((False, False, False), "**Here every target is missed.**"),
+])
+def test_the_held_out_outcome_names_each_target_met_or_missed(meets, words):
+    from pages.ui.diagnose_heldout import outcome
+    acc = dict(zip(("meets_speedup_target", "meets_verdict_target", "meets_band_target"), meets))
+    assert outcome(acc) == words
+    assert outcome({}) == ""   # a recording without a summary says nothing rather than guess
+
+
+def test_an_explanation_on_the_card_its_kernels_were_timed_on_names_no_other_card():
+    """The grid's points ran on the card the node costs and the sweep were timed on: no caption;
+    a point from another card gets one naming both cards."""
+    from pages.ui.diagnose_view import _timed_elsewhere
+    from runtime_core.lesson.figures import shipped_recordings
+    card = shipped_recordings()["node_costs"].meta.device_name
+    assert _timed_elsewhere(card) == "" and _timed_elsewhere(None) == ""
+    other = unescape(_timed_elsewhere("Some Other GPU"))
+    assert other.endswith("this point ran on Some Other GPU.") and card in other

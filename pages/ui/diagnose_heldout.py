@@ -6,11 +6,14 @@ from __future__ import annotations
 
 import streamlit as st
 
+from pages.ui import tables
 from pages.ui.common import metric_row
 from pages.ui.diagnose_external import (every_point, explain_one, in_order, open_section, point_label,
                                         target_metrics)
 from pages.ui.safe_text import esc
-from runtime_core.diagnose.accuracy import TOLERANCE, graph_step_accuracy, point_targets
+from runtime_core.diagnose.accuracy import (BAND_HALF_WIDTH, BAND_SHARE, TARGET_SHARE, TOLERANCE, VERDICT_SHARE,
+                                            graph_step_accuracy, point_targets)
+from runtime_core.diagnose.predict import SPEEDUP_THRESHOLD
 from runtime_core.diagnose.judged_text import band_figures
 from runtime_core.diagnose.machine import node_costs_device
 from runtime_core.diagnose.records import best_recording
@@ -31,17 +34,36 @@ def miss_line(p: dict) -> str:
         judged = prose("diagnose", "heldout_miss_band", meas=shown, lo=lo, hi=hi, pred=f"{pred:.2f}", off=off)
     else:
         judged = prose("diagnose", "heldout_miss_plain", meas=f"{meas:.2f}", pred=f"{pred:.2f}", off=off)
-    steps = []
+    steps = []   # each step's error as the speedup's is counted: predicted / measured − 1
     for step, key in (("eager", "eager_us"), ("graph", "graph_us")):
         got, want = p.get(key), p.get("predicted_" + key)
         if got and want:
-            steps.append((abs(got / want - 1.0), step, got, want))
+            steps.append((abs(want / got - 1.0), step, got, want))
     why = ""
     if steps:
         off, step, got, want = max(steps)
         why = prose("diagnose", "heldout_miss_step", step=step, off=f"{off:.0%}",
-                    way="slower" if got > want else "faster", measured=f"{got:,.0f}", predicted=f"{want:,.0f}")
+                    way="low" if want < got else "high", measured=f"{got:,.0f}", predicted=f"{want:,.0f}")
     return f"**{esc(point_label(p))}**: {judged}{why}"
+
+
+TARGET_NAMES = (("meets_speedup_target", "speedup"), ("meets_verdict_target", "verdict"), ("meets_band_target", "band"))
+
+
+def outcome(acc: dict) -> str:
+    """The targets met and missed, in one bold sentence ("" where the recording has no summary)."""
+    judged = [(name, acc[key]) for key, name in TARGET_NAMES if isinstance(acc.get(key), bool)]
+    if not judged:
+        return ""
+    missed = [n for n, ok in judged if not ok]
+    met = [n for n, ok in judged if ok]
+    if not missed:
+        return prose("diagnose", "heldout_outcome_met")
+    if not met:
+        return prose("diagnose", "heldout_outcome_all_missed")
+    return prose("diagnose", "heldout_outcome_missed", missed=all_of(missed), met=all_of(met),
+                 target_noun="target is" if len(missed) == 1 else "targets are",
+                 met_noun="target is" if len(met) == 1 else "targets are")
 
 
 def heldout_panel() -> None:
@@ -52,7 +74,11 @@ def heldout_panel() -> None:
         return
     points = in_order(rec.doc["points"])
     names = list(dict.fromkeys(p["model"].split(":")[-1] for p in points))
-    st.markdown(prose("diagnose", "heldout_intro", n=len(names), networks=esc(all_of(names)),
+    batches: dict = {}   # dtype -> its batches, as measured: "fp32 at batch 1 and bf16 at batch 16"
+    for p in points:
+        batches.setdefault(p["dtype"], []).append(p["batch"])
+    shapes = all_of(f"{esc(d, max_chars=20)} at batch {all_of(sorted(set(b), key=str))}" for d, b in batches.items())
+    st.markdown(prose("diagnose", "heldout_intro", n=len(names), networks=esc(all_of(names)), shapes=shapes,
                       device=esc(rec.meta.device_name), points=len(points)))
     grid = best_recording(grid="external")
     if grid is not None and grid.meta.device_name != rec.meta.device_name:
@@ -61,7 +87,18 @@ def heldout_panel() -> None:
                       else prose("diagnose", "heldout_node_costs_other", node_device=esc(node)))
         st.caption(prose("diagnose", "heldout_other_card", device=esc(rec.meta.device_name),
                          grid_device=esc(grid.meta.device_name), node_costs=node_costs))
-    target_metrics(metric_row(), rec.summary().get("accuracy") or {})
+    acc = rec.summary().get("accuracy") or {}
+    st.markdown(prose("diagnose", "heldout_targets", tolerance=f"{TOLERANCE:.0%}", threshold=f"{SPEEDUP_THRESHOLD:.1f}x",
+                      share=f"{TARGET_SHARE:.0%}",
+                      verdict=f"{VERDICT_SHARE:.0%}", band=f"{BAND_SHARE:.0%}", width=f"{BAND_HALF_WIDTH:.0%}",
+                      outcome=outcome(acc)))
+    target_metrics(metric_row(), acc)
+    measured = [p["measured_graph_speedup"] for p in points if tables.is_number(p.get("measured_graph_speedup"))]
+    helped = sum(m >= SPEEDUP_THRESHOLD for m in measured)
+    for side, n in (("help", helped), ("no_help", len(measured) - helped)):
+        if len(measured) >= 10 and len(measured) - n <= len(measured) // 10:   # one side holds 90% or more
+            st.caption(prose("diagnose", "heldout_one_sided_" + side, n=n, points=len(measured),
+                             threshold=f"{SPEEDUP_THRESHOLD:.1f}x"))
     g = graph_step_accuracy(points)
     if g["points"]:
         st.caption(prose("diagnose", "heldout_graph_step", tolerance=f"{g['tolerance']:.0%}", within=g["within"],
@@ -73,6 +110,6 @@ def heldout_panel() -> None:
     else:
         st.markdown(prose("diagnose", "heldout_no_misses", points=len(points)))
     with st.expander(prose("diagnose", "heldout_explain_title", markdown=False)):
-        explain_one(points, rec.meta.device_name, "explain one held-out point", "dg_held_point",
+        explain_one(points, rec.meta.device_name, "which point", "dg_held_point",
                     default=point_label(missed[0]) if missed else None)
     every_point(points, "Every held-out point, predicted against measured")

@@ -266,6 +266,9 @@ def explanation(p: dict, simulated: bool = False) -> None:
                if n_sets and sets_us >= 0.05 else "")
     st.markdown(prose("diagnose", "explain_intro", node_cost=f"{ex['node_cost_us']:.2f}", source=source,
                       spread=f"{ex['node_cost_spread_us']:.2f}", memsets=memsets))
+    other = _timed_elsewhere(p.get("device_name"))
+    if other:
+        st.caption(other)
     gap = _number(ex.get("stream_gap_us"), -1.0)
     if gap >= 0:  # a point predicted before the eager gap was explained has none
         how = "explain_eager_" + ("closed" if ex.get("eager_op_by_op") is not True
@@ -297,6 +300,22 @@ def explanation(p: dict, simulated: bool = False) -> None:
     sv = ex["saving"]
     with c2:
         _saving_table(sv, p)
+
+
+def _timed_elsewhere(device) -> str:
+    """Where the explanation's figures of our own kernels (the node-cost recording's and the
+    launch-overhead killer's sweep) were timed, when that is not the point's own card; "" when
+    they were, or the point names no card."""
+    if not isinstance(device, str) or not device:
+        return ""
+    from runtime_core.lesson.figures import shipped_recordings
+    from runtime_core.words import all_of
+    recs = shipped_recordings()
+    cards = list(dict.fromkeys(r.meta.device_name for r in (recs.get("node_costs"), recs.get("sweep"))
+                               if r is not None and not r.meta.simulated))
+    if not cards or cards == [device]:
+        return ""
+    return prose("diagnose", "explain_other_card", where=esc(all_of(cards)), device=esc(device))
 
 
 def _saving_table(sv: dict, p: dict) -> None:
