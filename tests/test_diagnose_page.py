@@ -913,6 +913,12 @@ def test_the_held_out_miss_line_says_what_missed_and_which_step(monkeypatch):
     line = unescape(miss_line(q))
     assert "outside its band of 1.7148–1.8317x" not in line and "1.83x" in line and "too low" not in line
     assert "its graph step's prediction was 5% too high (1,884 µs predicted, 1,800 measured)" in line
+    # a wrong verdict is said; a point with nothing measured (it could not be captured) still reads
+    wrong = dict(p, verdict={"launch_bound": False, "graphs_help": False})
+    assert ", and its verdict was wrong" in unescape(miss_line(wrong))
+    bare = {k: v for k, v in p.items() if k not in ("measured_graph_speedup", "graph_us")}   # "helps", unmeasured
+    line = unescape(miss_line(bare))
+    assert "no speedup was measured, and its verdict was wrong" in line and "graph step" not in line
 
 
 def test_without_a_held_out_recording_the_panel_says_how_to_make_one(tmp_path, monkeypatch):

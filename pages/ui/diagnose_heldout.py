@@ -25,19 +25,23 @@ def miss_line(p: dict) -> str:
     """One missed point in words: what it measured against its prediction (and band), and which of
     its two steps was further from its own prediction, by how much and which way (escaped)."""
     t = point_targets(p)
-    pred, meas, band = p["predicted_graph_speedup"], p["measured_graph_speedup"], p.get("predicted_speedup_band")
+    pred, meas, band = p.get("predicted_graph_speedup"), p.get("measured_graph_speedup"), p.get("predicted_speedup_band")
     off = "" if t["within"] is not False else prose("diagnose", "heldout_miss_off", tolerance=f"{TOLERANCE:.0%}",
                                                      off=f"{abs(t['error']):.0%}",
                                                      way="low" if t["error"] < 0 else "high")
-    if band and t["band_holds"] is False:
+    if not (tables.is_number(pred) and tables.is_number(meas)):   # e.g. a network that cannot be captured
+        judged = prose("diagnose", "heldout_miss_unmeasured")
+    elif band and t["band_holds"] is False:
         lo, hi, shown = band_figures(band, meas, False)
         judged = prose("diagnose", "heldout_miss_band", meas=shown, lo=lo, hi=hi, pred=f"{pred:.2f}", off=off)
     else:
         judged = prose("diagnose", "heldout_miss_plain", meas=f"{meas:.2f}", pred=f"{pred:.2f}", off=off)
+    if not t["verdict_right"]:
+        judged += prose("diagnose", "heldout_miss_verdict")
     steps = []   # each step's error as the speedup's is counted: predicted / measured − 1
     for step, key in (("eager", "eager_us"), ("graph", "graph_us")):
         got, want = p.get(key), p.get("predicted_" + key)
-        if got and want:
+        if tables.is_number(got) and tables.is_number(want) and got > 0 and want > 0:
             steps.append((abs(want / got - 1.0), step, got, want))
     why = ""
     if steps:
