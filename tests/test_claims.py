@@ -185,6 +185,9 @@ def test_the_seed_count_is_judged_per_layer_and_its_price_per_token(shipped_rows
     per_layer = {p["variant"]: p for p in dec["points"]}["eager"]["launches_per_token"] / dec["decoder"]["config"]["layers"]
     assert per_layer < 80 and f"{per_layer:.1f} launches a layer is fewer than the seed's 80–200" in row["reason"]
     assert "launches is outside 80–200" not in row["reason"] and "12 such layers would pay 6–14 ms" in row["reason"]
+    # the time like with like: one layer's dispatch against the seed's one-layer price, never the whole token's
+    assert "ms of dispatch a layer is below the seed's 0.5–1.2 ms" in row["reason"]
+    assert "larger than the seed" not in row["reason"] and "a token is outside" not in row["reason"]
     # a decoder whose layers launch 100 each, 12 layers: the count holds per layer
     rec = _decoder_rec(0.45)
     rec.data = {"points": [dict(rec.data["points"][0], launches_per_token=1200)], "decoder": {"config": {"layers": 12}}}
