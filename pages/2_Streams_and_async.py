@@ -103,9 +103,9 @@ def gpu_panel() -> None:
 
 
 def d2h_panel() -> None:
-    st.subheader("Lab: a copy to the host, read too early")
+    st.subheader(torch_lab_panels.lab_title("d2h_hazard"))   # one heading, the lab's own
     with st.container(border=True):
-        torch_lab_panels.intro("d2h_hazard")
+        torch_lab_panels.intro("d2h_hazard", title=False)
         lab_panels.lab_section("d2h_hazard", ctx.live, "s2")
 
 

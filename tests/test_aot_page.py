@@ -226,7 +226,7 @@ def test_the_compile_cache_verdict_says_it_is_the_cpus_run_not_the_gpus_folded_a
     after it: 37.7 s and 23.1 s read as the GPU's, whose own table says 3.1 s and 1.2 s."""
     at = open_page(PAGE)
     boxes = [w.value for w in at.warning if "A fresh process" in w.value]
-    assert boxes and all("In the CPU's run, the tables at the top (the GPU's is folded just above)" in b for b in boxes), boxes
+    assert boxes and all("This verdict is the CPU run's, whose tables are at the top (the GPU's run is folded just above). " in b for b in boxes), boxes
 
 
 def test_artifacts_the_recompile_policy_built_are_named_while_they_shadow_the_other_policies(page):

@@ -55,6 +55,7 @@ def test_off_grid_n_names_the_recorded_n_in_labels_timeline_and_table():
     assert by_stem(v)["wall time / step"].label == "wall time / step (recorded point)"
     assert "your N=169" in v.tax_line and "which is N=120, work 2 µs" in v.tax_line
     assert "graph mode the step makes none of these launches" in v.tax_line   # the tax is not the graph's
+    assert "added host work is paid once" not in v.tax_line   # nothing added at this point
     assert "none of these launches" not in view(Knobs("eager", 169, 2.0, tax_us=6.0)).tax_line
     assert v.timeline.title.startswith("One step at N=120: graph (measured)")
     assert "host spans at their unprofiled cost" in v.timeline.title  # the redrawn profile says so
@@ -82,6 +83,8 @@ def test_a_tax_off_the_grid_shows_the_points_whole_tax_and_short_labels():
     assert f"at {shown.numbers['tax_us']:.1f} µs of host time per launch as measured" in v.tax_line
     assert f"averaging {own:.4g} µs, plus 20 µs of added host work" in v.tax_line
     assert "your N=130, work 2 µs, tax 28 µs" in v.tax_line
+    # a graph step makes none of the launches, but its one replay call pays the added work once
+    assert "the 20 µs of added host work is paid once, before that call" in v.tax_line
     chips = wv._at_point(k, shown, own).tax_us  # the tax the textbook chips use is the one the line names
     assert f"at {chips:g} µs per launch" in v.tax_line
     assert all(len(m.label) <= len("graph valid? (recorded point)") + 4 for m in v.metrics), [m.label for m in v.metrics]

@@ -101,7 +101,7 @@ def show(r: dict, with_recording: bool = True) -> None:
     # a recording's sentences, whole: the longest (reduce-overhead's) run to about 2,300 characters
     # a CPU run that folds a GPU's run into its panel (compile_cache) names whose verdict this is,
     # or it reads as the folded run's, just above it
-    whose = ("In the CPU's run, the tables at the top (the GPU's is folded just above): "
+    whose = ("This verdict is the CPU run's, whose tables are at the top (the GPU's run is folded just above). "
              if isinstance(r.get("gpu"), dict) and not r["gpu"].get("owed_recording") else "")
     (st.warning if r["signal"] else st.success)(("**Signal seen.** " if r["signal"] else "") + whose
                                                  + esc(verdict, max_chars=4000))

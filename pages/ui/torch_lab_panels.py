@@ -34,10 +34,17 @@ def _error(label: str, err) -> None:
         st.code(str(err), language=None, wrap_lines=True)
 
 
-def intro(name: str) -> None:
-    """The lab's title and what it does, above its run button (the page calls it)."""
-    st.markdown(f"**{lab_text.text(name, 'title')}**")
+def intro(name: str, title: bool = True) -> None:
+    """The lab's title and what it does, above its run button (the page calls it). `title=False`:
+    the page gave the lab a heading of its own (lab_title), so it is not said twice."""
+    if title:
+        st.markdown(f"**{lab_title(name)}**")
     st.caption(lab_text.text(name, "intro"))
+
+
+def lab_title(name: str) -> str:
+    """The lab's title as lessons/labs.json words it."""
+    return lab_text.text(name, "title")
 
 
 def partial_capture(r: dict) -> None:

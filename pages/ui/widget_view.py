@@ -138,7 +138,9 @@ def tax_line(shown, k: Knobs, own_tax_us: float | None, gpu: str, chip_tax_us: f
              "total": f"{point_tax_us(d, own_tax_us):.1f}", "asked": f"{k.tax_us:g}"}
     key = "tax_line_added" if added > 0 else "tax_line_own"
     # a graph step makes none of these launches: say so, beside the tax the knob still sets
-    parts["graph"] = prose("widget", "tax_line_graph") if str(k.mode) == "graph" and not k.dynamic else ""
+    # (the added host work is paid once, before the one replay call: graph_executor.py)
+    parts["graph"] = (prose("widget", "tax_line_graph_added" if added > 0 else "tax_line_graph", added=f"{added:g}")
+                      if str(k.mode) == "graph" and not k.dynamic else "")
     if shown.note:
         return prose("widget", key + "_off_grid", n=d["n"], work=f"{d['work_us']:g}", your_n=k.n,
                      your_work=f"{k.work_us:g}", your_tax=f"{k.tax_us:g}",
