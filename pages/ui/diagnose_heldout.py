@@ -12,7 +12,7 @@ from pages.ui.diagnose_external import (every_point, explain_one, in_order, open
                                         target_metrics)
 from pages.ui.safe_text import esc
 from runtime_core.diagnose.accuracy import (BAND_HALF_WIDTH, BAND_SHARE, TARGET_SHARE, TOLERANCE, VERDICT_SHARE,
-                                            graph_step_accuracy, point_targets)
+                                            graph_step_accuracy, point_targets, step_errors)
 from runtime_core.diagnose.predict import SPEEDUP_THRESHOLD
 from runtime_core.diagnose.judged_text import band_figures
 from runtime_core.diagnose.machine import node_costs_device
@@ -38,16 +38,13 @@ def miss_line(p: dict) -> str:
         judged = prose("diagnose", "heldout_miss_plain", meas=f"{meas:.2f}", pred=f"{pred:.2f}", off=off)
     if not t["verdict_right"]:
         judged += prose("diagnose", "heldout_miss_verdict")
-    steps = []   # each step's error as the speedup's is counted: predicted / measured − 1
-    for step, key in (("eager", "eager_us"), ("graph", "graph_us")):
-        got, want = p.get(key), p.get("predicted_" + key)
-        if tables.is_number(got) and tables.is_number(want) and got > 0 and want > 0:
-            steps.append((abs(want / got - 1.0), step, got, want))
+    errors = step_errors(p)   # predicted / measured − 1, as the speedup's error is counted
     why = ""
-    if steps:
-        off, step, got, want = max(steps)
-        why = prose("diagnose", "heldout_miss_step", step=step, off=f"{off:.0%}",
-                    way="low" if want < got else "high", measured=f"{got:,.0f}", predicted=f"{want:,.0f}")
+    if errors:
+        step = max(errors, key=lambda s: abs(errors[s]))
+        got, want = p[f"{step}_us"], p[f"predicted_{step}_us"]
+        why = prose("diagnose", "heldout_miss_step", step=step, off=f"{abs(errors[step]):.0%}",
+                    way="low" if errors[step] < 0 else "high", measured=f"{got:,.0f}", predicted=f"{want:,.0f}")
     return f"**{esc(point_label(p))}**: {judged}{why}"
 
 

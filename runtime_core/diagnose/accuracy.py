@@ -158,6 +158,17 @@ def graph_step_accuracy(points: list[dict], tolerance: float = GRAPH_TOLERANCE) 
             "range": [round(min(errs), 4), round(max(errs), 4)] if errs else None}
 
 
+def step_errors(p: dict) -> dict:
+    """Each step's error as the speedup's is counted (predicted / measured − 1): {"eager": e,
+    "graph": g}, a step left out where either of its times is missing or not above zero."""
+    out = {}
+    for step in ("eager", "graph"):
+        got, want = p.get(f"{step}_us"), p.get(f"predicted_{step}_us")
+        if isinstance(got, (int, float)) and isinstance(want, (int, float)) and got > 0 and want > 0:
+            out[step] = want / got - 1.0
+    return out
+
+
 def miss_sources(points: list[dict], tie: float = 0.01) -> dict:
     """Where a missed speedup comes from: at the points whose speedup misses ±15% (where judged) or
     falls outside its band, how many have the eager step further from its prediction than the graph
@@ -169,10 +180,10 @@ def miss_sources(points: list[dict], tie: float = 0.01) -> dict:
         t = point_targets(p)
         if not (t["within"] is False or t["band_holds"] is False):
             continue
-        if not all(p.get(k) for k in ("eager_us", "predicted_eager_us", "graph_us", "predicted_graph_us")):
+        errors = step_errors(p)
+        if len(errors) < 2:
             continue
-        e = p["predicted_eager_us"] / p["eager_us"] - 1.0
-        g = p["predicted_graph_us"] / p["graph_us"] - 1.0
+        e, g = errors["eager"], errors["graph"]
         which = "tied" if abs(abs(e) - abs(g)) <= tie else ("eager" if abs(e) > abs(g) else "graph")
         out["missed"] += 1
         out[which] += 1
