@@ -47,7 +47,7 @@ view.verdict(p, prose("diagnose", "verdict_intro", source="Simulated" if simulat
                       device=esc(rec.meta.device_name)))
 view.explanation(p, simulated)
 if ctx.live and src.source == "recorded" and st.button("diagnose this setting on this GPU now", key="dg_live"):
-    with st.spinner("Profiling, then 15 seconds of host timing before predicting and 15 of steps after (about 40 seconds)…"):
+    with st.spinner("Profiling, then 15 seconds of host timing before predicting and 15 of steps after (about a minute)…"):
         live = live_diagnosis(s.model, s.batch, s.seq, s.dtype)
     if live is not None:
         view.verdict(live, f"{badge('live')} on this GPU at {live['measured_at']}")
