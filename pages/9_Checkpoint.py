@@ -108,7 +108,9 @@ def on_predict(step: str) -> None:
     holding a comma, letters or a number out of range, is refused with a message that quotes it and
     that the student can read on a phone (no hover), and the box goes back to the prediction it held."""
     key = f"ck_pred_{step}"
-    text = st.session_state[key]
+    text = st.session_state.get(key)
+    if text is None:  # a sidebar link clicked while the box held typing: the next page's run, the box gone
+        return
     kept = progress.predictions().get(step)
     value, why = read_typed(text)
     if why == "empty" and kept is None:

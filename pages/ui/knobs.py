@@ -125,9 +125,12 @@ def _n_key(which: str) -> str:
 def _n_from(key: str, which: str) -> None:
     """on_change of the slider or the box: its value is the new N (the plain key w_n). A widget
     the page no longer draws (an older key: the browser had not seen the run that replaced it)
-    changes nothing; Streamlit still holds its callback, and its state reads as new."""
-    if key == _n_key(which):
-        st.session_state["w_n"] = int(st.session_state[key])
+    changes nothing; Streamlit still holds its callback, and its state reads as new. Nor does one
+    whose state Streamlit has already dropped: a sidebar link clicked while the box still held
+    typing calls the callback at the start of the next page's run, and there the key is gone."""
+    value = st.session_state.get(key)
+    if key == _n_key(which) and value is not None:
+        st.session_state["w_n"] = int(value)
 
 
 def render_n() -> None:

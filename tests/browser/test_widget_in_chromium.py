@@ -71,3 +71,30 @@ def test_the_timeline_picker_still_has_a_choice_after_a_setting_without_a_record
     picker = page.locator('[data-testid="stRadio"]').filter(has_text="timeline: measured")
     assert picker.count() == 1 and picker.locator("input:checked").count() == 1
     assert picker.locator("input").first.is_checked()  # the default, measured, as on first load
+
+
+def test_a_sidebar_link_clicked_while_a_prediction_is_typed_keeps_it(server, page_at):
+    """A student types a prediction on the checkpoint and, without pressing Enter, clicks a page in
+    the sidebar: the box commits on blur, and the next run began with the knobs' callbacks reading
+    widget state Streamlit had already dropped (a KeyError filled the page, the prediction lost; a
+    review saw it 4 times in 4 on the way page 6 → checkpoint → page 6). No traceback now, and the
+    prediction is kept."""
+    page = page_at("1280x720")
+
+    def sidebar(name: str) -> None:
+        page.locator('[data-testid="stSidebar"] a').filter(has_text=name).first.click()
+        wait_until_idle(page)
+
+    page.goto(server + "/Launch_overhead_killer", wait_until="domcontentloaded")
+    wait_until_idle(page)
+    sidebar("Checkpoint")
+    box = page.get_by_placeholder("your prediction (a number)").first
+    box.click()
+    box.type("500")
+    sidebar("Launch overhead killer")
+    page.wait_for_timeout(3000)
+    wait_until_idle(page)
+    assert page.locator('[data-testid="stException"]').count() == 0
+    if "/Checkpoint" not in page.url:
+        sidebar("Checkpoint")
+    assert page.get_by_placeholder("your prediction (a number)").first.input_value() == "500"
