@@ -260,6 +260,16 @@ def test_a_batch_the_loop_cannot_take_is_refused_in_words_and_the_box_goes_back(
     assert any(says in w.value.replace("\\", "") and "back at 17" in w.value for w in at.warning)
 
 
+def test_a_send_after_a_refusal_clears_it(page):
+    """The refusal names a batch that never went out: once a request of the kept batch is sent, it
+    no longer stands above the send's result (a review saw it stay through every later send)."""
+    at = page.text_input(key="aot_batch").input("abc").run()
+    assert any("Not taken" in w.value for w in at.warning)
+    at = at.button(key="aot_send").click().run()
+    assert not any("Not taken" in w.value for w in at.warning)
+    assert any("Batch 5" in s.value for s in at.success)
+
+
 def test_a_batch_in_any_form_python_reads_is_taken(page):
     at = page.text_input(key="aot_batch").input("1e2").run()
     assert at.button(key="aot_send").label == "send a request of batch 100" and at.text_input(key="aot_batch").value == "100"

@@ -196,6 +196,11 @@ def _take_batch() -> None:
     st.session_state.aot_batch = str(kept)
 
 
+def _drop_refusal() -> None:
+    """on_click of the send button: the box's refusal line goes (it named a batch not sent)."""
+    st.session_state.pop("aot_batch_msg", None)
+
+
 def serving_panel(device: str = "cpu") -> None:
     """Send requests through the guard-check -> dispatch loop and watch the counters; then the
     same loop over the real packages, measured in a child process."""
@@ -221,7 +226,8 @@ def serving_panel(device: str = "cpu") -> None:
         st.warning(st.session_state.aot_batch_msg)
     batch = st.session_state.aot_batch_ok
     # the label says which batch goes out: what the box last took
-    if st.button(f"send a request of batch {int(batch)}", key="aot_send",
+    # a send answers the box's refusal: the batch that went out is the one the box went back to
+    if st.button(f"send a request of batch {int(batch)}", key="aot_send", on_click=_drop_refusal,
                  help=f"sends the batch the box last took (1 to {BATCH_MAX})"):
         loop.set_policy(policy)
         try:
