@@ -118,6 +118,8 @@ def test_the_planner_budget_follows_the_largest_size_until_moved_and_says_when_i
     at.slider(key="dg_plan_budget").set_value(top).run()                # moved by hand: kept, and told
     at.number_input(key="dg_plan_max").set_value(4).run()
     assert f"Lowered from {top:,} MiB" in _text(at) and at.slider(key="dg_plan_budget").value < top
+    at.number_input(key="dg_plan_max").set_value(256).run()             # the cap rises again: the hand's value is back
+    assert at.slider(key="dg_plan_budget").value == top and "Lowered from" not in _text(at)
     assert not at.exception
 
 

@@ -61,11 +61,15 @@ def planner_panel(rec: DiagnoseRecording, model: str) -> None:
                               help=prose("diagnose", "planner_max_help", markdown=False)))
     hi = math.ceil(2 * sum(curve.pool(b) for b in powers_of_two(top)) / MB) + 1
     default = math.ceil(default_budget_bytes(curve, top) / MB)
-    wanted = st.session_state.get("dg_plan_budget", kept().get("dg_plan_budget", default))
-    if wanted == st.session_state.get("dg_plan_budget_default"):  # not moved by hand: it follows the size
-        wanted = default
-    st.session_state["dg_plan_budget"] = min(max(wanted, 0), hi)
-    st.session_state["dg_plan_budget_default"] = default
+    # the budget follows the size's default until moved by hand; then the hand's value stands, shown
+    # lowered while a smaller largest size caps the slider, and back once the cap rises again
+    asked = st.session_state.get("dg_plan_budget_asked", kept().get("dg_plan_budget_asked"))
+    now = st.session_state.get("dg_plan_budget")
+    if now is not None and now != st.session_state.get("dg_plan_budget_set"):
+        asked = now  # moved by hand (or brought back from the last visit)
+    wanted = default if asked is None else asked
+    st.session_state["dg_plan_budget"] = st.session_state["dg_plan_budget_set"] = min(max(wanted, 0), hi)
+    st.session_state["dg_plan_budget_asked"] = kept()["dg_plan_budget_asked"] = asked
     budget_mb = c5.slider("graph memory budget (MiB)", 0, hi, key="dg_plan_budget",
                           help=prose("diagnose", "planner_budget_help", markdown=False))
     if wanted > hi:
