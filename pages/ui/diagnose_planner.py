@@ -117,6 +117,8 @@ def _predicted_table(sets: dict, label: str) -> None:
     gain = 100 * (1 - pl / p2)
     if sets["planner"]["buckets"] == sets["powers_of_two"]["buckets"]:  # not "0.0% less than" itself
         st.caption(prose("diagnose", "planner_gain_same", label=esc(label), planner=f"{pl:,.1f}"))
+    elif abs(gain) < 0.05:  # other buckets, but "0.0% less": a difference the rounding hides
+        st.caption(prose("diagnose", "planner_gain_near", label=esc(label), planner=f"{pl:,.1f}", powers=f"{p2:,.1f}"))
     else:
         st.caption(prose("diagnose", "planner_gain", label=esc(label), planner=f"{pl:,.1f}", powers=f"{p2:,.1f}",
                          gain=f"{abs(gain):.1f}", direction="less" if gain >= 0 else "more"))
