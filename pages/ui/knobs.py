@@ -176,9 +176,10 @@ def render(tax_floor_us: float | None, floor_of: str = "this GPU", graph_input: 
         help_tax += (f" On {floor_of} a launch costs about {tax_floor_us:.1f} µs on average: that is the floor "
                      "for the measured numbers, and anything above it is added as real host work.")
     c2.number_input("CPU tax / launch (µs)", min_value=TAX_RANGE[0], max_value=TAX_RANGE[1],
-                    value=float(s["w_tax"]), step=0.5, key="w_tax", help=help_tax)
+                    value=float(s["w_tax"]), step=0.5, key="w_tax", help=help_tax, format="%g")
     c3.number_input("GPU work / kernel (µs)", min_value=WORK_RANGE[0], max_value=WORK_RANGE[1],
-                    value=float(s["w_work"]), step=1.0, key="w_work", help="How long each kernel keeps the GPU busy.")
+                    value=float(s["w_work"]), step=1.0, key="w_work", format="%g",
+                    help="How long each kernel keeps the GPU busy.")
     # the boxes refuse a value outside these only in a hover tooltip, which a phone cannot show
     st.caption(prose("widget", "knob_ranges", n=f"{N_RANGE[0]}–{N_RANGE[1]:,}",
                      tax=f"{TAX_RANGE[0]:g}–{TAX_RANGE[1]:g}", work=f"{WORK_RANGE[0]:g}–{WORK_RANGE[1]:g}"))

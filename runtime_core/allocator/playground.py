@@ -107,7 +107,7 @@ class Playground:
                   f"(it synchronizes, as "
                   f"torch.cuda.empty_cache does, so no block is handed back while a stream may still read it), "
                   f"then " if parked else "")
-        self.log.append(f"empty_cache {waited}released {released:,} B")
+        self.log.append(f"empty_cache {waited}released {released:,} B ({released / 2**20:,.1f} MiB)")
 
     def _new_races(self) -> str:
         found = self.device.races.found[self._races_logged:]
