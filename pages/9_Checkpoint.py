@@ -18,7 +18,7 @@ from pages.ui.common import (citation_caption, lesson_data, phone_anchor, phone_
 import streamlit as st
 
 from pages.ui import knobs, progress, tables as ui_tables, widget_sources as src
-from pages.ui.safe_text import esc
+from pages.ui.safe_text import esc, esc_typed
 from pages.ui.widget_panels import METRIC_CSS, count_cell, headline_metrics
 from pages.ui.widget_view import own_tax, tax_line
 from runtime_core.knobs import Knobs
@@ -121,7 +121,7 @@ def on_predict(step: str) -> None:
         return
     unchanged = (prose("checkpoint", "kept_unchanged", kept=as_typed(kept)) if kept is not None
                  else prose("checkpoint", "none_kept"))
-    typed = f"“{esc(text.strip(), 40)}”"
+    typed = f"“{esc_typed(text.strip(), 40)}”"
     name = {"empty": "left_empty", "comma": "comma", "not_a_number": "not_a_number"}.get(why, "out_of_range")
     st.session_state[f"ck_msg_{step}"] = prose("checkpoint", name, typed=typed, most=f"{PREDICTION_MAX:,.0f}",
                                                unchanged=unchanged)

@@ -248,7 +248,7 @@ def test_artifacts_the_recompile_policy_built_are_named_while_they_shadow_the_ot
 
 @pytest.mark.parametrize("typed, says", [("", "an empty box"), ("0", "“0”"), ("300", "“300”"), ("2.5", "“2.5”"),
                                          ("abc", "“abc”"), ("inf", "“inf”"), ("nan", "“nan”"),
-                                         ("2,0", "“2,0”"), ("1,5", "“1,5”")])
+                                         ("2,0", "“2,0”"), ("1,5", "“1,5”"), ("1\u200b2", "“1⟨U+200B⟩2”")])
 def test_a_batch_the_loop_cannot_take_is_refused_in_words_and_the_box_goes_back(page, typed, says):
     """A number box's browser side turned a cleared box, or 1e2, into 1 with no word, and the button
     then sent batch 1; "2,0" (a decimal comma) was read as batch 20. The text box says why it

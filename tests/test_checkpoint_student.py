@@ -4,7 +4,7 @@ step still completes once its evidence is recorded, and the summary counts the m
 import pytest
 from conftest import open_page
 
-from pages.ui.safe_text import esc
+from pages.ui.safe_text import esc_typed
 
 PAGE = "pages/9_Checkpoint.py"
 # The textbook answer of each step that asks for a prediction (the seed's formulas at N=120, tax 6 µs):
@@ -143,6 +143,7 @@ def test_steps_unlock_in_order_and_each_prompt_sits_beside_its_own_record_button
     ("٢٤٦", "is not a number"),      # digits of another script are not read as 246
     ("[x](http://evil.example) **b**", "is not a number"),   # quoted escaped: no link, no bold
     ("", "left empty"),
+    ("2\u200b46", "is not a number"),   # a pasted zero-width space: quoted as ⟨U+200B⟩, not as a space
     ("-5", "is not a prediction this step can judge"),
     ("1e999", "is not a prediction this step can judge"),
 ])
@@ -157,7 +158,7 @@ def test_a_box_that_is_not_a_number_keeps_the_prediction_and_quotes_what_was_typ
     warned = [w.value for w in at.warning if "Not kept" in w.value]
     assert warned and said in warned[0] and "250 is unchanged" in warned[0], warned
     if typed:
-        assert f"“{esc(typed)}”" in warned[0]  # quoted, escaped: a link or bold typed shows as typed
+        assert f"“{esc_typed(typed)}”" in warned[0]  # quoted, escaped: a link or bold typed shows as typed
     assert at.text_input(key="ck_pred_defaults_graph").value == "250"
     assert "defaults_graph:250" in str(at.query_params.get("ckp"))
 

@@ -217,3 +217,12 @@ def test_a_recorded_lab_whose_numbers_are_text_is_not_shown(tmp_path, monkeypatc
     found = _assert_inert(at, "page 4")
     assert not any(PAYLOADS["link"] in unescape(t) for t in found)
     assert any("run of this lab is not shown: cache_size, recapture.captures" in unescape(c.value) for c in at.caption)
+
+
+def test_a_typed_value_shows_its_invisible_characters_as_code_points():
+    """A zero-width space, a byte-order mark or a bidi override pasted with a number would read as a
+    space in the quote; the student sees which character it is, still escaped as Markdown."""
+    from pages.ui.safe_text import esc_typed, unescape
+    assert unescape(esc_typed("1\u200b2")) == "1⟨U+200B⟩2"
+    assert unescape(esc_typed("\ufeff7")) == "⟨U+FEFF⟩7"
+    assert unescape(esc_typed("**x**\u202e")) == "**x**⟨U+202E⟩"

@@ -7,7 +7,7 @@ import streamlit as st
 from pages.ui import figure_log, tables as ui_tables
 from pages.ui.common import citation_caption, recordings_of, source_badge
 from pages.ui.kept_state import keep, restore
-from pages.ui.safe_text import esc, md
+from pages.ui.safe_text import esc, esc_typed, md
 from runtime_core.aot import coldwarm, prebuild, serving_measure, serving_plan, tables
 from runtime_core.aot.paths import cache_root, clear_cache, shown_root
 from runtime_core.aot.serving import MISS_POLICIES, RequestRejected, ServingLoop, jit_compile_fn
@@ -191,7 +191,7 @@ def _take_batch() -> None:
         st.session_state.pop("aot_batch_msg", None)
         return
     kept = st.session_state.get("aot_batch_ok", 5)
-    st.session_state.aot_batch_msg = prose("aot", "batch_refused", typed=f"“{esc(typed, max_chars=40)}”" if typed
+    st.session_state.aot_batch_msg = prose("aot", "batch_refused", typed=f"“{esc_typed(typed, max_chars=40)}”" if typed
                                            else "an empty box", most=BATCH_MAX, kept=kept)
     st.session_state.aot_batch = str(kept)
 

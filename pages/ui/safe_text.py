@@ -55,6 +55,15 @@ def esc(value, max_chars: int | None = MAX_CHARS) -> str:
     return out + (f"… ({more} more characters)" if more else "")
 
 
+def esc_typed(value, max_chars: int | None = MAX_CHARS) -> str:
+    """A value a student typed, quoted back to them: as `esc`, but a control or format character
+    (a zero-width space, a byte-order mark, a bidi override, pasted along with a number) shows as
+    its code point, ⟨U+200B⟩, not as a space the student cannot tell from one typed."""
+    shown = "".join(f"⟨U+{ord(ch):04X}⟩" if unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp") else ch
+                    for ch in str(value))
+    return esc(shown, max_chars)
+
+
 def clip(value, max_chars: int | None = MAX_CHARS) -> str:
     """`value` as plain text, clipped like `esc` but not escaped: for a place that escapes it
     itself (a `tables.show` cell), where `esc` would show its backslashes."""
