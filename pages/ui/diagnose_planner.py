@@ -18,6 +18,7 @@ from runtime_core.lesson.page_text import text as prose
 from runtime_core.words import all_of
 
 MB = 1 << 20  # a mebibyte: labelled MiB
+NEAR_PCT = 0.05  # the planner within this many percent of powers of two: "0.0%" as printed
 KINDS = {"batch sizes": "batch", "sequence lengths (tokens)": "tokens"}
 PRESET_NAMES = {"uniform": "uniform", "Zipf": "zipf", "my list": "list"}
 SET_NAMES = {"planner": "planner", "powers_of_two": "powers of two", "serving_default": "serving defaults",
@@ -117,8 +118,9 @@ def _predicted_table(sets: dict, label: str) -> None:
     gain = 100 * (1 - pl / p2)
     if sets["planner"]["buckets"] == sets["powers_of_two"]["buckets"]:  # not "0.0% less than" itself
         st.caption(prose("diagnose", "planner_gain_same", label=esc(label), planner=f"{pl:,.1f}"))
-    elif abs(gain) < 0.05:  # other buckets, but "0.0% less": a difference the rounding hides
-        st.caption(prose("diagnose", "planner_gain_near", label=esc(label), planner=f"{pl:,.1f}", powers=f"{p2:,.1f}"))
+    elif abs(gain) < NEAR_PCT:  # other buckets, but "0.0% less": a difference the rounding hides
+        st.caption(prose("diagnose", "planner_gain_near", label=esc(label), planner=f"{pl:,.1f}", powers=f"{p2:,.1f}",
+                         near=f"{NEAR_PCT:g}%"))
     else:
         st.caption(prose("diagnose", "planner_gain", label=esc(label), planner=f"{pl:,.1f}", powers=f"{p2:,.1f}",
                          gain=f"{abs(gain):.1f}", direction="less" if gain >= 0 else "more"))
