@@ -16,7 +16,8 @@
 # gpu_tests_session29.log) and the H100's last 4 held-out points (complete, 20 of 20, shipped as
 # lessons/recordings/diagnose_heldout_h100.json). Still owed:
 # the H200's part, the run line above (TESTS=1 is no longer needed; CARD=h100 now only finds its
-# files complete). On a short budget, pass TOTAL_S (e.g. TOTAL_S=300) and a timeout_s a little above it.
+# files complete). On a short budget, pass TOTAL_S (e.g. TOTAL_S=300), GRID_S (the grid's part, default
+# 260 s) and a timeout_s a little above TOTAL_S.
 # Decided before any held-out point was measured: the held-out recording is judged by the external
 # grid's targets as they stand (no rule or constant changes for it), and once complete it joins
 # `make check-gpu` (DIAGNOSE_RECS) whatever it shows.
@@ -45,7 +46,7 @@ if [ "$CARD" = h200 ]; then
   F=tests/gpu_runs/results/diagnose_external_freshN_h200.json
   cp "$F" "$OUT/"
   python3 -m runtime_core diagnose --set external --fresh-processes --gpus 1 --record "$OUT/$(basename "$F")" \
-    --budget-s 260 --resume 2>&1 | grep -v -i warn | tail -8
+    --budget-s "${GRID_S:-260}" --resume 2>&1 | grep -v -i warn | tail -8
 fi
 H=lessons/recordings/diagnose_heldout_${CARD}.json  # shipped: page 7 shows the complete one
 RESUME=""; if [ -f "$H" ]; then cp "$H" "$OUT/"; RESUME=--resume; fi
