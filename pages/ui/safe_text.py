@@ -37,6 +37,7 @@ import unicodedata
 # by themselves; `:` also starts Streamlit's `:red[...]` directives and emoji shortcodes.
 MARKDOWN_SPECIAL = frozenset("\\`*_{}[]()#+-.!<>|~$:@&")
 MAX_CHARS = 200  # longer values are clipped: a notice is one line, not a dump of the URL
+INVISIBLE = ("Cc", "Cf", "Zl", "Zp")  # control, format and line/paragraph separator characters
 WORD_JOINER = "\u2060"  # invisible, no width, no line break: it only splits an autolink pattern
 _AUTOLINK_START = re.compile(r"(?<=[A-Za-z])(?=:)|(?=@)|(?<=www)(?=\.)", re.IGNORECASE)
 
@@ -59,7 +60,7 @@ def esc_typed(value, max_chars: int | None = MAX_CHARS) -> str:
     """A value a student typed, quoted back to them: as `esc`, but a control or format character
     (a zero-width space, a byte-order mark, a bidi override, pasted along with a number) shows as
     its code point, ⟨U+200B⟩, not as a space the student cannot tell from one typed."""
-    shown = "".join(f"⟨U+{ord(ch):04X}⟩" if unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp") else ch
+    shown = "".join(f"⟨U+{ord(ch):04X}⟩" if unicodedata.category(ch) in INVISIBLE else ch
                     for ch in str(value))
     return esc(shown, max_chars)
 
@@ -150,7 +151,7 @@ def _printable(text: str) -> str:
     """Control characters (newlines, tabs, escapes) and format characters (bidi overrides,
     zero-width joiners) become spaces: one line, shown in the order it was typed. A soft hyphen
     stays: it reorders nothing and joins nothing, and a long word in a narrow table needs it."""
-    return "".join(" " if unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp") and ch != SOFT_HYPHEN else ch
+    return "".join(" " if unicodedata.category(ch) in INVISIBLE and ch != SOFT_HYPHEN else ch
                    for ch in text)
 
 
