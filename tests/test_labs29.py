@@ -118,6 +118,15 @@ def test_without_their_recording_the_cuda_only_labs_say_they_are_owed(tmp_path, 
         assert not any(isinstance(v, (int, float)) and not isinstance(v, bool) for v in r.values())
 
 
+def test_without_any_recording_compile_cache_names_the_cpu_command_that_records_it(tmp_path, monkeypatch):
+    from conftest import recordings_without
+    monkeypatch.setenv(store.DIR_ENV, str(recordings_without(tmp_path, NAMES)))
+    r = run_lab("compile_cache", "sim")
+    assert r.get("owed_recording") and r["signal"] is False and "Not recorded yet" in r["verdict"]
+    assert "runtime_core.labs.compile_cache --record" in r["record_command"]
+    assert "needs a CUDA GPU" not in r["verdict"] and "CPU" in r["verdict"]
+
+
 @pytest.fixture
 def fresh_lab_cache():
     """The pages cache a lab's recorded run per server process (lab_panels._simulated): these

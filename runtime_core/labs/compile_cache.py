@@ -185,6 +185,12 @@ def _recorded() -> dict:
     cpu = from_recording("compile_cache", "the cold-start measurement", kind="compile_cache")
     gpu = from_recording("compile_cache", WHAT)
     if cpu.get("owed_recording"):
+        if gpu.get("owed_recording"):  # neither ships: this lab, unlike the others, records on a CPU too
+            return dict(gpu, record_command=f"{CPU_RECORD_COMMAND}   # on this CPU, minutes; or, on one H200: "
+                                            f"{gpu['record_command']}",
+                        verdict="Not recorded yet: no recording of the cold starts ships. It records on this "
+                                f"machine's CPU in minutes ({CPU_RECORD_COMMAND}), or on a GPU. "
+                                "No number is shown until one does.")
         return gpu
     # measured on a CPU: real numbers, not a GPU's (the "cpu_recorded" source, and the device says so)
     return dict(cpu, source="cpu_recorded", device_name=f"recorded on a CPU, not a GPU: {cpu['device_name']}", gpu=gpu)
