@@ -516,6 +516,24 @@ def test_the_saving_split_removes_only_waiting_and_names_what_the_graph_adds():
     assert "less the GPU's own work launched one by one" in text
 
 
+def test_the_saving_rows_add_up_to_the_saving_at_every_shipped_point():
+    """The split's table, as the page builds it, adds up to its last row at every point of every
+    shipped diagnose recording (GPT-2's prompt in fp32 at batch 64 once hid an 88 µs part)."""
+    import json
+    from pages.ui.diagnose_view import saving_rows
+    checked = 0
+    for path in (ROOT / "lessons" / "recordings").glob("diagnose_*.json"):
+        for p in json.loads(path.read_text())["points"]:
+            sv = (p.get("explanation") or {}).get("saving")
+            if not sv or "launch_added_us" not in sv:
+                continue
+            *parts, (last, saving) = saving_rows(sv)
+            assert last == "predicted saving per step"
+            assert sum(us for _, us in parts) == pytest.approx(saving, abs=0.06), (path.name, p["model"], p["batch"])
+            checked += 1
+    assert checked >= 60
+
+
 def test_every_point_table_is_four_columns_and_judges_each_target():
     """The "every point" table fits a phone (four columns) and names each target's outcome."""
     import json

@@ -333,18 +333,25 @@ def _saving_table(sv: dict, p: dict) -> None:
     which = "explain_saving" if p["verdict"].get("launch_bound", True) else "explain_saving_gpu_bound"
     st.caption(prose("diagnose", which, saving=_us(sv["saving_us"]), eager=_us(eager),
                      gpu_own=_us(eager - sv["host_dispatch_removed_us"])))
+    # one column of signed savings: a cost is a negative saving, and the parts add up to the last row
+    tables.show([{"part": name, "µs saved per step (a cost counts as negative)": tables.num(us)}
+                 for name, us in saving_rows(sv)])
+
+
+def saving_rows(sv: dict) -> list:
+    """(part, signed µs) rows of a split with the launch and captured work as parts of their own,
+    the predicted saving last: the rows above it add up to it (a part under 0.05 µs is left out)."""
     rows = [("host time the GPU waited for, removed", sv["host_dispatch_removed_us"]),
             # a graph's node gaps can outlast the eager stream's (the simulator's stream has none)
             ("GPU gaps between kernels removed" if sv["gpu_gaps_removed_us"] >= 0 else
              "GPU gaps the graph's nodes add beyond eager's, a cost", sv["gpu_gaps_removed_us"]),
             ("the graph's launch, a cost", -sv["launch_added_us"]),
             ("copy into the static input, a cost", -sv["copy_added_us"])]
-    if abs(sv.get("work_added_us", 0.0)) >= max(1.0, 0.01 * p["busy_us"]):  # not a rounding of the same work
+    if abs(sv.get("work_added_us", 0.0)) >= 0.05:  # any the table would show: else the rows would not add up
         rows.append(("GPU work the captured step adds, a cost" if sv["work_added_us"] > 0 else
                      "GPU work the captured step saves", -sv["work_added_us"]))
     rows.append(("predicted saving per step", sv["saving_us"]))
-    # one column of signed savings: a cost is a negative saving, and the parts add up to the last row
-    tables.show([{"part": name, "µs saved per step (a cost counts as negative)": tables.num(us)} for name, us in rows])
+    return rows
 
 
 RUN_A, RUN_B = "run A: µs / step (× eager A)", "run B: µs / step (× eager B)"
