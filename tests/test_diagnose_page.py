@@ -534,6 +534,29 @@ def test_the_saving_rows_add_up_to_the_saving_at_every_shipped_point():
     assert checked >= 60
 
 
+def test_a_band_from_three_passes_is_read_as_a_coin_toss_not_a_missed_target():
+    """The zoo's bands come from its three passes' H (a new one falls inside half the time): a
+    measurement outside one is said to be expected, and alone raises no warning; the external
+    grid's floor band is judged as a target."""
+    import json
+    from pages.ui.diagnose_view import judgement
+    from runtime_core.diagnose.accuracy import point_targets
+    zoo = json.loads((ROOT / "lessons" / "recordings" / "diagnose_h200.json").read_text())["points"]
+    outside = [p for p in zoo if p.get("predicted_speedup_band") and not
+               p["predicted_speedup_band"][0] <= p["measured_graph_speedup"] <= p["predicted_speedup_band"][1]]
+    assert len(outside) >= 10
+    for p in outside:
+        missed, text = judgement(p)
+        assert "misses the measured" in text and "about 50% of the time" in text and "no failed target" in text
+        t = point_targets(p)
+        assert missed == (not t["verdict_right"] or t["within"] is False)
+    ext = json.loads((ROOT / "lessons" / "recordings" / "diagnose_external_h200.json").read_text())["points"]
+    p = next(q for q in ext if q.get("predicted_speedup_band") and not
+             q["predicted_speedup_band"][0] <= q["measured_graph_speedup"] <= q["predicted_speedup_band"][1])
+    missed, text = judgement(p)
+    assert missed and "no failed target" not in text
+
+
 def test_every_point_table_is_four_columns_and_judges_each_target():
     """The "every point" table fits a phone (four columns) and names each target's outcome."""
     import json

@@ -87,6 +87,15 @@ def _passes_moved(p: dict) -> str | None:
                  ratio=f"{max(hs) / min(hs):.1f}", kept=_us(p["host_dispatch_us"]))
 
 
+def band_odds(p: dict) -> float | None:
+    """The probability the band's own H interval holds a new round, where its rounds say (a
+    recording's passes, or rounds by the median); None for the floor's band, which the targets judge."""
+    from runtime_core.diagnose.diagnosis import band_holds, pass_hs
+    if p.get("host_rounds_us") and _floor(p):
+        return None
+    return band_holds(len(p.get("host_rounds_us") or pass_hs(p)))
+
+
 def _band_help(p: dict) -> str:
     """What the band is worth for this point: how many H rounds made it, and how they were timed."""
     from runtime_core.diagnose.diagnosis import band_holds, pass_hs

@@ -11,9 +11,10 @@ import streamlit as st
 from pages.ui import tables
 from pages.ui.common import metric_row
 from pages.ui.kept_state import keep, restore
-from pages.ui.diagnose_timing import _band_help, _floor, _measured_help, _us, _window, host_moved
+from pages.ui.diagnose_timing import _band_help, _floor, _measured_help, _us, _window, band_odds, host_moved
 from pages.ui.safe_text import esc
 from runtime_core.diagnose.accuracy import TOLERANCE, point_targets
+from runtime_core.diagnose.diagnosis import BAND_COVERAGE
 from runtime_core.diagnose.judged_text import band_figures, error_figure
 from runtime_core.diagnose.predict import SPEEDUP_THRESHOLD
 from runtime_core.diagnose.measure_variants import LABELS, VARIANTS
@@ -182,11 +183,16 @@ def judgement(p: dict) -> tuple[bool, str] | None:
     else:
         parts.append(prose("diagnose", "judge_within_" + ("yes" if t["within"] else "no"),
                            err=error_figure(t["error"], TOLERANCE, t["within"]), tolerance=f"{TOLERANCE:.0%}"))
+    missed = t["missed"]
     if t["band_holds"] is not None:
         lo, hi, shown = band_figures(band, meas, t["band_holds"])
-        parts.append(prose("diagnose", "judge_band_" + ("holds" if t["band_holds"] else "misses"),
-                           meas=f"{shown}x", lo=lo, hi=f"{hi}x"))
-    return t["missed"], " ".join(parts)
+        odds = band_odds(p)
+        weak = odds is not None and odds < BAND_COVERAGE  # e.g. the zoo's: three passes' H, a coin toss
+        parts.append(prose("diagnose", "judge_band_" + ("holds" if t["band_holds"] else "misses") + ("_weak" if weak else ""),
+                           meas=f"{shown}x", lo=lo, hi=f"{hi}x", odds=f"{odds:.0%}" if weak else ""))
+        if weak:  # a miss such a band is expected to make half the time is no miss of a target
+            missed = not t["verdict_right"] or t["within"] is False
+    return missed, " ".join(parts)
 
 
 def _captured(p: dict) -> tuple | None:
