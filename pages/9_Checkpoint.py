@@ -83,8 +83,10 @@ def on_record(step: str) -> None:
         progress.record(cur)
         st.session_state.pop(f"ck_msg_{step}", None)
     else:
+        change = min((n.changes(cur) for n in needs), key=len)  # the nearest of the results the step takes
         st.session_state[f"ck_msg_{step}"] = prose("checkpoint", "wrong_setting", setting=cur.describe(),
-                                                   needs=" or ".join(n.label() for n in needs))
+                                                   needs=" or ".join(n.label() for n in needs),
+                                                   change=", ".join(change))
 
 
 def plain_label(text: str) -> str:

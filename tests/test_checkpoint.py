@@ -28,7 +28,7 @@ WALK = [run("graph"), run("eager"), run("streams"), run("streams", 40.0), run("g
 
 def test_no_results_no_tick_and_the_step_says_what_to_record():
     r = check_step("defaults_graph", [], model_numbers)
-    assert not r.done and r.todo == ["record a result with graph at work 2 µs (N=120, tax 6 µs)"]
+    assert not r.done and r.todo == ["record a result with graph at N=120, tax 6 µs, work 2 µs"]
     assert not r.relations  # nothing is shown as checked before there is something to check
 
 

@@ -45,6 +45,13 @@ def set_knob(at, key: str, value) -> None:
     assert not at.exception, at.exception
 
 
+def set_n(at, n: int) -> None:
+    """N typed in the box beside its slider (the box's key carries a generation: knobs._n_key)."""
+    box = next(w for w in at.number_input if str(w.key).startswith("w_n_box_"))
+    box.set_value(n).run()
+    assert not at.exception, at.exception
+
+
 def predict(at, step: str, value: float) -> None:
     at.text_input(key=f"ck_pred_{step}").set_value(str(value)).run()
     assert not at.exception, at.exception
@@ -124,8 +131,13 @@ def test_steps_unlock_in_order_and_each_prompt_sits_beside_its_own_record_button
     predict(at, "defaults_graph", 246)
     record(at, "defaults_graph")                  # the knobs are at eager: not this step's setting
     assert steps_done(at) == 0
-    assert any("graph at work 2 µs" in w.value for w in at.warning)
+    assert any("graph at N=120, tax 6 µs, work 2 µs" in w.value and "Change mode eager → graph," in w.value
+               for w in at.warning)
     set_knob(at, "w_mode", "graph")
+    set_n(at, 121)                                # one knob off that the step's words must name
+    record(at, "defaults_graph")
+    assert steps_done(at) == 0 and any("Change N 121 → 120," in w.value for w in at.warning)
+    set_n(at, 120)
     record(at, "defaults_graph")
     assert steps_done(at) == 1
     assert at.query_params["ck"] and at.query_params["ckp"]  # progress in the URL

@@ -81,7 +81,18 @@ class Need:
 
     def label(self) -> str:
         dyn = ", dynamic shapes on (policy fallback)" if self.dynamic else ""
-        return f"{self.mode} at work {self.work_us:g} µs{dyn}"
+        return f"{self.mode} at N={SEED_N}, tax {SEED_TAX_US:g} µs, work {self.work_us:g} µs{dyn}"
+
+    def changes(self, run: Run) -> list[str]:
+        """The knobs `run` would have to change to be this result: "N 121 → 120", ... (none: it is)."""
+        want = self.run()
+        out = [f"{name} {a} → {b}" for name, a, b in (
+            ("mode", run.mode, want.mode), ("N", run.n, want.n), ("tax", f"{run.tax_us:g} µs", f"{want.tax_us:g} µs"),
+            ("work", f"{run.work_us:g} µs", f"{want.work_us:g} µs"),
+            ("dynamic shapes", "on" if run.dynamic else "off", "on" if want.dynamic else "off")) if a != b]
+        if want.dynamic and run.dynamic and run.policy != want.policy:
+            out.append(f"policy {run.policy} → {want.policy}")
+        return out
 
     def matches(self, run: Run) -> bool:
         return run == self.run()
@@ -211,7 +222,7 @@ def _evidence_index(step: str, runs: list[Run]) -> tuple[list[int | None], list[
     found = [_find(runs, need, after) for need in STEP_NEEDS[step]]
     for need, i in zip(STEP_NEEDS[step], found):
         if i is None:
-            todo.append(f"record a result with {need.label()} (N={SEED_N}, tax {SEED_TAX_US:g} µs)"
+            todo.append(f"record a result with {need.label()}"
                         + (" after the 40 µs step" if step in AFTER else ""))
     return found, todo
 
