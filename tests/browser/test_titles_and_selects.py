@@ -109,3 +109,12 @@ def test_on_a_phone_the_checkpoint_links_its_open_step_and_the_knobs(server, pag
     wide = _open(page_at, server, "/Checkpoint", "1280x720")
     assert not wide.locator("a[href='#ck-knobs']").is_visible()
     assert not wide.locator("a[href='#ck-open-step']").is_visible()
+
+
+def test_on_a_projector_the_checkpoint_opens_with_step_one_answerable(server, page_at):
+    """At 1280x720 the first step's prediction box and its record button are whole on the first
+    screen: a class sees where to type without scrolling."""
+    page = _open(page_at, server, "/Checkpoint", "1280x720")
+    for sel in ("[data-testid='stTextInput'] input", "button:has-text('Record this result')"):
+        box = page.locator(sel).first.bounding_box()
+        assert box and box["y"] >= 0 and box["y"] + box["height"] <= 720, (sel, box)
