@@ -264,3 +264,11 @@ def test_every_headline_gives_the_speedup_to_two_decimals_as_the_metric_beside_i
     for launch_bound in (True, False):
         for s in (0.9, 1.1, 1.749, 3.0):
             assert f"(predicted {s:.2f}x)" in headline(launch_bound, s), (launch_bound, s)
+
+
+def test_a_headline_never_rounds_a_speedup_across_the_line_it_draws():
+    from runtime_core.diagnose.verdict import headline, speedup_shown
+    assert "slower (predicted 0.995x)" in headline(True, 0.9951)
+    assert "gain little (predicted 1.196x)" in headline(True, 1.196)
+    assert "should help (predicted 1.20x)" in headline(True, 1.2004)
+    assert speedup_shown(3.274) == "3.27" and speedup_shown(0.9996) == "0.9996"

@@ -27,6 +27,16 @@ def verdict(k: StepCounts, m: Machine, predicted_speedup: float) -> dict:
             "threshold": SPEEDUP_THRESHOLD}
 
 
+def speedup_shown(s: float) -> str:
+    """`s` to two decimals, or to three where two would put it on the other side of a line the
+    headline draws (0.995x is slower, not "1.00x"; 1.196x gains little, not "1.20x")."""
+    for digits in (2, 3, 4):
+        shown = f"{s:.{digits}f}"
+        if all((s < line) == (float(shown) < line) for line in (1.0, SPEEDUP_THRESHOLD)):
+            return shown
+    return shown
+
+
 def headline(launch_bound: bool, s: float, work_added_us: float = 0.0) -> str:
     """The verdict in one line: the regime, and what a graph would do at predicted speedup `s`
     (help from the 1.2x threshold, gain little below it, slow the step below 1x). `work_added_us`:
@@ -34,13 +44,13 @@ def headline(launch_bound: bool, s: float, work_added_us: float = 0.0) -> str:
     if s < 1.0:
         why = ": as captured, the step runs more GPU work than eager does" if work_added_us > 0.5 else ""
         return (f"{'Launch-bound, yet' if launch_bound else 'GPU-bound, and'} a CUDA graph would make this step "
-                f"slower (predicted {s:.2f}x){why}")
+                f"slower (predicted {speedup_shown(s)}x){why}")
     return {
-        (True, True): f"Launch-bound: CUDA graphs should help (predicted {s:.2f}x)",
-        (True, False): f"Only just launch-bound: graphs would gain little (predicted {s:.2f}x)",
-        (False, True): f"GPU-bound, but graphs still help (predicted {s:.2f}x): the launch latency "
+        (True, True): f"Launch-bound: CUDA graphs should help (predicted {speedup_shown(s)}x)",
+        (True, False): f"Only just launch-bound: graphs would gain little (predicted {speedup_shown(s)}x)",
+        (False, True): f"GPU-bound, but graphs still help (predicted {speedup_shown(s)}x): the launch latency "
                        f"and per-kernel gaps they remove are a large share of a short step",
-        (False, False): f"GPU-bound: CUDA graphs will barely help (predicted {s:.2f}x)",
+        (False, False): f"GPU-bound: CUDA graphs will barely help (predicted {speedup_shown(s)}x)",
     }[(launch_bound, s >= SPEEDUP_THRESHOLD)]
 
 
