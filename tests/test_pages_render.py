@@ -18,6 +18,8 @@ def test_page_renders_without_exception(page):
     at = open_page(page)
     rerunning = [b.proto.label for b in at.get("download_button") if not b.proto.ignore_rerun]
     assert not rerunning, f"download buttons that rerun {page}: {rerunning}"
+    cut = [str(c.value)[-120:] for c in at.caption if "more characters)" in str(c.value)]
+    assert not cut, f"{page}: lines cut short as if they were junk: {cut}"
 
 
 def _text(at) -> str:

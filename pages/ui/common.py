@@ -294,4 +294,4 @@ def source_badge(source: str, detail: str = "", saved: bool = False) -> None:
     measurement's own fields, none of which may render as Markdown. `saved`: a live or CPU
     measurement read back from disk, labelled by when it was made rather than as made now."""
     label = f"{badge(source)} {SAVED_MEANINGS[source]}" if saved else SOURCE_LABELS[source]
-    st.caption(label + (f" · {esc(detail, max_chars=400)}" if detail else ""))
+    st.caption(label + (f" · {esc(detail, max_chars=600)}" if detail else ""))  # a guard against junk, not a length for prose
