@@ -270,6 +270,21 @@ def test_a_send_after_a_refusal_clears_it(page):
     assert any("Batch 5" in s.value for s in at.success)
 
 
+def test_a_refused_batch_typed_then_sent_without_enter_sends_nothing_and_says_so(page):
+    """A click on send that leaves a box holding "abc" (never Entered) refuses the box and sends
+    nothing in that run: the refusal stays and says that nothing went out (it once vanished while
+    batch 5 went out unsaid). The next click sends the kept batch."""
+    page.text_input(key="aot_batch").input("abc")
+    at = page.button(key="aot_send").click().run()
+    assert not at.exception
+    assert any("Not taken" in w.value and "Nothing was sent" in w.value for w in at.warning)
+    assert not any("Batch 5" in s.value for s in at.success)
+    assert at.metric[0].label == "hits" and at.metric[0].value == "0" and at.metric[1].value == "0"
+    at = at.button(key="aot_send").click().run()
+    assert not any("Not taken" in w.value for w in at.warning)
+    assert any("Batch 5" in s.value for s in at.success)
+
+
 def test_a_batch_in_any_form_python_reads_is_taken(page):
     at = page.text_input(key="aot_batch").input("1e2").run()
     assert at.button(key="aot_send").label == "send a request of batch 100" and at.text_input(key="aot_batch").value == "100"

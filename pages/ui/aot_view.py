@@ -194,10 +194,17 @@ def _take_batch() -> None:
     st.session_state.aot_batch_msg = prose("aot", "batch_refused", typed=f"“{esc_typed(typed, max_chars=40)}”" if typed
                                            else "an empty box", most=BATCH_MAX, kept=kept)
     st.session_state.aot_batch = str(kept)
+    st.session_state.aot_batch_just_refused = True  # this run's send (a click that left the box) sends nothing
 
 
 def _drop_refusal() -> None:
-    """on_click of the send button: the box's refusal line goes (it named a batch not sent)."""
+    """on_click of the send button: the box's refusal line goes (it named a batch not sent). A
+    click that left a box it refused in the same run (typed, never Entered) sends nothing: the
+    refusal stays, and says so."""
+    if st.session_state.pop("aot_batch_just_refused", False):
+        st.session_state.aot_skip_send = True
+        st.session_state.aot_batch_msg += " " + prose("aot", "batch_refused_not_sent", kept=st.session_state.aot_batch)
+        return
     st.session_state.pop("aot_batch_msg", None)
 
 
@@ -227,8 +234,10 @@ def serving_panel(device: str = "cpu") -> None:
     batch = st.session_state.aot_batch_ok
     # the label says which batch goes out: what the box last took
     # a send answers the box's refusal: the batch that went out is the one the box went back to
-    if st.button(f"send a request of batch {int(batch)}", key="aot_send", on_click=_drop_refusal,
-                 help=f"sends the batch the box last took (1 to {BATCH_MAX})"):
+    clicked = st.button(f"send a request of batch {int(batch)}", key="aot_send", on_click=_drop_refusal,
+                        help=f"sends the batch the box last took (1 to {BATCH_MAX})")
+    st.session_state.pop("aot_batch_just_refused", None)
+    if clicked and not st.session_state.pop("aot_skip_send", False):
         loop.set_policy(policy)
         try:
             with torch.no_grad():
