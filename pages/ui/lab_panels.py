@@ -121,7 +121,7 @@ def show(r: dict, with_recording: bool = True) -> None:
 def owed_notice(r: dict) -> None:
     """What a lab whose recording is owed shows: that it is owed, and the commands that record it."""
     st.info(esc(r["verdict"], max_chars=600), icon=":material/schedule:")
-    st.code(f"{r['record_command']}\n{r['merge_command']}", language=None, wrap_lines=True)
+    st.code("\n".join(c for c in (r["record_command"], r.get("merge_command")) if c), language=None, wrap_lines=True)
 
 
 def _suffix(r: dict) -> str:
