@@ -6,6 +6,7 @@ from pages.ui.common import lesson_columns, metric_row, render_lesson, setup_pag
 import streamlit as st
 
 from pages.ui import charts, lab_panels, torch_lab_panels, widget_sources as src
+from pages.ui.kept_state import keep, restore
 from pages.ui.timeline_chart import first_ops_end, timeline_figure
 from runtime_core.knobs import SEED_TAX_US, SEED_WORK_US, Knobs, mode_label
 from runtime_core.lesson.page_text import text as prose
@@ -40,7 +41,9 @@ def _pair(eager: list, streams: list, title: str, key: str, window: float | None
 def simulated_panel() -> None:
     st.subheader("The CPU runs ahead: a few kernels, two ways")
     st.info(prose("streams", "async_note"))
-    n = st.slider("kernels in the chain (N)", 2, 24, 8, key="s2_n")
+    restore("s2_n", 8, valid=lambda v: isinstance(v, int) and 2 <= v <= 24)  # kept across pages
+    n = st.slider("kernels in the chain (N)", 2, 24, key="s2_n")
+    keep("s2_n")
     from runtime_core.recordings.shipped import shipped_constants
     consts = shipped_constants()
     source_badge("simulated", prose("streams", "sim_badge", markdown=False, tax=f"{SEED_TAX_US:g}", work=f"{SEED_WORK_US:g}",
@@ -60,8 +63,10 @@ def simulated_panel() -> None:
 
 def gpu_panel() -> None:
     st.subheader(f"The same on a real GPU: {GPU_N} kernels")
+    restore("s2_work", 2, valid=lambda v: v in (2, 40))
     work = st.radio("GPU work per kernel", [2, 40], format_func=lambda w: f"{w} µs", horizontal=True,
                     key="s2_work")
+    keep("s2_work")
     if ctx.live:
         if st.button("measure eager (blocking) and streams on this GPU", key="s2_measure"):
             with st.spinner("measuring on the GPU…"):
@@ -84,8 +89,10 @@ def gpu_panel() -> None:
     c = metric_row()
     c.metric(f"{EAGER} wall / step", f"{eager['wall_us']:,.0f} µs", width="content")
     c.metric(f"{STREAMS} wall / step", f"{streams['wall_us']:,.0f} µs", width="content")
-    zoom = st.radio("draw", ["the whole step", f"the first {ZOOM_KERNELS} kernels of streams, close up"],
-                    horizontal=True, key="s2_zoom")
+    views = ["the whole step", f"the first {ZOOM_KERNELS} kernels of streams, close up"]
+    restore("s2_zoom", views[0], valid=lambda v: v in views)
+    zoom = st.radio("draw", views, horizontal=True, key="s2_zoom")
+    keep("s2_zoom")
     window = _zoom_end(streams["timeline"]) if zoom != "the whole step" else None
     _pair(eager["timeline"], streams["timeline"], f"N={GPU_N}, {work} µs work", f"gpu{work}", window)
     busy = {name: 100 * d["kernel_work_us"] / d["wall_us"] for name, d in (("eager", eager), ("streams", streams))}

@@ -215,3 +215,15 @@ def test_a_long_card_keeps_its_grade_under_the_answer_and_its_finer_points_folde
     keys = [b.key for b in at.button]
     assert keys.index("iv_got") < min(i for i, k in enumerate(keys) if k and k.startswith("lab_run_"))
     assert not at.exception
+
+
+def test_the_streams_page_keeps_its_knobs_across_a_visit_to_another_page():
+    """N=24 and 40 µs of work, set on page 2, are still set after a look at page 1."""
+    at = open_page("pages/2_Streams_and_async.py")
+    at.slider(key="s2_n").set_value(24).run()
+    at.radio(key="s2_work").set_value(40).run()
+    at.switch_page("pages/1_Artifact_vs_runtime.py").run()
+    at.switch_page("pages/2_Streams_and_async.py").run()
+    assert not at.exception and not [w for w in at.warning if "Session State API" in w.value]
+    assert at.slider(key="s2_n").value == 24 and at.radio(key="s2_work").value == 40
+    assert any("streams makes 24 launches" in str(c.value) for c in at.caption)
