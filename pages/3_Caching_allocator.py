@@ -57,6 +57,8 @@ def playground_panel() -> None:
         st.error(prose("caching_allocator", "playground_race_now"))
     rows = pg.pool.snapshot()
     samples = [(i, s.allocated_bytes, s.reserved_bytes, s.what) for i, s in enumerate(pg.pool.timeline(), 1)]
+    if not any(reserved for _, _, reserved, _ in samples):  # empty_cache on a pool that never held a byte
+        samples = []
     if rows:
         charts.show(alloc_charts.block_map(rows, "Block map: segments as rows"), key="alloc_pg_map")
     elif samples:  # emptied: no block to map, but the history shows reserved falling to zero
@@ -70,7 +72,8 @@ def playground_panel() -> None:
         for note in alloc_charts.scale_notes(rows, samples):
             st.caption(note)
     else:
-        st.info("The pool holds nothing yet. Press **malloc**.")
+        st.info("The pool holds nothing yet" + (" (empty_cache had nothing to give back)" if pg.pool.timeline() else "")
+                + ". Press **malloc**.")
     s = pg.pool.stats()
     st.caption(f"allocated {fmt_bytes(s['allocated_bytes.current'])} · reserved "
                f"{fmt_bytes(s['reserved_bytes.current'])} · driver mallocs {s['num_driver_mallocs']} · "

@@ -83,6 +83,16 @@ def test_freeing_an_empty_pool_says_there_is_nothing_to_free(page):
     assert any("nothing to free" in c.value for c in at.caption)
 
 
+def test_empty_cache_on_a_fresh_pool_tells_no_history_it_never_had(page):
+    """empty_cache before any malloc: the pool held nothing, so nothing "went back to the driver"
+    and no one-point chart of zeros is drawn."""
+    at = page.button(key="alloc_pg_empty").click().run()
+    assert not at.exception
+    assert not any("went back to the driver" in i.value for i in at.info)
+    assert any("The pool holds nothing yet (empty_cache had nothing to give back)" in i.value for i in at.info)
+    assert not [c for c in at.get("plotly_chart") if "alloc_pg_mem" in str(c.proto.id) + str(getattr(c, "key", ""))]
+
+
 def test_pytorchs_own_allocator_is_shown_beside_ours_from_the_recording():
     """The corrections issue: record_stream reuse, empty_cache and memory_stats, measured on
     torch.cuda's allocator (not our CachingPool) and shown without a GPU."""
