@@ -120,12 +120,20 @@ def test_every_timing_row_says_what_it_times():
            "cpp": [{"package": "ranged package, batch 2..64", "batch": 37, "load_s": 0.002, "run_ms": 0.02, "runs": 50,
                     "process_ms": 450.0, "error": None}]}
     assert [(r["batch"], r["timed"], r["ms"]) for r in serving_time_rows(res)] == [
-        (100, "the loop, per request: guard check, pad, package call", 0.07),
+        (100, "the loop, per request: guard check, pad to 128, package call", 0.07),
         (100, "the loop's guard check alone (nothing runs)", 0.004),
         (100, "exact package, batch 128, one call at batch 128 (the padded request)", 0.05),
         (37, "C++ runner: ranged package, batch 2..64, one call (median of 50)", 0.02),
         (37, "C++ runner process, ranged package, batch 2..64: start, load, 51 calls, exit", 450.0)]
     assert timing_contradictions(res) == []
+    hit = dict(res["rows"][0], batch=37, path="hit", served_by="ranged package", padded_to=None)
+    assert serving_time_rows({"rows": [hit]})[0]["timed"] == "the loop, per request: guard check, package call"
+
+
+def test_the_runners_rows_come_in_order_of_batch():
+    cpp = [{"package": p, "batch": b, "load_s": 0.002, "run_ms": 0.02, "runs": 5, "error": None}
+           for p, b in (("ranged", 37), ("exact 8", 8), ("ranged", 64), ("ranged", 8), ("exact 128", 128))]
+    assert [r["batch"] for r in serving_time_rows({"cpp": cpp})] == [8, 8, 37, 64, 128]
 
 
 def test_the_packages_own_check_is_reported_per_request():

@@ -175,7 +175,8 @@ def serving_rows(res: dict) -> list[dict]:
              "the ranged package's own check, asked of this batch": r.get("package_check") or "accepts"} for r in res.get("rows", [])]
 
 
-LOOP_TIMED = "the loop, per request: guard check, pad, package call"
+LOOP_TIMED = "the loop, per request: guard check, package call"
+LOOP_PADDED = "the loop, per request: guard check, pad to {to}, package call"
 GUARD_TIMED = "the loop's guard check alone (nothing runs)"
 
 
@@ -187,13 +188,16 @@ def serving_time_rows(res: dict) -> list[dict]:
     rows = []
     for r in res.get("rows", []):
         b = r["batch"]
-        cells = ((LOOP_TIMED, r.get("served_ms")), (GUARD_TIMED, r.get("guard_ms")),
+        padded = r.get("padded_to") is not None and r.get("padded_to") != b
+        cells = ((LOOP_PADDED.format(to=r["padded_to"]) if padded else LOOP_TIMED, r.get("served_ms")),
+                 (GUARD_TIMED, r.get("guard_ms")),
                  (f"{r.get('served_by')}, one call at batch {r.get('padded_to')} (the padded request)",
                   r.get("padded_ms")),
                  (f"{_ranged()}, one call", r.get("ranged_ms")),
                  (f"exact package, batch {b}, one call", r.get("exact_ms")))
         rows += [{"batch": b, "timed": what, "ms": _ms(v)} for what, v in cells if v is not None]
-    for r in res.get("cpp", []):
+    # by batch, as the Python rows are (a runner's rows keep their package order within one)
+    for r in sorted(res.get("cpp", []), key=lambda r: r.get("batch") if isinstance(r.get("batch"), int) else 0):
         if r.get("error") or r.get("run_ms") is None:
             continue
         runs = f"median of {r['runs']}" if r.get("runs") else "median of the runner's timed calls"
