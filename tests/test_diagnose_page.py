@@ -1010,3 +1010,26 @@ def test_an_explanation_on_the_card_its_kernels_were_timed_on_names_no_other_car
     assert _timed_elsewhere(card) == "" and _timed_elsewhere(None) == ""
     other = unescape(_timed_elsewhere("Some Other GPU"))
     assert other.endswith("this point ran on Some Other GPU.") and card in other
+
+
+def test_the_setting_rides_in_the_url_so_a_reload_or_a_shared_link_opens_on_it():
+    """A student picks the encoder in bf16; the URL then names it, and a page opened on that URL
+    (a reload, a link an instructor shares) shows the same setting."""
+    at = open_page(PAGE)
+    at.selectbox(key="dg_model").set_value("encoder").run()
+    at.radio(key="dg_dtype").set_value("bf16").run()
+    url = {k: at.query_params[k] for k in ("model", "dtype", "batch", "shape")}
+    url = {k: v if isinstance(v, str) else v[0] for k, v in url.items()}
+    assert url["model"] == "encoder" and url["dtype"] == "bf16"
+    again = open_page(PAGE, url)
+    assert again.selectbox(key="dg_model").value == "encoder" and again.radio(key="dg_dtype").value == "bf16"
+    assert not [w for w in again.warning if "The link asks for" in w.value]
+
+
+def test_a_link_naming_what_is_not_recorded_says_so_and_shows_the_default():
+    at = open_page(PAGE, {"model": "<b>resnet</b>", "dtype": "fp64", "batch": "abc"})
+    assert not at.exception and at.selectbox(key="dg_model").value == "decoder"
+    said = [unescape(w.value) for w in at.warning if "The link asks for" in w.value]
+    assert any("model=<b>resnet</b>" in w and "showing model=decoder" in w for w in said)
+    assert any("dtype=fp64" in w for w in said)
+    assert any("batch size abc is not recorded" in unescape(c.value) for c in at.caption)

@@ -12,7 +12,7 @@ from pages.ui import tables
 from pages.ui.common import metric_row
 from pages.ui.kept_state import keep, restore
 from pages.ui.diagnose_timing import _band_help, _floor, _measured_help, _us, _window, band_odds, host_moved
-from pages.ui.safe_text import esc
+from pages.ui.safe_text import esc, md
 from runtime_core.diagnose.accuracy import TOLERANCE, point_targets
 from runtime_core.diagnose.diagnosis import BAND_COVERAGE
 from runtime_core.diagnose.judged_text import band_figures, error_figure
@@ -92,8 +92,59 @@ def _knob_or_text(container, kind: str, label: str, options: list, key: str, def
     return value
 
 
+URL_NAMES = {"dg_model": "model", "dg_dtype": "dtype", "dg_seq": "shape", "dg_batch": "batch"}
+URL_READ = "dg_url_asked"  # plain key: the setting the URL asked for, read on a session's first run
+
+
+def _from_url() -> dict:
+    """On a session's first run of this page, the setting its URL names (a reload, a shared link)
+    goes into the knobs' keys; the knobs then keep only what the recording holds. Returns what the
+    URL asked for on this run ({} on every later one), for _url_notices."""
+    if URL_READ in st.session_state:
+        return {}
+    asked = {}
+    for key, name in URL_NAMES.items():
+        raw = st.query_params.get(name)
+        if raw is not None and key not in st.session_state:
+            asked[name] = raw
+            st.session_state[key] = int(raw) if key in ("dg_seq", "dg_batch") and raw.isdigit() else raw
+    st.session_state[URL_READ] = True
+    return asked
+
+
+def _url_notices(asked: dict, s: Setting) -> None:
+    """A line for a model or dtype in the URL that the recording does not hold, naming what is
+    shown instead (a shape or batch it lacks is said beside its own knob)."""
+    got = {"model": s.model, "dtype": s.dtype}
+    for name, raw in asked.items():
+        if name in got and got[name] != raw:
+            st.warning(md("The link asks for {name}={raw}, which is not recorded here: showing {name}={got}.",
+                          name=name, raw=raw, got=got[name]))
+
+
+def _to_url(s: Setting) -> None:
+    """Mirror the setting into the URL (only when it changed, to avoid extra reruns), so a reload
+    or a shared link opens on it."""
+    want = {"model": s.model, "dtype": s.dtype, "batch": str(s.batch)}
+    if s.seq is not None:
+        want["shape"] = str(s.seq)
+    if {q: st.query_params.get(q) for q in want} != want:
+        st.query_params.update(want)
+    if s.seq is None and "shape" in st.query_params:
+        del st.query_params["shape"]
+
+
 def knobs(rec: DiagnoseRecording) -> Setting:
-    """Model, dtype, shape and batch, each offering only what the recording holds for the others."""
+    """Model, dtype, shape and batch, each offering only what the recording holds for the others;
+    the URL carries them (a reload or a shared link keeps the setting)."""
+    asked = _from_url()
+    s = _knobs(rec)
+    _url_notices(asked, s)
+    _to_url(s)
+    return s
+
+
+def _knobs(rec: DiagnoseRecording) -> Setting:
     c1, c2, c3, c4 = st.columns([3, 2, 3, 4])
     models = rec.models()
     model = _options_knob(c1.selectbox, "model", models, "dg_model", models[0])
