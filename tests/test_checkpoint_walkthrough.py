@@ -125,7 +125,7 @@ def test_a_hidden_setting_before_the_prediction_is_not_named_as_the_open_steps()
     assert hidden and "Type step 2's prediction first" in hidden[0] and "no numbers at any setting" in hidden[0], hidden
     set_knob(at, "w_mode", "eager")            # step 2's own setting
     hidden = [c for c in _all(at, "caption").split("\n") if "numbers hidden" in c]
-    assert hidden and "This setting is step 2's" in hidden[0], hidden
+    assert hidden and "Step 2's setting" in hidden[0], hidden
 
 
 def test_the_measured_cards_say_what_launch_tax_the_measurement_ran_at():

@@ -68,8 +68,10 @@ def test_without_a_gpu_the_lab_replays_the_decoder_recording_labelled_recorded(t
 def test_with_no_recording_at_all_the_lab_is_owed_and_the_page_says_so(tmp_path, monkeypatch):
     """No lab, labs or decoder recording: no numbers and no empty panel, but the owed notice the
     GPU-only labs show, with the command that records it."""
+    import streamlit as st
     from conftest import open_page
     monkeypatch.setenv(store.DIR_ENV, str(tmp_path))
+    st.cache_data.clear()  # the page caches a lab's recorded run per server process (lab_panels)
     r = run_lab("reduce_overhead", "sim")
     assert r["owed_recording"] and r["signal"] is False and RECORD_COMMAND in r["record_command"]
     at = open_page("pages/4_CUDA_graphs.py")
@@ -78,6 +80,7 @@ def test_with_no_recording_at_all_the_lab_is_owed_and_the_page_says_so(tmp_path,
     assert any("Not recorded yet" in i.value for i in at.info)
     assert not any("Not recorded yet" in s.value for s in at.success)
     assert any(RECORD_COMMAND in c.value for c in at.code)
+    st.cache_data.clear()
 
 
 def test_a_shipped_reduce_overhead_recording_is_preferred(tmp_path, monkeypatch):
