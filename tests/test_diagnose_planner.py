@@ -108,6 +108,18 @@ def test_junk_request_lists_are_one_line_errors(text):
     assert "\n" not in str(e.value) and "request sizes" in str(e.value)
 
 
+@pytest.mark.parametrize("text, said", [
+    ("1,000", "'000' is 0: a request size is 1 or more (a comma separates sizes, so '1,000' is read as several: "
+              "type 1000 for one size)"),
+    ("2, 1,600", "'600' is above the largest request size, 512: raise that to allow it (a comma separates sizes"),
+    ("0", "'0' is 0: a request size is 1 or more")])
+def test_a_thousands_comma_is_named_as_what_split_the_size(text, said):
+    with pytest.raises(UsageError) as e:
+        from_list(text, 512)
+    assert said in str(e.value)
+    assert ("comma" in str(e.value)) == ("," in text)
+
+
 def test_leading_zeros_read_as_the_number():
     assert from_list("007 0008", 64).sizes == (7, 8)
 

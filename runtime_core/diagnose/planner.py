@@ -79,18 +79,24 @@ def from_list(text: str, max_size: int, measured_max: int | None = None) -> Dist
     if len(tokens) > MAX_LIST_ENTRIES:
         raise UsageError(f"request sizes: at most {MAX_LIST_ENTRIES} entries, got {len(tokens)}")
     counts: dict[int, int] = {}
+    # "1,000" is two entries here, 1 and 000: say so where a thousands comma may be what was meant
+    grouped = re.search(r"\b[0-9]{1,3}(,[0-9]{3})+\b", str(text))
+    hint = (f" (a comma separates sizes, so {_quoted(grouped.group(0))} is read as several: type "
+            f"{grouped.group(0).replace(',', '')} for one size)") if grouped else ""
     for t in tokens:
         digits = t.lstrip("0")
         if not re.fullmatch(r"[0-9]+", t) or not digits:  # ASCII digits: \d takes "٥" too
-            raise UsageError(f"request sizes: {_quoted(t)} is not a whole number of 1 or more")
+            what = "is 0: a request size is 1 or more" if re.fullmatch(r"[0-9]+", t) else \
+                "is not a whole number of 1 or more"
+            raise UsageError(f"request sizes: {_quoted(t)} {what}{hint}")
         # compared by length first: Python refuses int() of a string of more than 4,300 digits
         if _above(digits, max_size):
             if measured_max is not None and _above(digits, measured_max):
                 raise UsageError(f"request sizes: {_quoted(t)} is above {measured_max}, the largest size the "
-                                 "recording measured: no step time is known for it")
+                                 f"recording measured: no step time is known for it{hint}")
             up_to = f" (up to {measured_max})" if measured_max is not None else ""
             raise UsageError(f"request sizes: {_quoted(t)} is above the largest request size, {max_size}: "
-                             f"raise that{up_to} to allow it")
+                             f"raise that{up_to} to allow it{hint}")
         counts[int(digits)] = counts.get(int(digits), 0) + 1
     sizes = tuple(sorted(counts))
     return Distribution(sizes, tuple(counts[s] / len(tokens) for s in sizes), f"your {count(len(tokens), 'request')}")
