@@ -23,7 +23,7 @@ from pages.ui.widget_panels import METRIC_CSS, count_cell, headline_metrics
 from pages.ui.widget_view import own_tax, tax_line
 from runtime_core.knobs import Knobs
 from runtime_core.lesson.checkpoint import (MAX_RUNS, ORDER, PREDICTION_MAX, STEP_NEEDS, Run, check_step, complete,
-                                            hidden_by, hides, open_step, prediction_in_range)
+                                            hidden_by, hides, nearest_change, open_step, prediction_in_range)
 from runtime_core.lesson.figures import field_text
 from runtime_core.lesson.page_text import text as prose
 from runtime_core.lesson.prediction import box_text, judge, read_typed, summary
@@ -83,10 +83,10 @@ def on_record(step: str) -> None:
         progress.record(cur)
         st.session_state.pop(f"ck_msg_{step}", None)
     else:
-        change = min((n.changes(cur) for n in needs), key=len)  # the nearest of the results the step takes
+        change = nearest_change(step, progress.runs(), cur)  # toward a result the step still lacks
         st.session_state[f"ck_msg_{step}"] = prose("checkpoint", "wrong_setting", setting=cur.describe(),
                                                    needs=" or ".join(n.label() for n in needs),
-                                                   change=", ".join(change))
+                                                   change=", ".join(change) or "the knobs to that")
 
 
 def plain_label(text: str) -> str:

@@ -354,3 +354,14 @@ def test_streams_one_microsecond_of_work_off_step_threes_setting_stays_hidden_un
     at.number_input(key="w_work").set_value(3.0).run()
     hidden = [c.value for c in at.caption if "numbers hidden" in c.value]
     assert hidden and "Your prediction for step 3 is in" in hidden[0] and not at.metric, hidden
+
+
+def test_a_refused_record_names_a_change_toward_a_result_the_step_still_lacks():
+    from runtime_core.lesson.checkpoint import Need, nearest_change
+    at_graph = Run("graph", 120, 6.0, 2.0)
+    assert nearest_change("streams", [], at_graph) == ["mode graph → streams"]
+    # streams is recorded: the step still lacks eager, so the change points there, not at a duplicate
+    assert nearest_change("streams", [run("streams")], at_graph) == ["mode graph → eager"]
+    # a difference the usual format hides is shown to the digits that tell it apart
+    assert Need("graph", 2.0).changes(Run("graph", 120, 6.0000001, 2.0)) == ["tax 6.0000001 µs → 6 µs"]
+    assert Need("graph", 2.0).changes(Run("graph", 120, 6.0, 2.0)) == []

@@ -84,11 +84,12 @@ class Need:
         return f"{self.mode} at N={SEED_N}, tax {SEED_TAX_US:g} µs, work {self.work_us:g} µs{dyn}"
 
     def changes(self, run: Run) -> list[str]:
-        """The knobs `run` would have to change to be this result: "N 121 → 120", ... (none: it is)."""
+        """The knobs `run` would have to change to be this result: "N 121 → 120", ... (none: it is).
+        A number is shown to as many digits as it takes to tell the two apart (tax 6.0000001 → 6)."""
         want = self.run()
         out = [f"{name} {a} → {b}" for name, a, b in (
-            ("mode", run.mode, want.mode), ("N", run.n, want.n), ("tax", f"{run.tax_us:g} µs", f"{want.tax_us:g} µs"),
-            ("work", f"{run.work_us:g} µs", f"{want.work_us:g} µs"),
+            ("mode", run.mode, want.mode), ("N", run.n, want.n),
+            ("tax", *_apart(run.tax_us, want.tax_us, " µs")), ("work", *_apart(run.work_us, want.work_us, " µs")),
             ("dynamic shapes", "on" if run.dynamic else "off", "on" if want.dynamic else "off")) if a != b]
         if want.dynamic and run.dynamic and run.policy != want.policy:
             out.append(f"policy {run.policy} → {want.policy}")
@@ -96,6 +97,25 @@ class Need:
 
     def matches(self, run: Run) -> bool:
         return run == self.run()
+
+
+def _apart(a: float, b: float, unit: str) -> tuple[str, str]:
+    """`a` and `b` as text, equal only where the numbers are: 6 and 6, or 6.0000001 and 6."""
+    if a == b:
+        return f"{a:g}{unit}", f"{b:g}{unit}"
+    for digits in (6, 9, 12, 17):
+        x, y = f"{a:.{digits}g}", f"{b:.{digits}g}"
+        if x != y:
+            return x + unit, y + unit
+    return repr(a) + unit, repr(b) + unit
+
+
+def nearest_change(step: str, runs: list[Run], cur: Run) -> list[str]:
+    """The fewest knob changes that make `cur` a result step `step` still lacks (any result it
+    takes, where it has them all): what to say when a record is refused."""
+    found, _ = _evidence_index(step, runs)
+    needs = [n for n, i in zip(STEP_NEEDS[step], found) if i is None] or STEP_NEEDS[step]
+    return min((n.changes(cur) for n in needs), key=len)
 
 
 STEP_NEEDS: dict[str, list[Need]] = {
