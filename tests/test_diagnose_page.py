@@ -1033,3 +1033,20 @@ def test_a_link_naming_what_is_not_recorded_says_so_and_shows_the_default():
     assert any("model=<b>resnet</b>" in w and "showing model=decoder" in w for w in said)
     assert any("dtype=fp64" in w for w in said)
     assert any("batch size abc is not recorded" in unescape(c.value) for c in at.caption)
+
+
+@pytest.mark.parametrize("query", [{"batch": "²"}, {"shape": "①"}, {"batch": ""}, {"model": "mlp", "shape": "64"}])
+def test_odd_url_values_never_crash_the_page(query):
+    at = open_page(PAGE, query)
+    assert not at.exception
+
+
+def test_a_url_value_the_page_did_not_take_is_said_once_and_then_dropped():
+    """A link asking for the encoder at 256 tokens and batch 64 in bf16: both are said not to be
+    recorded, and after a switch to fp32 neither comes back as if the reader had chosen it."""
+    at = open_page(PAGE, {"model": "encoder", "dtype": "bf16", "batch": "64", "shape": "256"})
+    said = [unescape(c.value) for c in at.caption if "is not recorded" in c.value]
+    assert any("tokens 256" in c for c in said) and any("batch size 64" in c for c in said)
+    at.radio(key="dg_dtype").set_value("fp32").run()
+    assert not [c for c in at.caption if "is not recorded" in c.value]
+    assert at.select_slider(key="dg_seq").value != 256

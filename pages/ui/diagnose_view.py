@@ -94,20 +94,25 @@ def _knob_or_text(container, kind: str, label: str, options: list, key: str, def
 
 URL_NAMES = {"dg_model": "model", "dg_dtype": "dtype", "dg_seq": "shape", "dg_batch": "batch"}
 URL_READ = "dg_url_asked"  # plain key: the setting the URL asked for, read on a session's first run
+URL_FIX = "dg_url_fix"     # plain key: knob keys to set (None: drop) before the next run draws them
 
 
 def _from_url() -> dict:
     """On a session's first run of this page, the setting its URL names (a reload, a shared link)
     goes into the knobs' keys; the knobs then keep only what the recording holds. Returns what the
     URL asked for on this run ({} on every later one), for _url_notices."""
+    for key, value in st.session_state.pop(URL_FIX, {}).items():  # the last run's URL values not taken
+        st.session_state.pop(key, None) if value is None else st.session_state.__setitem__(key, value)
     if URL_READ in st.session_state:
         return {}
     asked = {}
     for key, name in URL_NAMES.items():
-        raw = st.query_params.get(name)
-        if raw is not None and key not in st.session_state:
+        raw = (st.query_params.get(name) or "").strip()
+        if raw and key not in st.session_state:  # an empty value asks for nothing
             asked[name] = raw
-            st.session_state[key] = int(raw) if key in ("dg_seq", "dg_batch") and raw.isdigit() else raw
+            # ASCII digits only: "²".isdigit() is True, and int("²") raises
+            number = key in ("dg_seq", "dg_batch") and raw.isascii() and raw.isdigit()
+            st.session_state[key] = int(raw) if number else raw
     st.session_state[URL_READ] = True
     return asked
 
@@ -140,6 +145,13 @@ def knobs(rec: DiagnoseRecording) -> Setting:
     asked = _from_url()
     s = _knobs(rec)
     _url_notices(asked, s)
+    # a URL value the page did not take is said once (above, or beside its knob), then dropped: it
+    # was never the reader's choice, so it must not come back when another model offers it
+    taken = {"dg_seq": s.seq if rec.about(s.model).get("shape_name") else None, "dg_batch": s.batch}
+    fix = {key: taken[key] for key, name in URL_NAMES.items()
+           if name in asked and key in taken and st.session_state.get(key) != taken[key]}
+    if fix:
+        st.session_state[URL_FIX] = fix
     _to_url(s)
     return s
 
