@@ -550,6 +550,9 @@ def test_a_band_from_three_passes_is_read_as_a_coin_toss_not_a_missed_target():
         assert "misses the measured" in text and "about 50% of the time" in text and "no failed target" in text
         t = point_targets(p)
         assert missed == (not t["verdict_right"] or t["within"] is False)
+    one = dict(outside[0], passes=outside[0]["passes"][:1])  # one H: its odds are not 0%, they are unknown
+    missed, text = judgement(one)
+    assert "a single H timing" in text and "0%" not in text
     ext = json.loads((ROOT / "lessons" / "recordings" / "diagnose_external_h200.json").read_text())["points"]
     p = next(q for q in ext if q.get("predicted_speedup_band") and not
              q["predicted_speedup_band"][0] <= q["measured_graph_speedup"] <= q["predicted_speedup_band"][1])

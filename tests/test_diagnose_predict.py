@@ -271,4 +271,7 @@ def test_a_headline_never_rounds_a_speedup_across_the_line_it_draws():
     assert "slower (predicted 0.995x)" in headline(True, 0.9951)
     assert "gain little (predicted 1.196x)" in headline(True, 1.196)
     assert "should help (predicted 1.20x)" in headline(True, 1.2004)
-    assert speedup_shown(3.274) == "3.27" and speedup_shown(0.9996) == "0.9996"
+    assert speedup_shown(3.274) == "3.27" and speedup_shown(0.9996) == "0.999"
+    assert "gain little (predicted 1.199x)" in headline(True, 1.19999)
+    assert "slower (predicted 0.999x)" in headline(True, 0.99999)
+    assert speedup_shown(1.0146, 4) == "1.0146"

@@ -125,6 +125,10 @@ def test_without_any_recording_compile_cache_names_the_cpu_command_that_records_
     assert r.get("owed_recording") and r["signal"] is False and "Not recorded yet" in r["verdict"]
     assert "runtime_core.labs.compile_cache --record" in r["record_command"]
     assert "needs a CUDA GPU" not in r["verdict"] and "CPU" in r["verdict"]
+    # pasted whole, the block runs only the CPU route: the GPU route's lines are comments
+    lines = [r["record_command"], r["merge_command"]]
+    runnable = [line for block in lines for line in block.splitlines() if line and not line.startswith("#")]
+    assert len(runnable) == 1 and runnable[0].startswith("python -m runtime_core.labs.compile_cache --record")
 
 
 @pytest.fixture

@@ -19,7 +19,7 @@ from runtime_core.diagnose.judged_text import band_figures, error_figure
 from runtime_core.diagnose.predict import SPEEDUP_THRESHOLD
 from runtime_core.diagnose.measure_variants import LABELS, VARIANTS
 from runtime_core.diagnose.records import DiagnoseRecording
-from runtime_core.diagnose.verdict import because, branch_differs, headline, regime
+from runtime_core.diagnose.verdict import because, branch_differs, headline, regime, speedup_shown
 from runtime_core.engine.trace_export import spans_to_chrome_trace, spans_to_csv
 from runtime_core.lesson.page_text import text as prose
 
@@ -210,7 +210,7 @@ def verdict(p: dict, source_caption: str) -> None:
     lo, hi, meas = (band_figures(band, p["measured_graph_speedup"], bool(t["band_holds"])) if band
                     else (None, None, f"{p['measured_graph_speedup']:.2f}"))
     digits = len(lo.partition(".")[2]) if band else 2  # the band's own decimals: 1.0146x inside 1.0134–1.0159x
-    c.metric("predicted speedup", f"{p['predicted_graph_speedup']:.{digits}f}x", width="content",
+    c.metric("predicted speedup", f"{speedup_shown(p['predicted_graph_speedup'], digits)}x", width="content",
              delta=f"band {lo}–{hi}x" if band else prose("diagnose", "no_band_flat") if flat else None,
              delta_color="off", delta_arrow="off", help=_band_help(p) if band else None)
     err = p["predicted_graph_speedup"] / p["measured_graph_speedup"] - 1
@@ -239,7 +239,7 @@ def judgement(p: dict) -> tuple[bool, str] | None:
     pred, band, t = p["predicted_graph_speedup"], p.get("predicted_speedup_band"), point_targets(p)
     said = "graphs help" if p["verdict"]["graphs_help"] else "graphs won't help"
     parts = [prose("diagnose", "judge_verdict_" + ("right" if t["verdict_right"] else "wrong"), said=said,
-                   pred=f"{pred:.2f}x", meas=f"{meas:.2f}x", threshold=f"{SPEEDUP_THRESHOLD:.1f}x")]
+                   pred=f"{speedup_shown(pred)}x", meas=f"{speedup_shown(meas)}x", threshold=f"{SPEEDUP_THRESHOLD:.1f}x")]
     if t["within"] is None:
         parts.append(prose("diagnose", "judge_not_eligible", threshold=f"{SPEEDUP_THRESHOLD:.1f}x",
                            tolerance=f"{TOLERANCE:.0%}"))
@@ -251,7 +251,8 @@ def judgement(p: dict) -> tuple[bool, str] | None:
         lo, hi, shown = band_figures(band, meas, t["band_holds"])
         odds = band_odds(p)
         weak = odds is not None and odds < BAND_COVERAGE  # e.g. the zoo's: three passes' H, a coin toss
-        parts.append(prose("diagnose", "judge_band_" + ("holds" if t["band_holds"] else "misses") + ("_weak" if weak else ""),
+        kind = "" if not weak else "_one" if odds == 0 else "_weak"  # odds 0: one H, its spread unknown
+        parts.append(prose("diagnose", "judge_band_" + ("holds" if t["band_holds"] else "misses") + kind,
                            meas=f"{shown}x", lo=lo, hi=f"{hi}x", odds=f"{odds:.0%}" if weak else ""))
         if weak:  # a miss such a band is expected to make half the time is no miss of a target
             missed = not t["verdict_right"] or t["within"] is False

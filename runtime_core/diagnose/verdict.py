@@ -27,14 +27,19 @@ def verdict(k: StepCounts, m: Machine, predicted_speedup: float) -> dict:
             "threshold": SPEEDUP_THRESHOLD}
 
 
-def speedup_shown(s: float) -> str:
-    """`s` to two decimals, or to three where two would put it on the other side of a line the
-    headline draws (0.995x is slower, not "1.00x"; 1.196x gains little, not "1.20x")."""
-    for digits in (2, 3, 4):
-        shown = f"{s:.{digits}f}"
-        if all((s < line) == (float(shown) < line) for line in (1.0, SPEEDUP_THRESHOLD)):
+def speedup_shown(s: float, digits: int = 2) -> str:
+    """`s` to `digits` decimals, or to one more, or cut (not rounded) there, where rounding would
+    put it on the other side of a line the headline draws: 0.9951x is "0.995x", slower, not
+    "1.00x"; 1.19999x is "1.199x", gaining little, not "1.20x"."""
+    import math
+
+    def same_side(text: str) -> bool:
+        return all((s < line) == (float(text) < line) for line in (1.0, SPEEDUP_THRESHOLD))
+    for d in (digits, digits + 1):
+        if same_side(shown := f"{s:.{d}f}"):
             return shown
-    return shown
+    d = digits + 1  # rounding goes up across the line only from below it: cut instead
+    return f"{math.floor(s * 10 ** d) / 10 ** d:.{d}f}"
 
 
 def headline(launch_bound: bool, s: float, work_added_us: float = 0.0) -> str:

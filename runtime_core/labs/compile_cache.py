@@ -186,8 +186,9 @@ def _recorded() -> dict:
     gpu = from_recording("compile_cache", WHAT)
     if cpu.get("owed_recording"):
         if gpu.get("owed_recording"):  # neither ships: this lab, unlike the others, records on a CPU too
-            return dict(gpu, record_command=f"{CPU_RECORD_COMMAND}   # on this CPU, minutes; or, on one H200: "
-                                            f"{gpu['record_command']}",
+            return dict(gpu, record_command=f"{CPU_RECORD_COMMAND}   # on this CPU, minutes\n"
+                                            f"# or, on one H200: {gpu['record_command']}\n"
+                                            f"# and then: {gpu['merge_command']}", merge_command="",
                         verdict="Not recorded yet: no recording of the cold starts ships. It records on this "
                                 f"machine's CPU in minutes ({CPU_RECORD_COMMAND}), or on a GPU. "
                                 "No number is shown until one does.")
