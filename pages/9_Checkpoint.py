@@ -146,6 +146,10 @@ st.title("Checkpoint: try it")
 st.caption(prose("checkpoint", "intro", steps=len(ORDER), asked=sum(1 for s in ORDER if asks[s])))
 for note in notices:
     st.warning(note)  # Markdown with the URL's values escaped (knobs.init_from_url, progress.init)
+came = progress.came_from_url()
+if came:  # a shared link carries the sharer's notebook: say where this one came from, once
+    st.info(prose("checkpoint", "from_url", runs=f"{came[0]} recorded result{'s' if came[0] != 1 else ''}",
+                  preds=f"{came[1]} prediction{'s' if came[1] != 1 else ''}"), icon=":material/link:")
 done = [s for s in unlocked if is_done[s]]
 st.progress(len(done) / len(ORDER), text=f"{len(done)} of {len(ORDER)} steps done")
 

@@ -220,3 +220,15 @@ def test_the_box_reads_a_long_paste_at_once_and_refuses_it():
     assert read_typed("1" * 40_000 + "x") == (None, "not_a_number")
     assert TYPED_NUMBER.fullmatch("1" * 200_000 + "x") is None   # the pattern itself, past the length cap
     assert read_typed("1" * 60) == (float("1" * 60), "")
+
+
+def test_a_notebook_that_came_with_the_address_is_said_to_once():
+    """A link carries its sharer's notebook: the checkpoint says the progress came with the
+    address, how much, and how to start one's own; the next run does not repeat it."""
+    at = open_page(PAGE, {"ck": "g120t6w2.e120t6w2", "ckp": "defaults_graph:246"})
+    said = [i.value for i in at.info if "came with the page's address" in i.value]
+    assert said and "2 recorded results and 1 prediction" in said[0] and "Reset my progress" in said[0]
+    at.run()
+    assert not [i for i in at.info if "came with the page's address" in i.value]
+    fresh = open_page(PAGE)
+    assert not [i for i in fresh.info if "came with the page's address" in i.value]

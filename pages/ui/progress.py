@@ -22,6 +22,7 @@ MAX_NOTICES = 3  # junk entries quoted one by one per URL key; the rest are coun
 
 
 NOTICES = "ck_url_notices"  # junk found in the URL, not yet shown on the checkpoint's or the widget's page
+FROM_URL = "ck_from_url"    # (results, predictions) a session's first URL brought, until the checkpoint says so
 
 
 def _load() -> None:
@@ -32,6 +33,8 @@ def _load() -> None:
         pred, bad_pred = decode_predictions(st.query_params.get(URL_PRED, ""))
         st.session_state[RUNS], st.session_state[PRED] = runs, pred
         st.session_state[NOTICES] = junk_notices(URL_RUNS, bad) + junk_notices(URL_PRED, bad_pred)
+        if runs or pred:  # the checkpoint says once where this notebook came from (came_from_url)
+            st.session_state[FROM_URL] = (len(runs), len(pred))
 
 
 def init() -> list[str]:
@@ -39,6 +42,12 @@ def init() -> list[str]:
     progress (the checkpoint, the widget) show them in their main column."""
     _load()
     return st.session_state.pop(NOTICES, [])
+
+
+def came_from_url() -> tuple[int, int] | None:
+    """(results, predictions) the session's first URL brought, once (a reload, a bookmark, or a
+    link someone shared, which carries their notebook); None after, or when it brought none."""
+    return st.session_state.pop(FROM_URL, None)
 
 
 def pending() -> list[str]:
