@@ -1053,3 +1053,9 @@ def test_a_url_value_the_page_did_not_take_is_said_once_and_then_dropped():
     at.radio(key="dg_dtype").set_value("fp32").run()
     assert not [c for c in at.caption if "is not recorded" in c.value]
     assert at.select_slider(key="dg_seq").value != 256
+
+
+def test_a_hand_typed_link_is_read_without_regard_to_case():
+    at = open_page(PAGE, {"model": "Encoder", "dtype": "BF16"})
+    assert at.selectbox(key="dg_model").value == "encoder" and at.radio(key="dg_dtype").value == "bf16"
+    assert not [w for w in at.warning if "The link asks for" in w.value]

@@ -143,6 +143,10 @@ def knobs(rec: DiagnoseRecording) -> Setting:
     """Model, dtype, shape and batch, each offering only what the recording holds for the others;
     the URL carries them (a reload or a shared link keeps the setting)."""
     asked = _from_url()
+    for key, name, options in (("dg_model", "model", rec.models()), ("dg_dtype", "dtype", ("fp32", "bf16"))):
+        match = next((o for o in options if name in asked and o.lower() == asked[name].lower()), None)
+        if match:  # a link typed by hand: "Encoder", "BF16"
+            st.session_state[key] = asked[name] = match
     s = _knobs(rec)
     _url_notices(asked, s)
     # a URL value the page did not take is said once (above, or beside its knob), then dropped: it
