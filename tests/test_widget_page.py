@@ -152,7 +152,8 @@ def test_off_grid_n_says_which_n_each_number_shows():
     at.radio(key="w_timeline_source").set_value("simulated").run()
     assert "One step at N=169: graph (simulated)" in timeline_title(at)
     cols = list(side_by_side(at)["launch overhead (µs)"])
-    assert any("recorded at N=120" in c for c in cols), cols
+    assert [c for c in cols if c.endswith(" †")] == cols[-2:], cols   # the two at the recorded point
+    assert any(c.value.startswith("† ") and "recorded at N=120" in c.value for c in at.main.caption)
 
 
 def timeline_title(at) -> str:

@@ -59,10 +59,11 @@ def test_off_grid_n_names_the_recorded_n_in_labels_timeline_and_table():
     assert "none of these launches" not in view(Knobs("eager", 169, 2.0, tax_us=6.0)).tax_line
     assert v.timeline.title.startswith("One step at N=120: graph (measured)")
     assert "host spans at their unprofiled cost" in v.timeline.title  # the redrawn profile says so
-    assert any("recorded at N=120" in c for c in v.side_by_side.columns)
     cols = v.side_by_side.columns   # the textbook at the recorded N sits just after the recorded column
-    there = next(i for i, c in enumerate(cols) if c.startswith("textbook model (recorded at N=120"))
-    assert there == len(cols) - 1 and "recorded at N=120" in cols[there - 1] and not cols[there - 1].startswith("textbook")
+    assert [c for c in cols if c.endswith(" †")] == cols[-2:]   # both at the recorded point, marked
+    assert any("recorded at N=120" in c for c in v.side_by_side.captions)
+    there = cols.index("textbook model †")
+    assert there == len(cols) - 1 and not cols[there - 1].startswith("textbook")
     wall = dict(v.side_by_side.quantities)["wall time / step (µs)"]
     assert wall[there] == pytest.approx(src.textbook(Knobs("graph", 120, 2.0, tax_us=6.0))["wall_us"])
     assert wall[0] == pytest.approx(src.textbook(Knobs("graph", 169, 2.0, tax_us=6.0))["wall_us"])

@@ -239,7 +239,9 @@ def point_tax_us(d: dict, own_tax_us: float | None) -> float:
 
 def _side_by_side(k: Knobs, ctx, shown, src, book: dict, sim: dict, at_shown: Knobs) -> SideBySide:
     d, has_measured = shown.numbers, not shown.fallback
-    meas_col = shown.label + (f" ({shown.note})" if shown.note else "")
+    # off the grid the two columns at the recorded point are marked †, and a caption says where
+    # that is: the setting in each header made six columns too wide for a phone
+    meas_col = shown.label + (" †" if shown.note else "")
     rows = {"textbook model": book, "simulated": sim}
     calibrated = (lambda kk: src.calibrated(shown.consts, kk.replace(tax_us=shown.eff_tax_us))) if shown.consts else None
     if calibrated:
@@ -248,7 +250,7 @@ def _side_by_side(k: Knobs, ctx, shown, src, book: dict, sim: dict, at_shown: Kn
         rows[meas_col] = d
     # off the grid, the recorded column is another setting's: the textbook at that setting goes after it
     # (after, so that on a phone the recorded column stays where it was, in the first screen's width)
-    book_there = f"textbook model ({shown.note})" if (has_measured and shown.note) else None
+    book_there = "textbook model †" if (has_measured and shown.note) else None
     if book_there:
         rows[book_there] = src.textbook(at_shown)
     quantities = [("launch overhead (µs)", [r["launch_overhead_us"] for r in rows.values()]),

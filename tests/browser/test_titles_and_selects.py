@@ -118,3 +118,13 @@ def test_on_a_projector_the_checkpoint_opens_with_step_one_answerable(server, pa
     for sel in ("[data-testid='stTextInput'] input", "button:has-text('Record this result')"):
         box = page.locator(sel).first.bounding_box()
         assert box and box["y"] >= 0 and box["y"] + box["height"] <= 720, (sel, box)
+
+
+def test_on_a_phone_the_widgets_six_column_table_off_the_grid_fits(server, page_at):
+    """Off the recording's grid page 6's side-by-side table has six columns (the two at the
+    recorded point marked †): on a phone it fits, its last column in sight."""
+    page = _open(page_at, server, "/Launch_overhead_killer?n=300&tax=10&work=5&mode=graph", "400x900")
+    head = page.locator("[data-testid='stTable'] th").all_inner_texts()
+    assert any(h.strip().endswith("†") for h in head), head
+    cut = [p for p in layout_problems(page) if p.kind == "table"]
+    assert not cut, cut
