@@ -12,7 +12,8 @@ from pages.ui import tables
 from pages.ui.common import metric_row
 from pages.ui.kept_state import keep, restore
 from pages.ui.diagnose_timing import _band_help, _floor, _measured_help, _us, _window, band_odds, host_moved
-from pages.ui.safe_text import esc, md
+from pages.ui.diagnose_url import drop_untaken, from_url, to_url, url_notices
+from pages.ui.safe_text import esc
 from runtime_core.diagnose.accuracy import TOLERANCE, point_targets
 from runtime_core.diagnose.diagnosis import BAND_COVERAGE
 from runtime_core.diagnose.judged_text import band_figures, error_figure
@@ -92,71 +93,14 @@ def _knob_or_text(container, kind: str, label: str, options: list, key: str, def
     return value
 
 
-URL_NAMES = {"dg_model": "model", "dg_dtype": "dtype", "dg_seq": "shape", "dg_batch": "batch"}
-URL_READ = "dg_url_asked"  # plain key: the setting the URL asked for, read on a session's first run
-URL_FIX = "dg_url_fix"     # plain key: knob keys to set (None: drop) before the next run draws them
-
-
-def _from_url() -> dict:
-    """On a session's first run of this page, the setting its URL names (a reload, a shared link)
-    goes into the knobs' keys; the knobs then keep only what the recording holds. Returns what the
-    URL asked for on this run ({} on every later one), for _url_notices."""
-    for key, value in st.session_state.pop(URL_FIX, {}).items():  # the last run's URL values not taken
-        st.session_state.pop(key, None) if value is None else st.session_state.__setitem__(key, value)
-    if URL_READ in st.session_state:
-        return {}
-    asked = {}
-    for key, name in URL_NAMES.items():
-        raw = (st.query_params.get(name) or "").strip()
-        if raw and key not in st.session_state:  # an empty value asks for nothing
-            asked[name] = raw
-            # ASCII digits only: "²".isdigit() is True, and int("²") raises
-            number = key in ("dg_seq", "dg_batch") and raw.isascii() and raw.isdigit()
-            st.session_state[key] = int(raw) if number else raw
-    st.session_state[URL_READ] = True
-    return asked
-
-
-def _url_notices(asked: dict, s: Setting) -> None:
-    """A line for a model or dtype in the URL that the recording does not hold, naming what is
-    shown instead (a shape or batch it lacks is said beside its own knob)."""
-    got = {"model": s.model, "dtype": s.dtype}
-    for name, raw in asked.items():
-        if name in got and got[name] != raw:
-            st.warning(md("The link asks for {name}={raw}, which is not recorded here: showing {name}={got}.",
-                          name=name, raw=raw, got=got[name]))
-
-
-def _to_url(s: Setting) -> None:
-    """Mirror the setting into the URL (only when it changed, to avoid extra reruns), so a reload
-    or a shared link opens on it."""
-    want = {"model": s.model, "dtype": s.dtype, "batch": str(s.batch)}
-    if s.seq is not None:
-        want["shape"] = str(s.seq)
-    if {q: st.query_params.get(q) for q in want} != want:
-        st.query_params.update(want)
-    if s.seq is None and "shape" in st.query_params:
-        del st.query_params["shape"]
-
-
 def knobs(rec: DiagnoseRecording) -> Setting:
     """Model, dtype, shape and batch, each offering only what the recording holds for the others;
     the URL carries them (a reload or a shared link keeps the setting)."""
-    asked = _from_url()
-    for key, name, options in (("dg_model", "model", rec.models()), ("dg_dtype", "dtype", ("fp32", "bf16"))):
-        match = next((o for o in options if name in asked and o.lower() == asked[name].lower()), None)
-        if match:  # a link typed by hand: "Encoder", "BF16"
-            st.session_state[key] = asked[name] = match
+    asked = from_url({"dg_model": rec.models(), "dg_dtype": ("fp32", "bf16")})
     s = _knobs(rec)
-    _url_notices(asked, s)
-    # a URL value the page did not take is said once (above, or beside its knob), then dropped: it
-    # was never the reader's choice, so it must not come back when another model offers it
-    taken = {"dg_seq": s.seq if rec.about(s.model).get("shape_name") else None, "dg_batch": s.batch}
-    fix = {key: taken[key] for key, name in URL_NAMES.items()
-           if name in asked and key in taken and st.session_state.get(key) != taken[key]}
-    if fix:
-        st.session_state[URL_FIX] = fix
-    _to_url(s)
+    url_notices(asked, s.model, s.dtype)
+    drop_untaken(asked, {"dg_seq": s.seq if rec.about(s.model).get("shape_name") else None, "dg_batch": s.batch})
+    to_url(s.model, s.dtype, s.batch, s.seq)
     return s
 
 

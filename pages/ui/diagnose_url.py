@@ -1,0 +1,67 @@
+"""Page 7's setting in the URL: read on a session's first run (a reload, a shared link), written
+back after every run, and what a link asks for that the recording does not hold, said once."""
+from __future__ import annotations
+
+import streamlit as st
+
+from pages.ui.safe_text import md
+
+URL_NAMES = {"dg_model": "model", "dg_dtype": "dtype", "dg_seq": "shape", "dg_batch": "batch"}
+URL_READ = "dg_url_asked"  # plain key: the setting the URL asked for, read on a session's first run
+URL_FIX = "dg_url_fix"     # plain key: knob keys to set (None: drop) before the next run draws them
+
+
+def from_url(names: dict) -> dict:
+    """On a session's first run of this page, the setting its URL names (a reload, a shared link)
+    goes into the knobs' keys; the knobs then keep only what the recording holds. `names`: knob
+    key -> its recorded options, matched without regard to case (a link typed by hand: "Encoder").
+    Returns what the URL asked for on this run ({} on every later one), for url_notices."""
+    for key, value in st.session_state.pop(URL_FIX, {}).items():  # the last run's URL values not taken
+        if value is None:
+            st.session_state.pop(key, None)
+        else:
+            st.session_state[key] = value
+    if URL_READ in st.session_state:
+        return {}
+    asked = {}
+    for key, name in URL_NAMES.items():
+        raw = (st.query_params.get(name) or "").strip()
+        if raw and key not in st.session_state:  # an empty value asks for nothing
+            # ASCII digits only: "²".isdigit() is True, and int("²") raises
+            number = key in ("dg_seq", "dg_batch") and raw.isascii() and raw.isdigit()
+            match = next((o for o in names.get(key, ()) if o.lower() == raw.lower()), None)
+            st.session_state[key] = asked[name] = int(raw) if number else match or raw
+    st.session_state[URL_READ] = True
+    return asked
+
+
+def url_notices(asked: dict, model: str, dtype: str) -> None:
+    """A line for a model or dtype in the URL that the recording does not hold, naming what is
+    shown instead (a shape or batch it lacks is said beside its own knob)."""
+    got = {"model": model, "dtype": dtype}
+    for name, raw in asked.items():
+        if name in got and got[name] != raw:
+            st.warning(md("The link asks for {name}={raw}, which is not recorded here: showing {name}={got}.",
+                          name=name, raw=raw, got=got[name]))
+
+
+def to_url(model: str, dtype: str, batch: int, seq: int | None) -> None:
+    """Mirror the setting into the URL (only when it changed, to avoid extra reruns), so a reload
+    or a shared link opens on it."""
+    want = {"model": model, "dtype": dtype, "batch": str(batch)}
+    if seq is not None:
+        want["shape"] = str(seq)
+    if {q: st.query_params.get(q) for q in want} != want:
+        st.query_params.update(want)
+    if seq is None and "shape" in st.query_params:
+        del st.query_params["shape"]
+
+
+def drop_untaken(asked: dict, taken: dict) -> None:
+    """A URL value the page did not take is said once (in a warning, or beside its knob), then
+    dropped before the next run: it was never the reader's choice, so it must not come back when
+    another model offers it. `taken`: knob key -> the value shown (None: no such knob here)."""
+    fix = {key: taken[key] for key, name in URL_NAMES.items()
+           if name in asked and key in taken and st.session_state.get(key) != taken[key]}
+    if fix:
+        st.session_state[URL_FIX] = fix
