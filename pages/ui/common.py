@@ -195,9 +195,8 @@ METRIC_WRAP_CSS = """<style>
 
 # every page, on a phone: tables' cells padded less, so a six-column table (page 6's side by side,
 # off the grid) fits 366 px instead of scrolling its last column out of sight
-_PHONE_TABLE_CSS = ("<style>@media (max-width: %dpx) { [data-testid=\"stTable\"] th, [data-testid=\"stTable\"] td "
-                    "{ padding: 0.3rem 0.25rem !important; } [data-testid=\"stTable\"] th, [data-testid=\"stTable\"] td, "
-                    "[data-testid=\"stTable\"] th *, [data-testid=\"stTable\"] td * { font-size: 0.8rem !important; } }"
+_PHONE_TABLE_CSS = ("<style>@media (max-width: %dpx) { [data-testid=\"stTable\"] :is(th, td) { padding: 0.3rem 0.25rem "
+                    "!important; } [data-testid=\"stTable\"] :is(th, td, th *, td *) { font-size: 0.8rem !important; } }"
                     "</style>" % PHONE_MAX_WIDTH_PX)
 
 
