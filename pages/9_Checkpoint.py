@@ -26,7 +26,7 @@ from runtime_core.lesson.checkpoint import (MAX_RUNS, ORDER, PREDICTION_MAX, STE
                                             hidden_by, hides, nearest_change, open_step, prediction_in_range)
 from runtime_core.lesson.figures import field_text
 from runtime_core.lesson.page_text import text as prose
-from runtime_core.lesson.prediction import box_text, judge, read_typed, summary
+from runtime_core.lesson.prediction import box_text, judge, per_us, read_typed, summary
 
 ctx = setup_page("Checkpoint", own_url=True)
 notices = knobs.init_from_url()
@@ -65,6 +65,11 @@ def knob_run() -> Run:
                s["w_policy"] if s["w_dynamic"] else "fallback")
 
 
+def unit_of(step: str) -> str:
+    """The unit a step's prediction is in: "" for a count of driver calls, else µs."""
+    return "" if asks[step]["metric"] == "driver_calls" else "µs"
+
+
 def on_record(step: str) -> None:
     """The step's own record button: the knobs' setting goes into the notebook when the step needs it.
     The button is pressable before a prediction is in (a click that only took the focus out of the
@@ -74,7 +79,7 @@ def on_record(step: str) -> None:
     if st.session_state.get(f"ck_msg_{step}"):  # the box's refusal, said this very round (a typed "246,5"
         return                                  # then Record): it says why, and nothing is recorded
     if asks[step] and step not in progress.predictions():
-        typed = read_typed(st.session_state.get(f"ck_pred_{step}"))[0]
+        typed = read_typed(st.session_state.get(f"ck_pred_{step}"), unit_of(step))[0]
         if typed is None or not prediction_in_range(typed):
             st.session_state[f"ck_msg_{step}"] = prose("checkpoint", "predict_before_record")
             return
@@ -94,16 +99,6 @@ def plain_label(text: str) -> str:
     return text.replace("**", "").replace("__", "").replace("`", "")
 
 
-def as_typed(value: float) -> str:
-    """A number as a student typed it: below 2**53 a whole number in full with thousands separators
-    (never 1.23457e+06), any other to 15 significant digits; from 2**53 up, where a float no longer
-    holds every whole number (1e30 would read 1,000,000,000,000,000,019,884,624,838,656), in powers
-    of ten to six digits (1e+30, 1.23457e+16): the digits typed past those are not in the float."""
-    if abs(value) >= 2.0 ** 53:
-        return f"{value:.6g}"
-    return f"{value:,.0f}" if float(value).is_integer() else f"{value:,.15g}"
-
-
 def on_predict(step: str) -> None:
     """A typed prediction goes into the notebook. The box is text read here (prediction.read_typed:
     the browser's number box read "246,5" as 2465): a box left empty once a prediction is kept, or
@@ -114,19 +109,23 @@ def on_predict(step: str) -> None:
     if text is None:  # a sidebar link clicked while the box held typing: the next page's run, the box gone
         return
     kept = progress.predictions().get(step)
-    value, why = read_typed(text)
+    value, why = read_typed(text, unit_of(step))
     if why == "empty" and kept is None:
         return  # nothing typed, nothing kept: the step's own line asks for a prediction
     if not why and prediction_in_range(value):
         progress.predict(step, value)
         st.session_state[key] = box_text(value)
         return
-    unchanged = (prose("checkpoint", "kept_unchanged", kept=as_typed(kept)) if kept is not None
+    # the kept number and the range quoted as the box takes them (no thousands separators)
+    unchanged = (prose("checkpoint", "kept_unchanged", kept=box_text(kept)) if kept is not None
                  else prose("checkpoint", "none_kept"))
     typed = f"“{esc_typed(text.strip(), 40)}”"
-    name = {"empty": "left_empty", "comma": "comma", "not_a_number": "not_a_number"}.get(why, "out_of_range")
-    st.session_state[f"ck_msg_{step}"] = prose("checkpoint", name, typed=typed, most=f"{PREDICTION_MAX:,.0f}",
-                                               unchanged=unchanged)
+    name = {"empty": "left_empty", "comma": "comma", "not_a_number": "not_a_number",
+            "unit_ms": "wrong_unit", "unit_ns": "wrong_unit", "unit_s": "wrong_unit"}.get(why, "out_of_range")
+    digits = prose("checkpoint", "digits_us" if unit_of(step) else "digits_count")
+    st.session_state[f"ck_msg_{step}"] = prose("checkpoint", name, typed=typed, most=box_text(PREDICTION_MAX),
+                                               unit=why.removeprefix("unit_"), digits=digits, unchanged=unchanged,
+                                               per=per_us(why.removeprefix("unit_")) if name == "wrong_unit" else "")
     st.session_state[key] = box_text(kept)
 
 
@@ -189,7 +188,7 @@ def judged(step: str):
     metric = ask["metric"]
     label = esc(f"the {x['label']} run" + (f" ({x['note']})" if x["note"] else ""))
     return judge(pred[step], x["model"][metric], x["measured"][metric], tolerance=ask["tolerance"],
-                 unit="" if metric == "driver_calls" else "µs", measured_label=label,
+                 unit=unit_of(step), measured_label=label,
                  hint=render_text(ask.get("hint", "")))
 
 
@@ -364,7 +363,8 @@ with now_col:
 mine = progress.runs()
 shown_runs = [r for r in mine if not hides(r, waiting)]
 st.caption(f"Your notebook: {len(mine)} result{'s' if len(mine) != 1 else ''} recorded"
-           + (f" (the latest {len(mine)} are kept)" if len(mine) >= MAX_RUNS else "") + ".")
+           + (f" (at most {MAX_RUNS} are kept: the results your steps rest on, then the latest)"
+              if len(mine) >= MAX_RUNS else "") + ".")
 if shown_runs:
     with st.expander("Your recorded results", expanded=False):
         rows, sources = [], []

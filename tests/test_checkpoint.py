@@ -5,9 +5,9 @@ from conftest import open_page
 
 from runtime_core.errors import UsageError
 from runtime_core.knobs import Knobs
-from runtime_core.lesson.checkpoint import (ORDER, STEP_NEEDS, Need, Run, check_step, complete, decode_predictions,
-                                            decode_runs, encode_predictions, encode_runs, hidden_by, hides, open_step,
-                                            tells)
+from runtime_core.lesson.checkpoint import (MAX_RUNS, ORDER, STEP_NEEDS, Need, Run, add_run, check_step, complete,
+                                            decode_predictions, decode_runs, encode_predictions, encode_runs, hidden_by,
+                                            hides, open_step, tells)
 from runtime_core.model.formulas import predict
 
 PAGE = "pages/9_Checkpoint.py"
@@ -92,12 +92,35 @@ def test_a_relation_that_fails_is_reported_with_both_sides():
     assert bad.values() == "overhead 1.0 µs ≥ 2 × kernel work = 480.0 µs"
 
 
+def test_a_full_notebook_drops_its_oldest_spare_results_never_a_finished_steps_evidence():
+    runs = []
+    for r in WALK[:5]:
+        runs = add_run(runs, r)
+    done = [s for s in ORDER if check_step(s, runs, model_numbers).done]
+    assert done == ORDER[:4]
+    assert add_run(runs, runs[-1]) == runs  # a second press of Record adds nothing
+    for work in range(1, 3 * MAX_RUNS):  # results at other settings, far past the cap
+        runs = add_run(runs, run("eager", 50.0 + work / 2))
+    assert len(runs) == MAX_RUNS and runs[-1] == run("eager", 50.0 + (3 * MAX_RUNS - 1) / 2)
+    assert [s for s in ORDER if check_step(s, runs, model_numbers).done] == done
+    assert [r for r in runs if r in WALK[:5]] == WALK[:5]  # kept, in the order recorded
+    # the URL keeps the same results, and a link with more than the cap is trimmed the same way
+    assert decode_runs(encode_runs(runs))[0] == runs
+    long = WALK[:5] + [run("eager", 50.0 + w / 2) for w in range(1, 1 + 2 * MAX_RUNS)]
+    kept, _ = decode_runs(".".join(r.token() for r in long))
+    assert len(kept) == MAX_RUNS and kept[:5] == WALK[:5] and kept[-1] == long[-1]
+
+
 def test_progress_round_trips_through_text_and_junk_is_skipped_alone():
     assert decode_runs(encode_runs(WALK)) == (WALK, [])
+    halves = [Run("graph", 120, 6.5, 2.0), Run("eager", 120, 6.0, 92.5), Run("streams", 7, 0.75, 0.125, True, "bucket")]
+    assert decode_runs(encode_runs(halves)) == (halves, [])  # a decimal point is not the URL's dot
     runs, bad = decode_runs("g120t6w2.x9.e120t6w2.g999999t6w2.g120t6w2df")
     assert runs == [run("graph"), run("eager"), run("graph", 2.0, True)] and len(bad) == 2
     pred = {"eager": 720.0, "streams": 722.5}
     assert decode_predictions(encode_predictions(pred)) == (pred, [])
+    twice, bad = decode_predictions("eager:720,eager:100")  # a step twice: the later kept, the other named
+    assert twice == {"eager": 100.0} and len(bad) == 1 and "'eager:720' ignored" in bad[0]
     got, bad = decode_predictions("eager:720,nope:3,streams:abc,work_40:nan")
     assert got == {"eager": 720.0} and len(bad) == 3
     with pytest.raises(UsageError):

@@ -151,7 +151,8 @@ def test_steps_unlock_in_order_and_each_prompt_sits_beside_its_own_record_button
     ("246,5", "has a comma"),        # a browser's number box read this as 2465
     ("1,000", "has a comma"),
     ("abc", "is not a number"),
-    ("246us", "is not a number"),
+    ("246 apples", "is not a number"),
+    ("0.25 ms", "is in ms, and this step asks for µs"),
     ("٢٤٦", "is not a number"),      # digits of another script are not read as 246
     ("[x](http://evil.example) **b**", "is not a number"),   # quoted escaped: no link, no bold
     ("", "left empty"),
@@ -173,6 +174,24 @@ def test_a_box_that_is_not_a_number_keeps_the_prediction_and_quotes_what_was_typ
         assert f"“{esc_typed(typed)}”" in warned[0]  # quoted, escaped: a link or bold typed shows as typed
     assert at.text_input(key="ck_pred_defaults_graph").value == "250"
     assert "defaults_graph:250" in str(at.query_params.get("ckp"))
+
+
+def test_a_refusal_quotes_the_kept_prediction_and_the_range_as_the_box_takes_them():
+    """"1,500 is unchanged" beside "leave out thousands separators" sent the student round in a
+    circle; the kept number and the range read as they can be typed back."""
+    at = open_page(PAGE)
+    predict(at, "defaults_graph", 1500)
+    at.text_input(key="ck_pred_defaults_graph").set_value("x").run()
+    warned = [w.value for w in at.warning if "Not kept" in w.value][0]
+    assert "1500 is unchanged" in warned and "0 to 1000000000" in warned and "1,5" not in warned, warned
+
+
+def test_a_us_step_keeps_a_prediction_typed_with_its_unit():
+    at = open_page(PAGE)
+    at.text_input(key="ck_pred_defaults_graph").set_value("246 µs").run()
+    assert not [w for w in at.warning if "Not kept" in w.value]
+    assert at.text_input(key="ck_pred_defaults_graph").value == "246"
+    assert "defaults_graph:246" in str(at.query_params.get("ckp"))
 
 
 def test_letters_as_a_first_prediction_are_refused_in_words_too():

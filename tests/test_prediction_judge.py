@@ -1,6 +1,8 @@
 """A checkpoint prediction is judged: close within the step's tolerance, far off with the numbers
 and the reason, and the summary counts the far-off ones."""
-from runtime_core.lesson.prediction import judge, summary
+import pytest
+
+from runtime_core.lesson.prediction import judge, read_typed, summary
 
 
 def test_a_wrong_prediction_is_far_off_with_the_numbers():
@@ -52,3 +54,21 @@ def test_a_near_miss_reads_as_one_with_the_decimals_that_decide_it():
     assert not j.close and "270.7 µs" in j.message and "10.04% above" in j.message
     assert "0% above" not in judge(120.0001, 120.0, None, tolerance=0.0, unit="").message
     assert "406,503,965% above" in judge(1e9, 246.0, None).message
+
+
+def test_the_answer_in_ms_or_ns_is_told_as_a_unit_slip_not_a_wrong_idea():
+    for guess, unit in ((4.8, "ms"), (4_806_000.0, "ns")):
+        j = judge(guess, 4806.0, None, tolerance=0.1)
+        assert not j.close and f"read in {unit}" in j.message and "asks for µs" in j.message, j.message
+    assert "read in" not in judge(48.0, 4806.0, None).message  # a guess 100x off is no unit slip
+    assert "read in" not in judge(5.0, 5000.0, None, unit="").message  # a count has no unit to slip
+
+
+@pytest.mark.parametrize("typed, read", [
+    ("246 µs", (246.0, "")), ("246us", (246.0, "")), ("246 μs", (246.0, "")), (" 1e3 US ", (1000.0, "")),
+    ("4.8 ms", (None, "unit_ms")), ("246 ns", (None, "unit_ns")), ("0.5 s", (None, "unit_s")),
+    ("246 apples", (None, "not_a_number")), ("us", (None, "not_a_number")), ("1,000 us", (None, "comma")),
+])
+def test_a_us_step_takes_its_own_unit_after_the_number_and_names_another(typed, read):
+    assert read_typed(typed, "µs") == read
+    assert read_typed(typed)[0] is None  # a count step takes digits only

@@ -11,7 +11,7 @@ from __future__ import annotations
 import streamlit as st
 
 from pages.ui.safe_text import md
-from runtime_core.lesson.checkpoint import (MAX_RUNS, Run, decode_predictions, decode_runs, encode_predictions,
+from runtime_core.lesson.checkpoint import (Run, add_run, decode_predictions, decode_runs, encode_predictions,
                                             encode_runs)
 
 RUNS, PRED = "ck_runs", "ck_pred"
@@ -76,7 +76,7 @@ def predictions() -> dict[str, float]:
 
 
 def record(run: Run) -> None:
-    st.session_state[RUNS] = (runs() + [run])[-MAX_RUNS:]
+    st.session_state[RUNS] = add_run(runs(), run)
 
 
 def predict(step: str, value: float | None) -> None:

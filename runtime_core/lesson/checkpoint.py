@@ -23,7 +23,7 @@ from ..knobs import LIMITS, SEED_N, SEED_TAX_US, Mode, Policy, choices
 from .prediction import box_text, read_typed
 
 CATCH_UP_TOLERANCE = 0.05  # step "work_40": streams counts as caught up within this fraction of graph
-MAX_RUNS = 40              # the notebook keeps the latest this many runs
+MAX_RUNS = 40              # the notebook keeps this many runs: every step's evidence, then the latest
 PREDICTION_MAX = 1e9       # a prediction above this is a typo, not a guess (typed or read from the URL)
 
 
@@ -39,9 +39,10 @@ class Run:
     policy: str = "fallback"
 
     def token(self) -> str:
-        """A short URL-safe name: g120t6w2, or g120t6w2df with dynamic shapes (fallback)."""
+        """A short URL-safe name: g120t6w2, g120t6p5w2 at a tax of 6.5 µs (the URL joins tokens
+        with dots, so a decimal point is a p), or g120t6w2df with dynamic shapes (fallback)."""
         tail = f"d{self.policy[0]}" if self.dynamic else ""
-        return f"{self.mode[0]}{self.n}t{self.tax_us:g}w{self.work_us:g}{tail}"
+        return f"{self.mode[0]}{self.n}t{_url_number(self.tax_us)}w{_url_number(self.work_us)}{tail}"
 
     @classmethod
     def parse(cls, token: str) -> "Run":
@@ -52,8 +53,8 @@ class Run:
         mode = _MODE_OF[m["mode"]]
         widget = LIMITS["widget"]
         n = int(widget["n"].parse("N", m["n"]))
-        tax = float(widget["tax_us"].parse("tax", m["tax"]))
-        work = float(widget["work_us"].parse("work", m["work"]))
+        tax = float(widget["tax_us"].parse("tax", m["tax"].replace("p", ".")))
+        work = float(widget["work_us"].parse("work", m["work"].replace("p", ".")))
         policy = _POLICY_OF[m["policy"]] if m["policy"] else "fallback"
         return cls(mode, n, tax, work, bool(m["dyn"]), policy)
 
@@ -64,8 +65,14 @@ class Run:
 
 _MODE_OF = {m[0]: m for m in choices(Mode)}
 _POLICY_OF = {p[0]: p for p in choices(Policy)}
-_TOKEN = re.compile(r"(?P<mode>[egs])(?P<n>\d{1,5})t(?P<tax>\d{1,3}(?:\.\d{1,2})?)"
-                    r"w(?P<work>\d{1,4}(?:\.\d{1,2})?)(?:(?P<dyn>d)(?P<policy>[fbr]))?")
+_TOKEN = re.compile(r"(?P<mode>[egs])(?P<n>\d{1,5})t(?P<tax>\d{1,3}(?:p\d{1,6})?)"
+                    r"w(?P<work>\d{1,4}(?:p\d{1,6})?)(?:(?P<dyn>d)(?P<policy>[fbr]))?")
+
+
+def _url_number(x: float) -> str:
+    """A knob's value in a token: to six decimals, trailing zeros dropped, the point written p
+    (6.5 → 6p5, 0.00001 → 0p00001; never 1e-05)."""
+    return f"{x:.6f}".rstrip("0").rstrip(".").replace(".", "p")
 
 
 @dataclass(frozen=True)
@@ -343,8 +350,33 @@ def check_step(step: str, runs: list[Run], numbers, predicted: bool = True) -> S
     return StepCheck(predicted and all(r.holds for r in rel), todo=todo, relations=rel, evidence=evidence)
 
 
+def evidence_runs(runs: list[Run]) -> set[int]:
+    """Indexes of the runs some step uses as its evidence (_evidence_index, over every step)."""
+    return {i for step in STEP_NEEDS for i in _evidence_index(step, runs)[0] if i is not None}
+
+
+def add_run(runs: list[Run], run: Run) -> list[Run]:
+    """The notebook after recording `run`: unchanged when `run` is already its latest result (a
+    second press of Record adds nothing), else with `run` appended and trimmed by keep_runs."""
+    if runs and runs[-1] == run:
+        return list(runs)
+    return keep_runs([*runs, run])
+
+
+def keep_runs(runs: list[Run]) -> list[Run]:
+    """At most MAX_RUNS of `runs`, in order: past the cap the oldest go first, but never a run that
+    a step uses as its evidence (each step takes the latest runs that match its needs, so keeping
+    those keeps every step's check as it was: a finished step never comes undone)."""
+    extra = len(runs) - MAX_RUNS
+    if extra <= 0:
+        return list(runs)
+    keep = evidence_runs(runs)
+    drop = set([i for i in range(len(runs)) if i not in keep][:extra])
+    return [r for i, r in enumerate(runs) if i not in drop]
+
+
 def encode_runs(runs: list[Run]) -> str:
-    return ".".join(r.token() for r in runs[-MAX_RUNS:])
+    return ".".join(r.token() for r in keep_runs(runs))
 
 
 def decode_runs(text: str) -> tuple[list[Run], list[str]]:
@@ -355,7 +387,7 @@ def decode_runs(text: str) -> tuple[list[Run], list[str]]:
             runs.append(Run.parse(token))
         except UsageError as e:
             bad.append(str(e))
-    return runs[-MAX_RUNS:], bad
+    return keep_runs(runs), bad
 
 
 def encode_predictions(pred: dict[str, float]) -> str:
@@ -369,7 +401,7 @@ def prediction_in_range(v: float) -> bool:
 
 def decode_predictions(text: str) -> tuple[dict[str, float], list[str]]:
     """{step: value} from "eager:720,streams:722"; a line for each entry that is not one."""
-    pred, bad = {}, []
+    pred, bad, seen = {}, [], {}
     for item in filter(None, (text or "").split(",")):
         step, _, value = item.partition(":")
         try:
@@ -381,7 +413,9 @@ def decode_predictions(text: str) -> tuple[dict[str, float], list[str]]:
                                  f"out of range (0 to {PREDICTION_MAX:,.0f})")
             if not prediction_in_range(v):
                 raise ValueError(f"out of range (0 to {PREDICTION_MAX:,.0f})")
-            pred[step] = v
+            if step in seen:  # the later entry wins, and the one it replaces is named
+                bad.append(f"prediction {seen[step]!r} ignored: {item!r} later in the link is the same step's")
+            pred[step], seen[step] = v, item
         except ValueError as e:
             bad.append(f"prediction {item!r} ignored: {e}")
     return pred, bad

@@ -19,18 +19,38 @@ DEFAULT_TOLERANCE = 0.10
 # (one way to match each string: "\d+\.?\d*" was slow in the square of a long run of digits)
 TYPED_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?", re.ASCII)
 TYPED_MAX_CHARS = 64  # longer is not a prediction: refused before any matching
+# a unit after the number: µs (the micro sign or the Greek mu) or us is the question's own and is
+# dropped; another time unit is refused by name, never converted (the student fixes the number)
+TYPED_UNIT = re.compile(r"\s*(?P<unit>[µμu]s|ms|ns|s|sec|seconds?|msec|usec|nsec)\s*$", re.IGNORECASE)
+OTHER_UNITS = {"ms": "ms", "msec": "ms", "ns": "ns", "nsec": "ns", "s": "s", "sec": "s", "second": "s",
+               "seconds": "s"}
+IN_US = {"ms": 1e3, "ns": 1e-3, "s": 1e6}  # µs in one of each (a guess off by that factor is the
+                                          # answer written in that unit)
 
 
-def read_typed(text: str | None) -> tuple[float | None, str]:
+def per_us(unit: str) -> str:
+    """One `unit` in µs, in words: "1 ms = 1000 µs"."""
+    return f"1 {unit} = {IN_US[unit]:.10g} µs"
+
+
+def read_typed(text: str | None, unit: str = "") -> tuple[float | None, str]:
     """A prediction box's text as a number: (value, "") or (None, why): "empty"; "comma" (a decimal
     comma or a thousands separator: the browser's own number box read "246,5" as 2465, so the
     text is read here and a comma is refused, never guessed); "not_a_number" (letters, units,
-    several points); "too_large" (past what a float holds, 1e999)."""
+    several points); "too_large" (past what a float holds, 1e999). With unit "µs" the number may
+    end in µs or us (the question's unit, dropped), and one that ends in another time unit is
+    "unit_ms", "unit_ns" or "unit_s"."""
     text = "" if text is None else str(text).strip()
     if not text:
         return None, "empty"
     if len(text) > TYPED_MAX_CHARS:
         return None, "not_a_number"
+    tail = TYPED_UNIT.search(text) if unit == "µs" else None
+    if tail and TYPED_NUMBER.fullmatch(text[:tail.start()].replace(",", "")):
+        said = tail["unit"].lower()
+        if said in OTHER_UNITS:
+            return None, f"unit_{OTHER_UNITS[said]}"
+        text = text[:tail.start()]
     if "," in text and TYPED_NUMBER.fullmatch(text.replace(",", "")):
         return None, "comma"
     if not TYPED_NUMBER.fullmatch(text):
@@ -74,9 +94,22 @@ def judge(guess: float, textbook: float, measured: float | None, tolerance: floa
                    else "Just outside" if off <= 2 * tolerance else "Far off")
         if unit == "" and guess != int(guess):
             hint = "a count is a whole number" + (f"; {hint}" if hint else "")
+        slip = unit_slip(guess, textbook, tolerance) if unit == "µs" else None
+        if slip:
+            hint = (f"read in {slip}, your {as_typed(guess, '')} is the textbook's number: this step asks "
+                    f"for µs ({per_us(slip)})")
         msg = (f"{verdict}: you predicted {as_typed(guess, unit)}, {how} the textbook model's {fmt(textbook)} "
                f"(this step: {rule} as close){meas}" + (f"; {hint}" if hint else "") + ".")
     return Judgement(close, msg, tolerance)
+
+
+def unit_slip(guess: float, textbook: float, tolerance: float) -> str | None:
+    """"ms", "ns" or "s" when `guess`, read in that unit, is the textbook's µs within the tolerance (4.8
+    for 4,806 µs is the answer in ms); None otherwise."""
+    for unit, scale in IN_US.items():
+        if textbook and abs(guess * scale - textbook) <= max(tolerance, 0.01) * abs(textbook):
+            return unit
+    return None
 
 
 def _within_factor(guess: float, textbook: float, factor: float) -> bool:
