@@ -173,24 +173,35 @@ def setup_page(title: str, icon: str = ":material/bolt:", own_url: bool = False)
 # live panel. A lesson reads in that order; a phone-only link at the top of the prose jumps to the
 # labs (on the caching-allocator and CUDA-graphs pages they start some ten thousand pixels down).
 PHONE_MAX_WIDTH_PX = 640
+# The lesson's pair of columns stacks earlier than Streamlit's own: between 640 and ~1100 px (a 1024 px
+# projector, or 1280 px zoomed to 125%) the live column, beside the sidebar, was some 250 px wide and
+# cut its tables' last column off.
+STACK_MAX_WIDTH_PX = 1100
 LABS_ANCHOR = "labs-start"
 # Stacked, Streamlit gives each column the width of the screen less 24 px, on the left: the cards
 # in a column sat off-centre, so the pair's two columns take the full width there.
 _PAIR = (".st-key-lesson_split > [data-testid=\"stLayoutWrapper\"] > [data-testid=\"stHorizontalBlock\"]",
          ".st-key-lesson_split > [data-testid=\"stHorizontalBlock\"]")
-_PHONE_PAIR_CSS = (  # the pair's columns full width once stacked (phone_anchor's CSS hides the link above)
-    "<style>@media (max-width: %dpx) {" % PHONE_MAX_WIDTH_PX
-    + " %s { min-width: 100%% !important; width: 100%% !important; }"
+_PHONE_PAIR_CSS = (  # the pair's columns stacked, each full width, up to STACK_MAX_WIDTH_PX
+    "<style>.stacked-only { display: none; } @media (max-width: %dpx) {" % STACK_MAX_WIDTH_PX
+    + " %s { flex-wrap: wrap !important; }" % ", ".join(_PAIR)
+    + " %s { min-width: 100%% !important; width: 100%% !important; flex: 1 1 100%% !important; }"
     % ", ".join(f"{p} > [data-testid=\"stColumn\"]" for p in _PAIR)
-    + " }</style>")
+    + " .stacked-only { display: block; } }</style>")
 
 
-# every page: a metric's label and its chip (delta) wrap onto more lines instead of ending in "…"
+# every page: a metric's label and its chip (delta), and a button's label, wrap onto more lines instead
+# of ending in "…" or running out of the button (at 1024 px the checkpoint's Record this result sat in a
+# 56 px column); up to STACK_MAX_WIDTH_PX a metric's value is drawn smaller ("28.7 µs" in an 81 px
+# column on page 6)
 METRIC_WRAP_CSS = """<style>
 [data-testid="stMetricLabel"] p, [data-testid="stMetricLabel"] div,
-[data-testid="stMetricDelta"], [data-testid="stMetricDelta"] div, [data-testid="stMetricDelta"] p {
+[data-testid="stMetricDelta"], [data-testid="stMetricDelta"] div, [data-testid="stMetricDelta"] p,
+[data-testid="stMainBlockContainer"] button p {
   white-space: normal !important; overflow: visible !important; text-overflow: clip !important; }
-</style>"""
+@media (min-width: %dpx) and (max-width: %dpx) {
+  [data-testid="stMetricValue"] { font-size: 1.35rem !important; } }
+</style>""" % (PHONE_MAX_WIDTH_PX + 1, STACK_MAX_WIDTH_PX)
 
 
 # every page, on a phone: tables' cells padded less, so a six-column table (page 6's side by side,
@@ -200,9 +211,10 @@ _PHONE_TABLE_CSS = ("<style>@media (max-width: %dpx) { [data-testid=\"stTable\"]
                     "</style>" % PHONE_MAX_WIDTH_PX)
 
 
-def phone_link(container, anchor: str, text: str) -> None:
-    """A link to `anchor` (an id placed with phone_anchor) shown only where columns stack (a phone)."""
-    container.html(f'<p class="phone-only"><a href="#{anchor}">{html.escape(text)}</a></p>')
+def phone_link(container, anchor: str, text: str, css_class: str = "phone-only") -> None:
+    """A link to `anchor` (an id placed with phone_anchor) shown only where columns stack (a phone;
+    css_class "stacked-only": where the lesson's pair stacks, _PHONE_PAIR_CSS)."""
+    container.html(f'<p class="{css_class}"><a href="#{anchor}">{html.escape(text)}</a></p>')
 
 
 def phone_anchor(container, anchor: str) -> None:
@@ -230,7 +242,7 @@ def lesson_columns(spec=(5, 6), lesson: str | None = None, jump: str = "Jump to 
         st.title(render_text(lesson_title(lesson)))
     with st.container(key="lesson_split"):
         text_col, live_col = st.columns(list(spec), gap="large")
-    phone_link(text_col, LABS_ANCHOR, jump)
+    phone_link(text_col, LABS_ANCHOR, jump, css_class="stacked-only")
     phone_anchor(live_col, LABS_ANCHOR)
     st.html(_PHONE_PAIR_CSS)
     return text_col, live_col

@@ -33,6 +33,8 @@ SIZES = {
     "1280x720": dict(viewport={"width": 1280, "height": 720}),
     "1920x1080": dict(viewport={"width": 1920, "height": 1080}),
     "400x900": dict(viewport={"width": 400, "height": 900}, is_mobile=True, has_touch=True),
+    # a 1024 px projector, or 1280 px zoomed to 125% for the back row (the lesson pages' own check)
+    "1024x768": dict(viewport={"width": 1024, "height": 768}),
 }
 
 

@@ -94,6 +94,23 @@ def test_on_a_phone_the_lesson_comes_first_and_a_link_jumps_to_the_labs(server, 
     assert not wide.locator("a[href='#labs-start']").is_visible()
 
 
+@pytest.mark.parametrize("path", LESSON_PAGES)
+def test_on_a_1024_px_projector_the_lesson_stacks_over_its_labs_and_nothing_is_cut(server, page_at, path):
+    """Side by side beside the sidebar at 1024 px the live column was some 250 px wide and cut its
+    tables' last column off (pages 4 and 8): the pair stacks there, prose first, with the link
+    down to the labs, and no table, metric or link is cut."""
+    page = _open(page_at, server, path, "1024x768")
+    for expander in page.locator("[data-testid='stExpander'] summary").all():
+        expander.click()
+    wait_until_idle(page)
+    cols = page.evaluate("""() => [...document.querySelectorAll(
+        '.st-key-lesson_split [data-testid="stColumn"]')].slice(0, 2).map(c => c.getBoundingClientRect().top)""")
+    assert len(cols) == 2 and cols[1] > cols[0] + 100, cols  # the live column under the prose
+    assert page.locator("a[href='#labs-start']").is_visible()
+    problems = layout_problems(page)
+    assert not problems, f"{path} at 1024x768:\n" + "\n".join(f"  {p}" for p in problems)
+
+
 def test_on_a_phone_the_checkpoint_links_its_open_step_and_the_knobs(server, page_at):
     """The checkpoint stacks its knobs a screen below the steps on a phone: the open step links
     down to them and they link back, each landing at the top of the screen; on a wide screen
