@@ -103,7 +103,7 @@ def reduce_overhead_panel() -> None:
                "fixes), a new graph per shape with torch's warning, regions it skips, and the kernels in its "
                "graph against ours. "
                + ("It runs on this GPU (a few minutes: it compiles the decoder several times)." if ctx.live else
-                  "No GPU here: the button shows the H200 recording, and names what is not recorded yet."))
+                  "No GPU here: the button shows the H200 recording."))
     with st.container(border=True):
         lab_panels.lab_section("reduce_overhead", ctx.live, "s4")
 

@@ -388,3 +388,12 @@ def test_a_refused_record_names_a_change_toward_a_result_the_step_still_lacks():
     # a difference the usual format hides is shown to the digits that tell it apart
     assert Need("graph", 2.0).changes(Run("graph", 120, 6.0000001, 2.0)) == ["tax 6.0000001 µs → 6 µs"]
     assert Need("graph", 2.0).changes(Run("graph", 120, 6.0, 2.0)) == []
+
+
+def test_a_link_with_the_notebook_key_twice_keeps_every_value():
+    """?ck=A&ck=B used to keep B alone, with no word said; both are read, and the link rewritten whole."""
+    at = open_page(PAGE, {"ck": ["g120t6w2", "e120t6w2"], "ckp": ["defaults_graph:246", "eager:720"]})
+    assert not at.exception, at.exception
+    assert "2 results recorded" in " ".join(c.value for c in at.caption)
+    assert at.query_params["ck"] in ("g120t6w2.e120t6w2", ["g120t6w2.e120t6w2"])
+    assert "defaults_graph:246" in str(at.query_params["ckp"]) and "eager:720" in str(at.query_params["ckp"])

@@ -60,9 +60,10 @@ def lanes_figure(spans: list[dict], title: str, style: dict, lanes: list[str],
 def work_vs_overhead_bars(rows: list[dict], title: str) -> go.Figure:
     """One stacked bar per (variant, mode): kernel work below, launch overhead above, µs.
 
-    Each bar's label is three short lines (variant, mode, kernels), drawn level: a one-line label
-    with the mode's long name was turned on its side by Plotly and took most of the chart's height."""
-    labels = [f"{plot_text(r['variant'])}<br>{mode_label(r['mode']).split(' (')[0]}<br>{plot_text(r['n'])} kernels"
+    Each bar's label is three short lines (variant, mode, N kernels), drawn level: a one-line label
+    with the mode's long name was turned on its side by Plotly and took most of the chart's height,
+    and "120 kernels" under four bars ran into its neighbours on a 400 px phone ("N=120" does not)."""
+    labels = [f"{plot_text(r['variant'])}<br>{mode_label(r['mode']).split(' (')[0]}<br>N={plot_text(r['n'])}"
               for r in rows]  # a recorded lab's fields: Plotly reads HTML in axis labels
     fig = go.Figure()
     fig.add_trace(go.Bar(name="kernel work (µs), solid", x=labels, y=[r["kernel_time_us"] for r in rows],

@@ -29,8 +29,9 @@ def _load() -> None:
     """Load progress from the URL on a session's first run, keeping notices for entries that were
     junk (each skipped alone: the rest of the progress is kept), at most MAX_NOTICES + 1 per key."""
     if RUNS not in st.session_state:
-        runs, bad = decode_runs(st.query_params.get(URL_RUNS, ""))
-        pred, bad_pred = decode_predictions(st.query_params.get(URL_PRED, ""))
+        # a key given twice (?ck=…&ck=…) is read whole, every value, not only its last
+        runs, bad = decode_runs(".".join(st.query_params.get_all(URL_RUNS)))
+        pred, bad_pred = decode_predictions(",".join(st.query_params.get_all(URL_PRED)))
         st.session_state[RUNS], st.session_state[PRED] = runs, pred
         st.session_state[NOTICES] = junk_notices(URL_RUNS, bad) + junk_notices(URL_PRED, bad_pred)
         if runs or pred:  # the checkpoint says once where this notebook came from (came_from_url)
