@@ -1,7 +1,8 @@
 """What a measurement will cost before it runs, and a one-line refusal when that is too much.
 
 A request (a CLI call, a page's button) must finish in about a minute. The knobs allow far more:
-`measure --backend sim --mode eager --n 20000 --work-us 10000` ran for 688 s. So every entry
+`measure --backend sim --mode eager --n 20000 --work-us 10000` ran for 688 s (before the simulator
+ran a chain's kernels in bulk; about a second now, and priced so: sim/cost.py). So every entry
 point prices its request first and refuses with a UsageError (exit 2, one line) that says the
 estimate and how far to lower each knob.
 
@@ -60,7 +61,7 @@ def cost_model(dev):
     return _BY_BACKEND[dev.backend](dev)
 
 
-_BY_BACKEND = {Backend.SIM: lambda dev: SimCostModel(dev.params.elems_per_us),
+_BY_BACKEND = {Backend.SIM: lambda dev: SimCostModel(dev.params.elems_per_us, queue_depth=dev.params.queue_depth),
                Backend.CUDA: lambda dev: CudaCostModel()}
 
 

@@ -40,28 +40,42 @@ class SimCosts:
 SIM_COSTS = SimCosts()
 
 
+EAGER_ONE_BY_ONE = 2  # blocking launches simulated one by one before a run goes in bulk (launch_chain_blocking)
+BULK_PASSES = 5       # a run's effects in bulk (events.add_ones): abs, max, floor, compare, add over the buffer
+
+
 class SimCostModel:
-    """Python seconds a SimDevice spends: it simulates every launch, node and sync in Python and
-    runs each kernel's effect on a numpy buffer of work_us × elems_per_us elements."""
+    """Python seconds a SimDevice spends: it simulates every launch, node and sync in Python, and
+    runs kernel effects on numpy buffers of work_us × elems_per_us elements: one by one where
+    launches are simulated one at a time, one add for a run in bulk.
+
+    Which effects run one by one (2026-12-07, effects counted in `measure` and timed on the 2-core
+    machine; the estimate had charged one effect per launch and priced eager N=20,000 at 10 ms of
+    work at 13 minutes, a run of 0.8 s): a blocking run's first two launches; an asynchronous
+    run's launches until the launch queue (queue_depth) fills and a sync drains it (0.4 n to
+    queue_depth counted; all n charged). The rest of a run, and a replay's nodes, are one bulk
+    add of BULK_PASSES passes over the buffer."""
 
     deterministic = True
 
-    def __init__(self, elems_per_us: float, c: SimCosts = SIM_COSTS):
-        self.elems_per_us, self.c = elems_per_us, c
+    def __init__(self, elems_per_us: float, c: SimCosts = SIM_COSTS, queue_depth: int = 1024):
+        self.elems_per_us, self.c, self.queue_depth = elems_per_us, c, max(1, queue_depth)
 
     def step_s(self, kind: str, n: int, work_us: float, extra_us: float, scale: float = 1.0) -> float:
         """Seconds of one step of `kind` ("eager", "streams", "replay", "capture")."""
         c = self.c
         effect = c.per_elem_s * (int(max(1, round(work_us * self.elems_per_us)) * scale) + 256)
         spin = c.spin_s if extra_us > 0 else 0.0
+        queued = min(n, self.queue_depth)  # effects run one by one in an asynchronous run
+        bulk = BULK_PASSES * effect
         if kind == "eager":
-            return n * (c.launch_s + c.sync_s + effect + spin)
+            return n * (c.launch_s + c.sync_s + spin) + min(n, EAGER_ONE_BY_ONE) * effect + bulk
         if kind == "streams":
-            return n * (c.launch_s + effect + spin) + c.sync_s
-        if kind == "replay":  # copy into the static buffer, one graph launch, N nodes, sync
-            return (c.launch_s + effect) + c.launch_s + spin + n * (c.node_s + effect) + c.sync_s
+            return n * (c.launch_s + spin) + queued * effect + bulk + c.sync_s
+        if kind == "replay":  # copy into the static buffer, one graph launch, N nodes (their effects in bulk), sync
+            return (c.launch_s + effect) + c.launch_s + spin + n * c.node_s + bulk + c.sync_s
         if kind == "capture":  # warm-up on a side stream, then N launches recorded
-            return n * (c.launch_s + effect) + n * c.record_s + c.sync_s
+            return n * (c.launch_s + c.record_s) + queued * effect + bulk + c.sync_s
         raise ValueError(kind)
 
     def fixed_parts(self, k: Knobs, calls: int) -> dict[str, float]:
