@@ -7,7 +7,9 @@ it (runtime_core/cli.py, which imports every package's cli.py).
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+from pathlib import Path
 
 from .errors import UsageError
 from .knobs import LIMITS, Backend, GraphInput, Mode, Policy, Range, choices
@@ -40,6 +42,14 @@ def path(text: str) -> str:
     if text.strip() == "-":
         raise argparse.ArgumentTypeError("'-' is not standard output here: give a file path (the JSON "
                                          "summary is printed anyway)")
+    from .atomic import NAME_MAX, PATH_MAX  # a name no file system holds: one line, not OSError's traceback
+    for part in Path(text).parts:
+        if len(os.fsencode(part)) > NAME_MAX:
+            raise argparse.ArgumentTypeError(f"the name {part[:24]}... is {len(os.fsencode(part))} bytes; "
+                                             f"a file system allows {NAME_MAX}")
+    if len(os.fsencode(text)) >= PATH_MAX:
+        raise argparse.ArgumentTypeError(f"the path is {len(os.fsencode(text))} bytes; a file system allows "
+                                         f"{PATH_MAX - 1}")
     return text
 
 

@@ -205,6 +205,10 @@ def test_an_ignored_flag_names_what_it_needs(flag, says, capsys):
     (("diagnose", "--model", "fake-mlp", "--batch", "2", "--record", "y.json", "--backend", "sim"),
      "--record writes the sweep's recording: add --sweep"),
     (("aot", "clear-cache", "--device", "cuda"), "--device does nothing for aot clear-cache"),
+    (("sweep", "--out", "x.json", "--refresh", "--passes", "9"), "--passes does nothing with --refresh"),
+    (("sweep", "--out", "x.json", "--retrace", "--budget-s", "3"), "--budget-s does nothing with --retrace"),
+    (("bench", "--force"), "--force does nothing without --record"),
+    (("node-costs", "--out", "x.json", "--stream", "--force"), "--force does nothing with --stream"),
 ])
 def test_a_flag_the_command_would_ignore_is_named_with_what_ignores_it(args, says, capsys):
     rc, out, err = run_here(capsys, *args)
@@ -277,3 +281,32 @@ def test_a_corrupt_recording_is_named_on_stderr_not_taken_for_a_missing_one(tmp_
     store.scan("labs", tmp_path)   # a scan outside any command (a page, another test) meets the file
     rc, out, err = run_here(capsys, "model", "--mode", "eager", "--n", "10", "--work-us", "2", "--policy", "bucket")
     assert rc == 2 and len(err.strip().splitlines()) == 1   # an earlier command's skipped files are not named
+
+
+@pytest.mark.parametrize("cmd", [("accuracy", "--recording"), ("model", "--constants", "calibrated", "--recording"),
+                                 ("sweep", "--out")])
+def test_a_path_no_file_system_holds_is_refused_in_one_line(cmd, capsys):
+    """A 305-byte name raised OSError (File name too long) from path.exists(): a traceback."""
+    rc, out, err = run_here(capsys, *cmd, "/tmp/" + "a" * 300 + ".json")
+    assert rc == 2 and out == "" and "is 305 bytes; a file system allows 255" in err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err, err
+
+
+def test_a_file_that_appears_during_a_recording_is_not_replaced(tmp_path):
+    """`sweep --out F &`, then a file of the user's at F: the sweep's next write used to replace it
+    in silence. A recorder replaces only a file --force (or --resume) let it, or one it wrote."""
+    from runtime_core.errors import UsageError
+    from runtime_core.recordings import store
+    mine, theirs = tmp_path / "rec.json", tmp_path / "theirs.json"
+    doc = {"meta": {}, "points": []}
+    store.check_target(mine)
+    store.write_own(mine, doc, check=False)        # its first write: the file was not there
+    store.write_own(mine, doc, check=False)        # its own file, written again
+    store.check_target(theirs)                     # checked before the run: not there yet
+    theirs.write_text('{"my": "precious data"}')   # the user's file appears meanwhile
+    with pytest.raises(UsageError, match="exists; pass --force"):
+        store.write_own(theirs, doc, check=False)
+    assert theirs.read_text() == '{"my": "precious data"}'
+    store.check_target(theirs, force=True)         # --force: replacing it was asked for
+    store.write_own(theirs, doc, check=False)
+    assert json.loads(theirs.read_text()) == doc

@@ -192,7 +192,7 @@ def snapshot(doc: dict) -> dict:
 
 def _write(path: Path, doc: dict) -> None:
     if doc["points"]:  # a recording without a measured point is nothing to keep
-        store.write(path, snapshot(doc))
+        store.write_own(path, snapshot(doc))
 
 
 def _finish(doc: dict, path: Path, complete: bool) -> dict:

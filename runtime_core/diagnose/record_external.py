@@ -315,7 +315,7 @@ def _repredict(p: dict, machine) -> None:
 def _write(path: Path, doc: dict, complete: bool) -> dict:
     doc["meta"]["complete"] = complete
     if doc["points"]:
-        store.write(path, snapshot(doc))
+        store.write_own(path, snapshot(doc))
     return doc
 
 

@@ -207,7 +207,7 @@ def record(path: str, force: bool = False) -> dict:
     doc = {"meta": store.new_meta("compile_cache", f"CPU ({os.cpu_count()} cores)", torch.__version__, "cpu",
                                   command=CPU_RECORD_COMMAND),
            "points": [], "labs": {"compile_cache": r}}
-    store.write(path, doc)
+    store.write_own(path, doc)
     return doc
 
 

@@ -24,7 +24,7 @@ def record(out: str, backend: str = "cuda", force: bool = False) -> dict:
     labs = {name: run_lab(name, backend) for name in LABS}
     doc = {"meta": store.new_meta("labs", dev.name, torch.__version__, str(dev.backend)), "points": [],
            "labs": labs}
-    store.write(out, doc)
+    store.write_own(out, doc)
     return doc
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..cli_args import add_graph_knob_args, add_knob_args, graph_knobs, number, path
+from ..cli_args import add_graph_knob_args, add_knob_args, graph_knobs, number, path, refuse_unused
 from ..constants import TEXTBOOK
 from ..errors import UsageError
 from ..knobs import LIMITS, SEED_TAX_US, Knobs
@@ -51,7 +51,7 @@ def register(sub) -> None:
     p.add_argument("--stream", action="store_true",
                    help="instead: time each kernel's gap in an eager stream the GPU runs ahead of the host "
                         "(model/stream_gaps.py, ~60 s) and write it into the existing --out recording's stream section")
-    p.set_defaults(func=run_node_costs)
+    p.set_defaults(func=run_node_costs, parser=p)
     measure_cli.register(sub)  # `measure` and `bench`: their JSON carries this model's prediction
 
 
@@ -59,6 +59,9 @@ def run_node_costs(a) -> dict:
     import torch
     if a.mix and a.stream:
         raise UsageError("node-costs: give --mix or --stream, not both (each is its own process)")
+    if a.mix or a.stream:  # they write into the existing recording: --force replaces nothing
+        flag = "mix" if a.mix else "stream"
+        refuse_unused(a, a.parser, {"out", flag}, f"with --{flag} (it writes into the existing --out recording)")
     if not torch.cuda.is_available():
         raise UsageError("node-costs measures CUDA graphs: it needs a CUDA GPU (the shipped H200 recording "
                          "is lessons/recordings/node_costs_h200.json)")

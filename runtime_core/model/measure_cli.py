@@ -6,7 +6,8 @@ what would take more than about a minute; `measure --timeline` prints at most ti
 """
 from __future__ import annotations
 
-from ..cli_args import add_backend_arg, add_graph_knob_args, add_json_flag, add_knob_args, graph_knobs, number, path
+from ..cli_args import (add_backend_arg, add_graph_knob_args, add_json_flag, add_knob_args, graph_knobs, number, path,
+                        refuse_unused)
 from ..errors import UsageError
 from ..knobs import LIMITS, Knobs, Range
 
@@ -31,7 +32,7 @@ def register(sub) -> None:
     add_json_flag(p)
     p.add_argument("--record", type=path, metavar="PATH", help="also write a bench recording (labs.bench)")
     p.add_argument("--force", action="store_true", help="replace an existing --record file")
-    p.set_defaults(func=run_bench_cli)
+    p.set_defaults(func=run_bench_cli, parser=p)
 
 
 def run_measure(a) -> dict:
@@ -62,6 +63,8 @@ def run_bench_cli(a) -> dict | int:
     from ..engine.bench import print_table, run_bench
     from ..engine.cost import check_bench
     from ..engine.device import cuda_available
+    if not a.record:  # --force without --record would replace nothing
+        refuse_unused(a, a.parser, {"n", "work_us", "json", "record"}, "without --record")
     if not cuda_available():
         raise UsageError("bench needs a CUDA GPU: it compares our executors with raw torch on the device")
     if a.record:
@@ -72,7 +75,7 @@ def run_bench_cli(a) -> dict | int:
     if a.record:
         meta = store.new_meta("bench", out["device_name"], out["torch_version"], "cuda",
                               command="python -m runtime_core bench --json")
-        store.write(a.record, {"meta": meta, "points": [], "labs": {"bench": out}})
+        store.write_own(a.record, {"meta": meta, "points": [], "labs": {"bench": out}})
     if a.json:
         return out
     print_table(out)

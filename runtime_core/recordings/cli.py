@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ..cli_args import add_backend_arg, number, path
+from ..cli_args import add_backend_arg, number, path, refuse_unused
 from ..errors import UsageError
 from ..knobs import Range
 from . import store
@@ -25,11 +25,19 @@ def register(sub) -> None:
                    help="recompute the derived fields of an existing recording (no device needed)")
     p.add_argument("--passes", type=number(Range(1, 10, integer=True), "passes"), default=None,
                    help="timing passes over the grid (default: 5 on a GPU, 1 simulated)")
-    p.set_defaults(func=run)
+    p.set_defaults(func=run, parser=p)
+
+
+RECORD_READS = {"out", "backend", "budget_s", "resume", "force", "quick", "passes"}
 
 
 def run(a) -> int:
     from .sweep import refresh, retrace, run_sweep
+    # a flag the chosen call would not read exits 2 and names itself (--refresh --backend cuda --passes 9)
+    if a.retrace:
+        refuse_unused(a, a.parser, {"out", "backend", "retrace"}, "with --retrace (it times nothing)")
+    elif a.refresh:
+        refuse_unused(a, a.parser, {"out", "refresh"}, "with --refresh (it runs no device)")
     out = Path(a.out)
     edits_in_place = a.resume or a.refresh or a.retrace
     store.check_target(out, force=a.force or edits_in_place)  # fail before any measuring

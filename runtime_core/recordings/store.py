@@ -209,11 +209,33 @@ def new_meta(kind: str, device_name: str, torch_version: str, backend: str, **ex
             "complete": True, **extra}
 
 
+# Paths this process may replace (write_own): checked with force (--force, or --resume and the like,
+# which edit the file in place), or written by it already.
+_MAY_REPLACE: set[str] = set()
+
+
+def _key(path: str | Path) -> str:
+    return os.path.realpath(path)
+
+
 def check_target(path: str | Path, force: bool = False) -> Path:
     """Fail before any work if `path` can't be written (or exists and `force` is off): see
-    atomic.check_target (name lengths with the temporary suffix, FIFOs, dangling symlinks)."""
+    atomic.check_target (name lengths with the temporary suffix, FIFOs, dangling symlinks).
+    With `force`, write_own may replace the file later in this process."""
     from .. import atomic
-    return atomic.check_target(path, force)
+    out = atomic.check_target(path, force)
+    if force:
+        _MAY_REPLACE.add(_key(path))
+    return out
+
+
+def write_own(path: str | Path, doc: dict, check: bool = True) -> Path:
+    """store.write for a recorder: it replaces only a file that check_target allowed it to (with
+    force) or that this process wrote itself. A file that appeared at `path` during a run of
+    minutes, after check_target looked, is refused (UsageError) and left as it is."""
+    out = write(path, doc, check=check, overwrite=_key(path) in _MAY_REPLACE)
+    _MAY_REPLACE.add(_key(path))
+    return out
 
 
 def write(path: str | Path, doc: dict, check: bool = True, overwrite: bool = True) -> Path:

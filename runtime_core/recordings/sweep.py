@@ -257,7 +257,7 @@ def _meta(dev) -> dict:
 
 def _write(out: Path, rec: dict, check: bool = True) -> None:
     if rec["points"]:  # a sweep with no measured point yet is not a recording: nothing to keep
-        store.write(out, rec, check=check)
+        store.write_own(out, rec, check=check)
 
 
 def retrace(out: Path, backend: str = "auto") -> dict:
