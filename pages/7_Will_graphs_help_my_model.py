@@ -101,11 +101,11 @@ sweep = rec.sweep(s.model)
 cross = crossovers(sweep) if len(sweep) >= 2 else None
 if cross:
     def _where(which: str, line: str) -> str:  # a crossover past the sweep's last batch has no line drawn
-        x = cross[which]
-        return f"{x} {which} ({line})" if x else f"> {sweep[-1]['batch']} {which} (past the sweep: no line)"
+        x, said = cross[which], "simulated" if simulated and which == "measured" else which
+        return f"{x} {said} ({line})" if x else f"> {sweep[-1]['batch']} {said} (past the sweep: no line)"
     st.caption(esc(f"{s.model} (fp32{at_shape}): graphs stop paying (< 1.2x) at batch "
                    f"{_where('measured', 'solid line')}, {_where('predicted', 'dashed')}"))
-    times, speed = sweep_figures(sweep, cross)
+    times, speed = sweep_figures(sweep, cross, "simulated" if simulated else "measured")
     c1, c2 = st.columns(2)
     with c1:
         charts.show(times, key="dg_sweep")
@@ -115,7 +115,7 @@ if cross:
     if bumps:
         st.caption(prose("diagnose", "sweep_host_bumps", batch="batch" if len(bumps) == 1 else "batches",
                          bumps=all_of(b for b, _ in bumps), ratios=all_of(f"{r:.1f}x" for _, r in bumps)))
-view.accuracy_panel(rec)
+view.accuracy_panel(rec, simulated)
 
 st.divider()
 external_panel()

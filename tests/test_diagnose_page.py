@@ -1059,3 +1059,28 @@ def test_a_hand_typed_link_is_read_without_regard_to_case():
     at = open_page(PAGE, {"model": "Encoder", "dtype": "BF16"})
     assert at.selectbox(key="dg_model").value == "encoder" and at.radio(key="dg_dtype").value == "bf16"
     assert not [w for w in at.warning if "The link asks for" in w.value]
+
+
+def test_a_link_with_the_clis_seq_reads_it_as_the_shape_and_says_it_one_way():
+    """?seq=512 (the CLI's --seq) was ignored, and the link then carried seq=512 beside shape=64."""
+    at = open_page(PAGE, {"model": "encoder", "batch": "1", "seq": "512"})
+    assert not at.exception
+    assert at.select_slider(key="dg_seq").value == 512
+    assert "seq" not in at.query_params and at.query_params["shape"] in ("512", ["512"])
+
+
+def test_the_simulated_demo_calls_its_numbers_simulated_and_its_score_no_test(no_gpu_recording):
+    """The demo's sweep said "eager, measured" and scored itself 42 of 42 with no word that the
+    device runs the model's own formulas."""
+    import json as _json
+    at = open_page(PAGE)
+    names = [t.get("name", "") for c in at.get("plotly_chart") for t in _json.loads(c.proto.spec)["data"]]
+    assert "eager, simulated" in names and not [n for n in names if n.endswith(", measured")]
+    assert "not the prediction being right" in _text(at)
+
+
+def test_the_external_grid_says_which_target_it_misses():
+    at = open_page(PAGE)
+    text = _text(at)
+    said = "Here the band target is missed; the speedup and verdict targets are met."
+    assert text.count(said) == 2, text.count(said)   # the grid (H200) and the held-out networks (H100)

@@ -180,14 +180,28 @@ STACK_MAX_WIDTH_PX = 1100
 LABS_ANCHOR = "labs-start"
 # Stacked, Streamlit gives each column the width of the screen less 24 px, on the left: the cards
 # in a column sat off-centre, so the pair's two columns take the full width there.
-_PAIR = (".st-key-lesson_split > [data-testid=\"stLayoutWrapper\"] > [data-testid=\"stHorizontalBlock\"]",
-         ".st-key-lesson_split > [data-testid=\"stHorizontalBlock\"]")
-_PHONE_PAIR_CSS = (  # the pair's columns stacked, each full width, up to STACK_MAX_WIDTH_PX
-    "<style>.stacked-only { display: none; } @media (max-width: %dpx) {" % STACK_MAX_WIDTH_PX
-    + " %s { flex-wrap: wrap !important; }" % ", ".join(_PAIR)
-    + " %s { min-width: 100%% !important; width: 100%% !important; flex: 1 1 100%% !important; }"
-    % ", ".join(f"{p} > [data-testid=\"stColumn\"]" for p in _PAIR)
-    + " .stacked-only { display: block; } }</style>")
+def stack_css(key: str) -> str:
+    """CSS that stacks the columns made in st.container(key=`key`), each full width, up to
+    STACK_MAX_WIDTH_PX, and shows the "stacked-only" links there."""
+    pair = (f".st-key-{key} > [data-testid=\"stLayoutWrapper\"] > [data-testid=\"stHorizontalBlock\"]",
+            f".st-key-{key} > [data-testid=\"stHorizontalBlock\"]")
+    return ("<style>.stacked-only { display: none; } @media (max-width: %dpx) {" % STACK_MAX_WIDTH_PX
+            + " %s { flex-wrap: wrap !important; }" % ", ".join(pair)
+            + " %s { min-width: 100%% !important; width: 100%% !important; flex: 1 1 100%% !important; }"
+            % ", ".join(f"{p} > [data-testid=\"stColumn\"]" for p in pair)
+            + " .stacked-only { display: block; } }</style>")
+
+
+def stacked_columns(spec, key: str, **kwargs):
+    """st.columns(spec) that stack up to STACK_MAX_WIDTH_PX, not only on a phone (two tables side
+    by side in a 640 px main column cut the last one's figures off)."""
+    with st.container(key=key):
+        cols = st.columns(spec, **kwargs)
+    st.html(stack_css(key))
+    return cols
+
+
+_PHONE_PAIR_CSS = stack_css("lesson_split")  # the lesson's pair, stacked up to STACK_MAX_WIDTH_PX
 
 
 # every page: a metric's label and its chip (delta), and a button's label, wrap onto more lines instead

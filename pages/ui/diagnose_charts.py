@@ -8,6 +8,7 @@ import plotly.graph_objects as go
 
 from pages.ui import palette as P
 from runtime_core.diagnose.accuracy import pair_key
+from runtime_core.diagnose.judged_text import band_figures, error_figure
 from runtime_core.diagnose.predict import SPEEDUP_THRESHOLD
 
 # eager and graph differ by colour and by marker; measured and predicted by dash (legend names all four)
@@ -15,20 +16,22 @@ EAGER, GRAPH = P.VERMILLION, P.BLUE
 MARKERS = {EAGER: "circle", GRAPH: "square"}
 
 
-def sweep_figures(points: list[dict], crossover: dict | None) -> tuple[go.Figure, go.Figure]:
+def sweep_figures(points: list[dict], crossover: dict | None,
+                  measured: str = "measured") -> tuple[go.Figure, go.Figure]:
     """Two charts over batch size, side by side on a wide screen and one under the other on a
     phone: µs per step (eager and graph, measured solid, predicted dashed), and the graph's speedup
-    with the 1.2x line; the crossovers are vertical lines on both (measured solid, predicted dashed)."""
+    with the 1.2x line; the crossovers are vertical lines on both (measured solid, predicted dashed).
+    `measured`: what the solid lines are called ("simulated" for the simulator's demo)."""
     pts = sorted(points, key=lambda p: p["batch"])
     b = [p["batch"] for p in pts]
     times, speed = go.Figure(), go.Figure()
-    for key, name, colour, dash in (("eager_us", "eager, measured", EAGER, "solid"),
+    for key, name, colour, dash in (("eager_us", f"eager, {measured}", EAGER, "solid"),
                                     ("predicted_eager_us", "eager, predicted", EAGER, "dash"),
-                                    ("graph_us", "graph, measured", GRAPH, "solid"),
+                                    ("graph_us", f"graph, {measured}", GRAPH, "solid"),
                                     ("predicted_graph_us", "graph, predicted", GRAPH, "dash")):
         times.add_trace(go.Scatter(x=b, y=[p[key] for p in pts], name=name, mode="lines+markers",
                                    line=dict(color=colour, dash=dash), marker=dict(symbol=MARKERS[colour])))
-    for key, name, dash in (("measured_graph_speedup", "speedup, measured", "solid"),
+    for key, name, dash in (("measured_graph_speedup", f"speedup, {measured}", "solid"),
                             ("predicted_graph_speedup", "speedup, predicted", "dash")):
         speed.add_trace(go.Scatter(x=b, y=[p[key] for p in pts], name=name, mode="lines+markers",
                                    line=dict(color=P.PURPLE, dash=dash), marker=dict(symbol="diamond")))
@@ -40,7 +43,8 @@ def sweep_figures(points: list[dict], crossover: dict | None) -> tuple[go.Figure
             if x is not None:  # a shape on a log axis takes the data value itself
                 fig.add_vline(x=x, line=dict(color=P.BLACK, dash=dash, width=1))
                 # a shape has no legend entry: a line-only trace with no points names it there
-                fig.add_trace(go.Scatter(x=[None], y=[None], mode="lines", name=f"crossover, {which} (batch {x:g})",
+                said = measured if which == "measured" else which
+                fig.add_trace(go.Scatter(x=[None], y=[None], mode="lines", name=f"crossover, {said} (batch {x:g})",
                                          line=dict(color=P.BLACK, dash=dash, width=1)))
         fig.update_xaxes(type="log", title="batch size", dtick=0.30103)
         fig.update_layout(title=dict(text=title, y=0.98), height=380, margin=dict(l=10, r=10, t=48, b=10))
@@ -143,11 +147,10 @@ def external_figure(points: list[dict], repeat: list[dict] | None, tolerance: fl
             error_y=dict(type="data", symmetric=False, thickness=1, width=3,
                          array=[b[1] - p["predicted_graph_speedup"] for p, b in zip(mine, band)],
                          arrayminus=[p["predicted_graph_speedup"] - b[0] for p, b in zip(mine, band)]),
-            customdata=[[p["dtype"], p["batch"], b[0], b[1],
-                         100 * (p["predicted_graph_speedup"] / p["measured_graph_speedup"] - 1)] for p, b in zip(mine, band)],
-            hovertemplate=(f"{net} " "%{customdata[0]}, batch %{customdata[1]}<br>predicted %{y:.2f}x "
-                           "(band %{customdata[2]:.2f}–%{customdata[3]:.2f}x)<br>measured %{x:.2f}x "
-                           "(%{customdata[4]:+.0f}%)<extra></extra>")))
+            customdata=[[p["dtype"], p["batch"], *_hover_figures(p, b, tolerance)] for p, b in zip(mine, band)],
+            hovertemplate=(f"{net} " "%{customdata[0]}, batch %{customdata[1]}<br>predicted %{customdata[2]}x "
+                           "(band %{customdata[3]}–%{customdata[4]}x)<br>measured %{customdata[5]}x "
+                           "(%{customdata[6]})<extra></extra>")))
     fig.add_vline(x=SPEEDUP_THRESHOLD, line=dict(color=P.BLACK, dash="dot", width=1))
     ticks = [t for t in (0.5, 1, 2, 3, 5, 10, 20, 50, 100) if lo <= t <= hi]  # 1.2x is the dotted line
     axis = dict(type="log", range=[math.log10(lo), math.log10(hi)], tickvals=ticks, ticktext=[f"{t:g}x" for t in ticks])
@@ -156,6 +159,18 @@ def external_figure(points: list[dict], repeat: list[dict] | None, tolerance: fl
     fig.update_layout(title=dict(text=title, y=0.98), height=520, margin=dict(l=10, r=10, t=70, b=10))
     P.legend_below(fig)
     return fig
+
+
+def _hover_figures(p: dict, band: list[float], tolerance: float) -> list[str]:
+    """A point's predicted, band and measured speedups and its error as its hover prints them: with
+    the decimals at which a measurement outside its band reads outside (judged_text.band_figures;
+    at two decimals 2.27 sat inside 2.27-2.49) and an error that never reads inside ±15% when it is
+    not (error_figure)."""
+    pred, meas = p["predicted_graph_speedup"], p["measured_graph_speedup"]
+    lo, hi, m = band_figures(band, meas, band[0] <= meas <= band[1])
+    err = pred / meas - 1
+    within = abs(err) <= tolerance if meas >= SPEEDUP_THRESHOLD else None
+    return [f"{pred:.{len(lo.split('.')[-1])}f}", lo, hi, m, error_figure(err, tolerance, within)]
 
 
 def _speedup(v) -> bool:

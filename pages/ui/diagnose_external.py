@@ -89,9 +89,39 @@ def point_label(p: dict) -> str:
 
 def _moved(moved: list[dict]) -> str:
     """The points whose graph step moved between two measurements (accuracy.repeatability), with
-    the second time over the first."""
-    return ", ".join(f"{esc(m['model'].split(':')[-1])} {esc(m['dtype'])} batch {m['batch']} (×{m['ratio']:.2f})"
+    the second time over the first, to the decimals at which it reads past ±TOLERANCE (×1.1514 is
+    ×1.151, never ×1.15)."""
+    return ", ".join(f"{esc(m['model'].split(':')[-1])} {esc(m['dtype'])} batch {m['batch']} (×{_ratio(m['ratio'])})"
                      for m in moved)
+
+
+def _ratio(r: float) -> str:
+    """A ratio with 2 decimals, or as many more as it takes to read outside ±TOLERANCE, as it is."""
+    def past(x: float) -> bool:
+        return abs(x - 1) > TOLERANCE + 1e-12   # 0.85 is 15% off, not past it
+    for d in range(2, 7):
+        if past(round(r, d)) == past(r):
+            return f"{r:.{d}f}"
+    return f"{r:.6f}"
+
+
+TARGET_NAMES = (("meets_speedup_target", "speedup"), ("meets_verdict_target", "verdict"), ("meets_band_target", "band"))
+
+
+def outcome(acc: dict) -> str:
+    """The targets met and missed, in one bold sentence ("" where the recording has no summary)."""
+    judged = [(name, acc[key]) for key, name in TARGET_NAMES if isinstance(acc.get(key), bool)]
+    if not judged:
+        return ""
+    missed = [n for n, ok in judged if not ok]
+    met = [n for n, ok in judged if ok]
+    if not missed:
+        return prose("diagnose", "outcome_met")
+    if not met:
+        return prose("diagnose", "outcome_all_missed")
+    return prose("diagnose", "outcome_missed", missed=all_of(missed), met=all_of(met),
+                 target_noun="target is" if len(missed) == 1 else "targets are",
+                 met_noun="target is" if len(met) == 1 else "targets are")
 
 
 def open_section(grid: str, title: str):
@@ -150,7 +180,8 @@ def external_panel() -> None:
             _against_itself(rec, again, twice, regrid)
     st.caption(prose("diagnose", "external_targets", tolerance=f"{TOLERANCE:.0%}", share=f"{TARGET_SHARE:.0%}",
                      threshold=f"{SPEEDUP_THRESHOLD:.1f}x", verdict=f"{VERDICT_SHARE:.0%}", band=f"{BAND_SHARE:.0%}",
-                     width=f"{BAND_HALF_WIDTH:.0%}", gpu_bound=gpu_bound_points(rec.doc["points"])))
+                     width=f"{BAND_HALF_WIDTH:.0%}", gpu_bound=gpu_bound_points(rec.doc["points"]),
+                     outcome=outcome(acc)))
     points = rec.doc["points"]
     fig = external_figure(points, regrid, TOLERANCE, prose("diagnose", "external_chart_title", markdown=False,
                                                            n=len(points), device=rec.meta.device_name))
@@ -179,7 +210,7 @@ def explain_one(points: list, device: str, label: str, key: str, default: str | 
     keep(key)
     p = points[labels.index(choice)]
     verdict(p, f"Recorded: {esc(choice)} on {esc(device)}.")
-    explanation(p)
+    explanation(p, key=key)
 
 
 def every_point(points: list, title: str) -> None:

@@ -8,7 +8,7 @@ import streamlit as st
 
 from pages.ui import tables
 from pages.ui.common import metric_row
-from pages.ui.diagnose_external import (every_point, explain_one, in_order, open_section, point_label,
+from pages.ui.diagnose_external import (every_point, explain_one, in_order, open_section, outcome, point_label,
                                         target_metrics)
 from pages.ui.safe_text import esc
 from runtime_core.diagnose.accuracy import (BAND_HALF_WIDTH, BAND_SHARE, TARGET_SHARE, TOLERANCE, VERDICT_SHARE,
@@ -46,25 +46,6 @@ def miss_line(p: dict) -> str:
         why = prose("diagnose", "heldout_miss_step", step=step, off=f"{abs(errors[step]):.0%}",
                     way="low" if errors[step] < 0 else "high", measured=f"{got:,.0f}", predicted=f"{want:,.0f}")
     return f"**{esc(point_label(p))}**: {judged}{why}"
-
-
-TARGET_NAMES = (("meets_speedup_target", "speedup"), ("meets_verdict_target", "verdict"), ("meets_band_target", "band"))
-
-
-def outcome(acc: dict) -> str:
-    """The targets met and missed, in one bold sentence ("" where the recording has no summary)."""
-    judged = [(name, acc[key]) for key, name in TARGET_NAMES if isinstance(acc.get(key), bool)]
-    if not judged:
-        return ""
-    missed = [n for n, ok in judged if not ok]
-    met = [n for n, ok in judged if ok]
-    if not missed:
-        return prose("diagnose", "heldout_outcome_met")
-    if not met:
-        return prose("diagnose", "heldout_outcome_all_missed")
-    return prose("diagnose", "heldout_outcome_missed", missed=all_of(missed), met=all_of(met),
-                 target_noun="target is" if len(missed) == 1 else "targets are",
-                 met_noun="target is" if len(met) == 1 else "targets are")
 
 
 def heldout_panel() -> None:

@@ -7,6 +7,7 @@ import streamlit as st
 from pages.ui.safe_text import md
 
 URL_NAMES = {"dg_model": "model", "dg_dtype": "dtype", "dg_seq": "shape", "dg_batch": "batch"}
+ALIASES = {"shape": "seq"}  # the CLI's --seq: read as shape, then written back as shape alone
 URL_READ = "dg_url_asked"  # plain key: the setting the URL asked for, read on a session's first run
 URL_FIX = "dg_url_fix"     # plain key: knob keys to set (None: drop) before the next run draws them
 
@@ -25,7 +26,7 @@ def from_url(names: dict) -> dict:
         return {}
     asked = {}
     for key, name in URL_NAMES.items():
-        raw = (st.query_params.get(name) or "").strip()
+        raw = (st.query_params.get(name) or st.query_params.get(ALIASES.get(name, "")) or "").strip()
         if raw and key not in st.session_state:  # an empty value asks for nothing
             # ASCII digits only: "²".isdigit() is True, and int("²") raises
             number = key in ("dg_seq", "dg_batch") and raw.isascii() and raw.isdigit()
@@ -55,6 +56,9 @@ def to_url(model: str, dtype: str, batch: int, seq: int | None) -> None:
         st.query_params.update(want)
     if seq is None and "shape" in st.query_params:
         del st.query_params["shape"]
+    for alias in ALIASES.values():  # read once; the link says it one way
+        if alias in st.query_params:
+            del st.query_params[alias]
 
 
 def drop_untaken(asked: dict, taken: dict) -> None:

@@ -9,7 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from pages.ui import tables
-from pages.ui.common import metric_row
+from pages.ui.common import metric_row, stacked_columns
 from pages.ui.kept_state import keep, restore
 from pages.ui.diagnose_timing import _band_help, _floor, _measured_help, _us, _window, band_odds, host_moved
 from pages.ui.diagnose_url import drop_untaken, from_url, to_url, url_notices
@@ -264,9 +264,10 @@ def _cannot_capture(p: dict, source_caption: str) -> None:
     c.metric("eager step (measured)", _us(p["eager_us"]), width="content")
 
 
-def explanation(p: dict, simulated: bool = False) -> None:
+def explanation(p: dict, simulated: bool = False, key: str = "dg_explain") -> None:
     """Why the number: the per-node graph cost used, the three biggest host consumers, the saving's
-    split. `simulated`: the demo, whose device charges its parameters exactly and runs no framework."""
+    split. `simulated`: the demo, whose device charges its parameters exactly and runs no framework.
+    `key`: the container of its two tables (unique on the page; they stack below 1100 px)."""
     ex = p.get("explanation")
     if not ex:
         return
@@ -302,7 +303,7 @@ def explanation(p: dict, simulated: bool = False) -> None:
     if (cap := _captured(p)) and branch_differs(p["gpu_ops"], p["busy_us"], *cap):
         st.markdown(prose("diagnose", "explain_branch", captured_ops=ex["graph_nodes"],
                           captured_busy=_us(ex["graph_busy_us"]), ops=p["gpu_ops"], busy=_us(p["busy_us"])))
-    c1, c2 = st.columns(2)
+    c1, c2 = stacked_columns(2, key=f"{key}_tables")
     if not ex.get("top_host"):  # nothing to rank: the saving takes the first column, and a line says why
         c1, c2 = None, c1
         st.caption(prose("diagnose", "explain_no_host"))
@@ -432,11 +433,15 @@ def note_figures(p: dict) -> None:
             log.note(log.DIAGNOSIS.at(quantity), v["speedup"], "page 7 variants table")
 
 
-def accuracy_panel(rec: DiagnoseRecording) -> None:
-    """Prediction against measurement over the whole recording, and every miss with its reason."""
+def accuracy_panel(rec: DiagnoseRecording, simulated: bool = False) -> None:
+    """Prediction against measurement over the whole recording, and every miss with its reason.
+    `simulated`: the simulator's demo, whose device charges the model's own parameters: its score
+    is said to be no test of the prediction."""
     acc = rec.summary().get("accuracy")
     if not acc:
         return
+    if simulated:
+        st.caption(prose("diagnose", "accuracy_simulated"))
     cross = acc["crossovers"]
     share = "—" if acc["share"] is None else f"{acc['share']:.0%}"
     # the recording's summary is not typed by its schema: its counts are shown as text
