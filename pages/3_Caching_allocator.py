@@ -6,6 +6,7 @@ from pages.ui.common import lesson_columns, metric_row, recordings_of, render_le
 import streamlit as st
 
 from pages.ui import alloc_charts, charts, gpu_turn, lab_panels, labs29_panels, tables
+from pages.ui.kept_state import keep, restore
 from pages.ui.safe_text import esc
 from runtime_core.lesson.page_text import text as prose
 from runtime_core.allocator import AllocatorOOM, BadAllocSize, fmt_bytes
@@ -21,8 +22,10 @@ def playground_panel() -> None:
     st.subheader("A pool you can poke")
     source_badge("simulated", "our caching pool on a simulated 64 MiB device, with simulated streams")
     pg = state.setdefault("alloc_playground", Playground())
-    size_kib = st.select_slider("request size (KiB)", [1, 4, 64, 256, 1024, 3072, 12288], value=256,
-                                key="alloc_pg_size")
+    sizes = [1, 4, 64, 256, 1024, 3072, 12288]
+    restore("alloc_pg_size", 256, valid=lambda v: v in sizes)  # the knobs outlive a visit to another page
+    size_kib = st.select_slider("request size (KiB)", sizes, key="alloc_pg_size")
+    keep("alloc_pg_size")
     # every button is drawn before any of them acts: an out-of-memory malloc must not hide the
     # buttons that would free memory
     pressed = []
@@ -97,9 +100,13 @@ def fragmentation_panel() -> None:
     st.subheader("Fragmentation lab: OOM with free memory")
     source_badge("simulated", "our CachingPool, PyTorch's size rules, host memory never touched")
     names = list(labs.ORDERS)
+    restore("alloc_frag_order", names[0], valid=lambda v: v in names)
+    restore("alloc_frag_mode", "default", valid=lambda v: v in ("default", "expandable"))
     order = st.radio("allocation order", names, format_func=lambda n: labs.ORDERS[n]["label"],
                      key="alloc_frag_order")
     mode = st.radio("segments", ["default", "expandable"], horizontal=True, key="alloc_frag_mode")
+    keep("alloc_frag_order")
+    keep("alloc_frag_mode")
     result = labs.run_order(order, expandable=mode == "expandable")
     s = result["stats"]
     row = metric_row()
@@ -135,7 +142,9 @@ def _explain_request(result: dict, request: int) -> None:
 def hot_path_panel() -> None:
     st.subheader("empty_cache() on the hot path")
     source_badge("simulated", prose("caching_allocator", "hot_path_badge", markdown=False))
-    every = st.toggle("call empty_cache() every step", value=True, key="alloc_hot_toggle")
+    restore("alloc_hot_toggle", True, valid=lambda v: isinstance(v, bool))
+    every = st.toggle("call empty_cache() every step", key="alloc_hot_toggle")
+    keep("alloc_hot_toggle")
     steps = 6
     runs = {flag: hot_path.hot_path_sim(steps=steps, empty_cache_each_step=flag) for flag in (True, False)}
     r = runs[every]

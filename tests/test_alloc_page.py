@@ -262,3 +262,19 @@ def test_the_playground_page_says_what_it_drew_wider():
     at.button(key="alloc_pg_side").click().run()
     assert not at.exception
     assert any("too narrow to see is drawn" in c.value for c in at.caption)
+
+
+def test_the_knobs_outlive_a_visit_to_another_page(page):
+    """Pages 2 and 5 kept their knobs across a page switch; page 3 put them back to their defaults
+    while its playground pool stayed, so a 256 KiB slider sat beside a pool of 12 MiB blocks."""
+    page.select_slider(key="alloc_pg_size").set_value(12288).run()
+    page.radio(key="alloc_frag_order").set_value("fragmenting")
+    page.radio(key="alloc_frag_mode").set_value("expandable")
+    page.toggle(key="alloc_hot_toggle").set_value(False).run()
+    page.switch_page("pages/2_Streams_and_async.py").run()
+    page.switch_page(PAGE).run()
+    assert not page.exception
+    assert page.select_slider(key="alloc_pg_size").value == 12288
+    assert page.radio(key="alloc_frag_order").value == "fragmenting"
+    assert page.radio(key="alloc_frag_mode").value == "expandable"
+    assert page.toggle(key="alloc_hot_toggle").value is False

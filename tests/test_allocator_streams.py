@@ -170,3 +170,17 @@ def test_a_failed_malloc_is_the_last_line_and_a_race_is_kept_after_the_log_moves
     pg.malloc(4096)
     pg.advance(1000.0)
     assert len(pg.races) == 1 and "race" in pg.races[0].lower() and "RACE" not in pg.log[-1]
+
+
+def test_a_malloc_that_had_to_wait_for_a_parked_block_says_so():
+    """A full pool with a block parked behind a side-stream event: the next malloc waits for it,
+    gives the segment back and reserves again, as PyTorch does; its log line used to say only
+    where the block landed, so the parked block seemed to vanish."""
+    from runtime_core.allocator.playground import Playground
+    pg = Playground()
+    for _ in range(5):
+        pg.malloc(12 * MiB)
+    assert "no room" not in pg.log[-1]
+    pg.use_on_side_then_free(record_stream=True)
+    pg.malloc(12 * MiB)
+    assert "first it found no room: it waited" in pg.log[-1] and "num_alloc_retries 1" in pg.log[-1], pg.log[-1]

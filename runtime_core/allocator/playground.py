@@ -44,16 +44,30 @@ class Playground:
     def malloc(self, nbytes: int) -> None:
         """Allocate on the default stream and write the new block at once (may raise AllocatorOOM
         or BadAllocSize; the log then says the malloc failed, so "Last:" is never the previous one)."""
+        before, host_us = self.pool.stats(), self.device.host_us
         try:
             block = self.pool.malloc(nbytes)
         except Exception as e:
             self.log.append(f"malloc {nbytes:,} B failed: {str(e).splitlines()[0] if str(e) else type(e).__name__}")
             raise
+        retried = self._retried(before, self.device.host_us - host_us)
         self.live.append(block)
         self.device.fill(self._first_element(block), 1.0)  # the new tensor is written at once
         self.log.append(f"malloc {nbytes:,} B -> block at offset {block.offset_bytes:,} B of segment "
                         f"{block.segment.address:#x}, written at once on the default stream"
-                        + self._new_races())
+                        + retried + self._new_races())
+
+    def _retried(self, before: dict, waited: float) -> str:
+        """What a malloc that found no room did first, as PyTorch does (num_alloc_retries): wait for
+        the parked blocks' events, give wholly free segments back, then reserve again ("" if it
+        found room at once)."""
+        after = self.pool.stats()
+        if after["num_alloc_retries"] == before["num_alloc_retries"]:
+            return ""
+        freed = after["num_driver_frees"] - before["num_driver_frees"]
+        return (f"; first it found no room: it waited {waited:,.0f} µs for the parked blocks' side-stream "
+                f"events, gave {freed} free segment{'s' if freed != 1 else ''} back to the driver "
+                f"(empty_cache) and reserved again (num_alloc_retries {after['num_alloc_retries']})")
 
     def free_newest(self) -> None:
         """Free the newest block on its own stream: reusable at once, no event needed."""
