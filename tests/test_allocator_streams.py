@@ -184,3 +184,11 @@ def test_a_malloc_that_had_to_wait_for_a_parked_block_says_so():
     pg.use_on_side_then_free(record_stream=True)
     pg.malloc(12 * MiB)
     assert "first it found no room: it waited" in pg.log[-1] and "num_alloc_retries 1" in pg.log[-1], pg.log[-1]
+    assert "the parked block's side-stream event" in pg.log[-1]
+    again = Playground()                     # no block parked: the retry only gives free segments back
+    for _ in range(5):
+        again.malloc(12 * MiB)
+    again.free_newest()
+    again.free_newest()
+    again.malloc(20 * MiB)
+    assert "first it found no room: gave 2 free segments back" in again.log[-1], again.log[-1]

@@ -310,3 +310,8 @@ def test_a_file_that_appears_during_a_recording_is_not_replaced(tmp_path):
     store.check_target(theirs, force=True)         # --force: replacing it was asked for
     store.write_own(theirs, doc, check=False)
     assert json.loads(theirs.read_text()) == doc
+    mine.unlink()
+    store.check_target(mine)                       # a later run without --force, in the same process
+    mine.write_text("another writer's")
+    with pytest.raises(UsageError):                # what the first run wrote is not the second's to replace
+        store.write_own(mine, doc, check=False)

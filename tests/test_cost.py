@@ -76,7 +76,9 @@ def test_the_suggested_bounds_fit_and_one_more_does_not():
     Knobs("eager", 20000, 10000.0),
     Knobs("streams", 300, 1000.0),
     Knobs("graph", 2000, 1000.0),
-], ids=["streams-3000", "eager-40-big", "recapture", "bucket-big", "eager-688s", "streams-big", "graph-big"])
+    Knobs("graph", 3000, 2000.0, dynamic=True),
+], ids=["streams-3000", "eager-40-big", "recapture", "bucket-big", "eager-688s", "streams-big", "graph-big",
+        "fallback-big"])
 def test_the_estimate_is_conservative_on_the_simulator(k):
     """Measured: the estimate was 1.9-8.7x the real time on the 2-core development machine (and
     1,000x at eager N=20,000 of 10 ms, before it priced a run's effects in bulk: 1.5x now)."""

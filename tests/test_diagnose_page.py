@@ -1067,6 +1067,9 @@ def test_a_link_with_the_clis_seq_reads_it_as_the_shape_and_says_it_one_way():
     assert not at.exception
     assert at.select_slider(key="dg_seq").value == 512
     assert "seq" not in at.query_params and at.query_params["shape"] in ("512", ["512"])
+    empty = open_page(PAGE, {"": "7"})               # the empty key names no knob
+    assert empty.selectbox(key="dg_model").value == "decoder" and not [w for w in empty.warning
+                                                                       if "The link asks for" in w.value]
 
 
 def test_the_simulated_demo_calls_its_numbers_simulated_and_its_score_no_test(no_gpu_recording):

@@ -12,8 +12,9 @@ from pages.ui.diagnose_timing import h_how
 from pages.ui.diagnose_view import explanation, verdict
 from pages.ui.kept_state import keep, restore
 from pages.ui.safe_text import esc
-from runtime_core.diagnose.accuracy import (BAND_HALF_WIDTH, BAND_SHARE, TARGET_SHARE, TOLERANCE, VERDICT_SHARE,
-                                            band_half_width, graph_step_accuracy, miss_sources, repeatability)
+from runtime_core.diagnose.accuracy import (BAND_HALF_WIDTH, BAND_SHARE, GRAPH_MOVED, TARGET_SHARE, TOLERANCE,
+                                            VERDICT_SHARE, band_half_width, graph_step_accuracy, miss_sources,
+                                            repeatability)
 from runtime_core.diagnose.judged_text import band_figures, error_figure
 from runtime_core.diagnose.predict import SPEEDUP_THRESHOLD
 from runtime_core.diagnose.record_external import FRESH_PROTOCOLS, fresh_checks, is_fresh
@@ -88,19 +89,20 @@ def point_label(p: dict) -> str:
 
 
 def _moved(moved: list[dict]) -> str:
-    """The points whose graph step moved between two measurements (accuracy.repeatability), with
-    the second time over the first, to the decimals at which it reads past ±TOLERANCE (×1.1514 is
-    ×1.151, never ×1.15)."""
+    """The points whose graph step moved between two measurements (accuracy.repeatability: more
+    than GRAPH_MOVED), with the second time over the first, to the decimals at which it reads on
+    the right side of both lines the page draws, GRAPH_MOVED and ±TOLERANCE (×1.1514 is ×1.151,
+    never ×1.15; ×1.0504 is ×1.0504, never ×1.05)."""
     return ", ".join(f"{esc(m['model'].split(':')[-1])} {esc(m['dtype'])} batch {m['batch']} (×{_ratio(m['ratio'])})"
                      for m in moved)
 
 
 def _ratio(r: float) -> str:
-    """A ratio with 2 decimals, or as many more as it takes to read outside ±TOLERANCE, as it is."""
-    def past(x: float) -> bool:
-        return abs(x - 1) > TOLERANCE + 1e-12   # 0.85 is 15% off, not past it
+    """A ratio with 2 decimals, or as many more as it takes to read as it is against both lines."""
+    def sides(x: float) -> tuple[bool, bool]:
+        return tuple(abs(x - 1) > line + 1e-12 for line in (GRAPH_MOVED, TOLERANCE))   # 0.85 is 15% off, not past
     for d in range(2, 7):
-        if past(round(r, d)) == past(r):
+        if sides(round(r, d)) == sides(r):
             return f"{r:.{d}f}"
     return f"{r:.6f}"
 

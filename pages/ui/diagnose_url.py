@@ -26,7 +26,8 @@ def from_url(names: dict) -> dict:
         return {}
     asked = {}
     for key, name in URL_NAMES.items():
-        raw = (st.query_params.get(name) or st.query_params.get(ALIASES.get(name, "")) or "").strip()
+        alias = ALIASES.get(name)   # never the empty key: "?=7" names nothing
+        raw = (st.query_params.get(name) or (st.query_params.get(alias) if alias else None) or "").strip()
         if raw and key not in st.session_state:  # an empty value asks for nothing
             # ASCII digits only: "²".isdigit() is True, and int("²") raises
             number = key in ("dg_seq", "dg_batch") and raw.isascii() and raw.isdigit()

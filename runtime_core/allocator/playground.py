@@ -65,9 +65,11 @@ class Playground:
         if after["num_alloc_retries"] == before["num_alloc_retries"]:
             return ""
         freed = after["num_driver_frees"] - before["num_driver_frees"]
-        return (f"; first it found no room: it waited {waited:,.0f} µs for the parked blocks' side-stream "
-                f"events, gave {freed} free segment{'s' if freed != 1 else ''} back to the driver "
-                f"(empty_cache) and reserved again (num_alloc_retries {after['num_alloc_retries']})")
+        parked = before["blocks_awaiting_events"]
+        whose = "the parked block's side-stream event" if parked == 1 else f"the {parked} parked blocks' side-stream events"
+        wait = f"it waited {waited:,.0f} µs for {whose}, " if parked else ""
+        return (f"; first it found no room: {wait}gave {freed} free segment{'s' if freed != 1 else ''} back "
+                f"to the driver (empty_cache) and reserved again (num_alloc_retries {after['num_alloc_retries']})")
 
     def free_newest(self) -> None:
         """Free the newest block on its own stream: reusable at once, no event needed."""

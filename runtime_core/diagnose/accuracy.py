@@ -217,6 +217,6 @@ def repeatability(points: list[dict], again: list[dict]) -> dict:
     for field, name in (("measured_graph_speedup", "speedup"), ("eager_us", "eager"), ("graph_us", "graph")):
         out[f"{name}_within"] = sum(abs(b[field] / a[field] - 1) <= TOLERANCE for a, b in pairs)
     out["graph_moved"] = [{"model": a["model"], "dtype": a["dtype"], "batch": a["batch"],
-                           "ratio": round(b["graph_us"] / a["graph_us"], 3)}
+                           "ratio": round(b["graph_us"] / a["graph_us"], 4)}
                           for a, b in pairs if abs(b["graph_us"] / a["graph_us"] - 1) > GRAPH_MOVED + 1e-9]
     return out

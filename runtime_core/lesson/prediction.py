@@ -21,7 +21,7 @@ TYPED_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?", re.A
 TYPED_MAX_CHARS = 64  # longer is not a prediction: refused before any matching
 # a unit after the number: µs (the micro sign or the Greek mu) or us is the question's own and is
 # dropped; another time unit is refused by name, never converted (the student fixes the number)
-TYPED_UNIT = re.compile(r"\s*(?P<unit>[µμu]s|ms|ns|s|sec|seconds?|msec|usec|nsec)\s*$", re.IGNORECASE)
+TYPED_UNIT = re.compile(r"\s*(?P<unit>[µμu]s(?:ec)?|ms|ns|s|sec|seconds?|msec|nsec)\s*$", re.IGNORECASE)
 OTHER_UNITS = {"ms": "ms", "msec": "ms", "ns": "ns", "nsec": "ns", "s": "s", "sec": "s", "second": "s",
                "seconds": "s"}
 IN_US = {"ms": 1e3, "ns": 1e-3, "s": 1e6}  # µs in one of each (a guess off by that factor is the

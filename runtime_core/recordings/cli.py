@@ -28,9 +28,6 @@ def register(sub) -> None:
     p.set_defaults(func=run, parser=p)
 
 
-RECORD_READS = {"out", "backend", "budget_s", "resume", "force", "quick", "passes"}
-
-
 def run(a) -> int:
     from .sweep import refresh, retrace, run_sweep
     # a flag the chosen call would not read exits 2 and names itself (--refresh --backend cuda --passes 9)

@@ -226,6 +226,8 @@ def check_target(path: str | Path, force: bool = False) -> Path:
     out = atomic.check_target(path, force)
     if force:
         _MAY_REPLACE.add(_key(path))
+    else:  # a new run without force: what an earlier run in this process wrote is not its to replace
+        _MAY_REPLACE.discard(_key(path))
     return out
 
 
