@@ -151,7 +151,11 @@ def test_a_students_first_serve_after_the_prebuild_builds_nothing(shared_aot_cac
     assert not at.exception
     print(f"prebuild {status.took_s:.1f} s ({status.done}); first serve after it {took:.1f} s")
     res = serving_measure.cached_serving("cpu")
-    assert res["errors"] == [] and timing_contradictions(res) == []
+    assert res["errors"] == []
+    # a live CPU timing on a busy 2-core runner can contradict itself by a few µs (a fresh-clone CI
+    # run, 2026-12-07: the loop 0.0352 ms against its package call's 0.0406); the page must say so
+    shown = " ".join(w.value for w in at.warning)
+    assert all(line.split(":")[0] in shown for line in timing_contradictions(res)), (timing_contradictions(res), shown)
     assert res["builds"] and all(b["cached"] for b in res["builds"]), res["builds"]
     timed = next(f for f in tables_of(at) if "timed" in f.columns)
     assert any(t.startswith("C++ runner process") for t in timed["timed"])
