@@ -17,7 +17,7 @@
 # lessons/recordings/diagnose_heldout_h100.json). The thirty-first had fourteen H200 starts refused
 # (its one machine, an H100, ran tests/gpu_runs/vit_probe.py); the thirty-second had eleven
 # refused (its H100 ran TESTS=1 CARD=h100: 2 passed, results/gpu_tests_session32.log); the
-# thirty-third had five refused (its H100 ran the recorder tests: 3 passed, gpu_tests_session33.log). Still owed:
+# thirty-third had eleven refused (its H100 ran the recorder tests: 3 passed, gpu_tests_session33.log). Still owed:
 # the H200's part, the run line above (TESTS=1 is no longer needed; CARD=h100 now only finds its
 # files complete). On a short budget, pass TOTAL_S (e.g. TOTAL_S=300), GRID_S (the grid's part, default
 # 260 s) and a timeout_s a little above TOTAL_S.
