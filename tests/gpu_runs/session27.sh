@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Issue 25, written in the twenty-seventh session (2026-12-07). One call does both, in this order:
-#   1. the external grid's last 2 fresh points on the H200 (GPT-2 decode bf16 at batch 16 and 64),
-#      owed since the twenty-first session (skipped with CARD=h100: that card's grid is complete);
+#   1. the external grid's last 2 fresh points on the H200 (GPT-2 decode bf16 at batch 16 and 64): done in the
+#      thirty-third session (complete, 48 of 48), skipped from then on and with CARD=h100;
 #   2. the held-out public networks (validation/heldout.py: 10 networks outside the grid, fp32 batch 1
 #      and bf16 batch 16, 20 points), one fresh `diagnose` process a point, resumed from the committed
 #      copy, with what is left of TOTAL_S. Nothing in the prediction was changed after they were chosen.
@@ -17,7 +17,8 @@
 # lessons/recordings/diagnose_heldout_h100.json). The thirty-first had fourteen H200 starts refused
 # (its one machine, an H100, ran tests/gpu_runs/vit_probe.py); the thirty-second had eleven
 # refused (its H100 ran TESTS=1 CARD=h100: 2 passed, results/gpu_tests_session32.log); the
-# thirty-third had eleven refused (its H100 ran the recorder tests: 3 passed, gpu_tests_session33.log). Still owed:
+# thirty-third had eleven refused (its H100 ran the recorder tests: 3 passed, gpu_tests_session33.log),
+# then an H200 at its end: the grid's last 2 points (complete, 48 of 48) and held-out 2 of 20. Still owed:
 # the H200's part, the run line above (TESTS=1 is no longer needed; CARD=h100 now only finds its
 # files complete). On a short budget, pass TOTAL_S (e.g. TOTAL_S=300), GRID_S (the grid's part, default
 # 260 s) and a timeout_s a little above TOTAL_S.
@@ -45,7 +46,8 @@ if [ "${TESTS:-0}" = 1 ]; then
     "tests/test_diagnose_gpu.py::test_one_diagnosis_predicts_then_measures_every_fast_variant" \
     2>&1 | tee "$OUT/gpu_tests_session29.log" | tail -4
 fi
-if [ "$CARD" = h200 ]; then
+GRID_DONE=$(python3 -c "import json; print(json.load(open('tests/gpu_runs/results/diagnose_external_freshN_h200.json'))['meta'].get('complete', False))" 2>/dev/null)
+if [ "$CARD" = h200 ] && [ "$GRID_DONE" != True ]; then  # complete since the thirty-third session: skipped
   F=tests/gpu_runs/results/diagnose_external_freshN_h200.json
   cp "$F" "$OUT/"
   python3 -m runtime_core diagnose --set external --fresh-processes --gpus 1 --record "$OUT/$(basename "$F")" \
