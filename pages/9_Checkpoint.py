@@ -123,9 +123,10 @@ def on_predict(step: str) -> None:
     name = {"empty": "left_empty", "comma": "comma", "not_a_number": "not_a_number",
             "unit_ms": "wrong_unit", "unit_ns": "wrong_unit", "unit_s": "wrong_unit"}.get(why, "out_of_range")
     digits = prose("checkpoint", "digits_us" if unit_of(step) else "digits_count")
+    said = why.removeprefix("unit_")  # the unit typed, where name is wrong_unit
     st.session_state[f"ck_msg_{step}"] = prose("checkpoint", name, typed=typed, most=box_text(PREDICTION_MAX),
-                                               unit=why.removeprefix("unit_"), digits=digits, unchanged=unchanged,
-                                               per=per_us(why.removeprefix("unit_")) if name == "wrong_unit" else "")
+                                               unit=said, digits=digits, unchanged=unchanged,
+                                               per=per_us(said) if name == "wrong_unit" else "")
     st.session_state[key] = box_text(kept)
 
 
