@@ -20,7 +20,7 @@ import streamlit as st
 from pages.ui import knobs, progress, tables as ui_tables, widget_sources as src
 from pages.ui.safe_text import esc, esc_typed
 from pages.ui.widget_panels import METRIC_CSS, count_cell, headline_metrics
-from pages.ui.widget_view import own_tax, tax_line
+from pages.ui.widget_view import at_point, own_tax, tax_line
 from runtime_core.knobs import Knobs
 from runtime_core.lesson.checkpoint import (MAX_RUNS, ORDER, PREDICTION_MAX, STEP_NEEDS, Run, check_step, complete,
                                             hidden_by, hides, nearest_change, open_step, prediction_in_range)
@@ -52,8 +52,10 @@ def numbers(run: Run) -> dict:
         k = knobs_of(run)
         shown = src.shown(ctx.live, rec, k)
         own, gpu = own_tax(shown.source == "live", rec, src)  # as page 6 names it
-        memo[key] = {"model": src.textbook(k), "measured": shown.numbers, "label": shown.label,
-                     "note": shown.note, "tax_line": tax_line(shown, k, own, gpu)}  # the tax the measurement ran at
+        at = at_point(k, shown, own)  # off the grid: the shown point's N, work and asked tax, as page 6's chips
+        memo[key] = {"model": src.textbook(k), "chips": src.textbook(at), "measured": shown.numbers,
+                     "label": shown.label, "note": shown.note,
+                     "tax_line": tax_line(shown, k, own, gpu, at.tax_us)}  # the tax the measurement ran at
     return memo[key]
 
 
@@ -356,9 +358,7 @@ with now_col:
         now = numbers(cur)
         if now.get("tax_line"):  # the textbook chips run at the knob's tax; say what the measurement ran at
             st.caption(now["tax_line"])
-        headline_metrics(now["measured"], now["note"], now["model"] if not now["note"] else
-                         src.textbook(knobs_of(cur).replace(n=now["measured"]["n"],
-                                                            work_us=now["measured"]["work_us"])))
+        headline_metrics(now["measured"], now["note"], now["chips"])
     judged_now = steps_panel()
 
 mine = progress.runs()

@@ -251,3 +251,18 @@ def test_a_notebook_that_came_with_the_address_is_said_to_once():
     assert not [i for i in at.info if "came with the page's address" in i.value]
     fresh = open_page(PAGE)
     assert not [i for i in fresh.info if "came with the page's address" in i.value]
+
+
+DONE = ("g120t6w2.e120t6w2.s120t6w2.s120t6w40.g120t6w40.s120t6w2.g120t6w2.g120t6w2df",
+        "defaults_graph:246,eager:720,streams:722,work_40:4806,dynamic_graph:120")
+
+
+@pytest.mark.parametrize("n,tax,work,mode", [(120, 65, 100, "graph"), (2000, 100, 200, "eager")])
+def test_off_the_recording_the_checkpoint_chips_and_tax_line_match_page_6(n, tax, work, mode):
+    """Off the recording's grid the headline shows a nearby recorded point; its textbook chips and
+    the line naming their tax must be page 6's, not the knob's tax beside the point's N and work."""
+    q = {"ck": DONE[0], "ckp": DONE[1], "n": str(n), "tax": str(tax), "work": str(work), "mode": mode}
+    six, nine = open_page("pages/6_Launch_overhead_killer.py", q), open_page(PAGE, q)
+    assert textbook_deltas(nine) and textbook_deltas(nine) == textbook_deltas(six)[:len(textbook_deltas(nine))]
+    line = [str(c.value) for c in six.caption if "per launch" in str(c.value)]
+    assert line and line[0] in [str(c.value) for c in nine.caption]

@@ -86,7 +86,7 @@ def test_a_tax_off_the_grid_shows_the_points_whole_tax_and_short_labels():
     assert "your N=130, work 2 µs, tax 28 µs" in v.tax_line
     # a graph step makes none of the launches, but its one replay call pays the added work once
     assert "the 20 µs of added host work is paid once, before that call" in v.tax_line
-    chips = wv._at_point(k, shown, own).tax_us  # the tax the textbook chips use is the one the line names
+    chips = wv.at_point(k, shown, own).tax_us  # the tax the textbook chips use is the one the line names
     assert f"at {chips:g} µs per launch" in v.tax_line
     assert all(len(m.label) <= len("graph valid? (recorded point)") + 4 for m in v.metrics), [m.label for m in v.metrics]
     text = " ".join([m.label for m in v.metrics] + v.side_by_side.columns + v.side_by_side.captions)

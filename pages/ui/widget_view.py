@@ -129,7 +129,7 @@ def own_tax(live: bool, rec, src) -> tuple[float | None, str]:
 def tax_line(shown, k: Knobs, own_tax_us: float | None, gpu: str, chip_tax_us: float | None = None) -> str:
     """One line under the source badge: the shown point's setting and its whole launch tax (as
     measured, then what it is made of: the GPU's own tax `own_tax_us` and the host work added).
-    Off the grid it names the tax the textbook chips use (`chip_tax_us`, _at_point's)."""
+    Off the grid it names the tax the textbook chips use (`chip_tax_us`, at_point's)."""
     d = shown.numbers
     if shown.fallback or own_tax_us is None:
         return ""
@@ -213,7 +213,7 @@ def _valid_cell(k: Knobs, numbers: dict) -> str:
     return "TRUE" if numbers["graph_valid"] else "FALSE"
 
 
-def _at_point(k: Knobs, shown, own_tax_us: float | None) -> Knobs:
+def at_point(k: Knobs, shown, own_tax_us: float | None) -> Knobs:
     """The knobs of the point the headline column shows when it is off the reader's setting (its
     textbook chips are for that point): the point's N and work, and, where the point added other
     host work than the knob asks for, the tax that point asked for: the GPU's own plus what it
@@ -302,7 +302,7 @@ def widget_view(k: Knobs, ctx, shown, src, pick: str | None = None) -> WidgetVie
         files.append(prose("widget", "measured_timeline"))
     live = shown.source == "live"
     own, gpu = own_tax(live, ctx.recording, src)
-    at_shown = _at_point(k, shown, own)
+    at_shown = at_point(k, shown, own)
     return WidgetView(badge=_badge(k, ctx, shown), tax_line=tax_line(shown, k, own, gpu, at_shown.tax_us), metrics=headline_metrics(d, shown.note, src.textbook(at_shown)),
                       timeline=timeline, tabs=tabs, side_by_side=_side_by_side(k, ctx, shown, src, book, sim, at_shown),
                       dynamic_hint=_dynamic_hint(k, shown.source),
