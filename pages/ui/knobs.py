@@ -133,6 +133,17 @@ def _n_from(key: str, which: str) -> None:
         st.session_state["w_n"] = int(value)
 
 
+# The knobs' rows (N's slider beside its box; the tax beside the work) stack when their column is
+# narrower than KNOB_ROW_MIN_PX, whatever the screen: beside page 6's result column at 1024 px the
+# N box was 36 px wide and showed "12" of 120, and at 800 px the slider was 90 px long.
+KNOB_ROW_MIN_PX = 220
+KNOB_ROWS_CSS = ("<style>.st-key-knob_rows { container-type: inline-size; } @container (max-width: %dpx) {"
+                 " .st-key-knob_rows [data-testid=\"stHorizontalBlock\"] { flex-wrap: wrap !important; }"
+                 " .st-key-knob_rows [data-testid=\"stHorizontalBlock\"] > [data-testid=\"stColumn\"]"
+                 " { min-width: 100%% !important; width: 100%% !important; flex: 1 1 100%% !important; } }</style>"
+                 % KNOB_ROW_MIN_PX)
+
+
 def render_n() -> None:
     """N as a log-spaced slider (a mouse can hit 10 and 120) beside a box that takes any value;
     the two stay in step. N itself lives in the plain key w_n; the slider shows it (slider_stops).
@@ -169,8 +180,11 @@ def render(tax_floor_us: float | None, floor_of: str = "this GPU", graph_input: 
     # that missed the one-shot mounts the widget from its default and sends that back with its next
     # change (under load, N became the box's min_value, 1: tests/test_knob_defaults.py).
     s = st.session_state
-    render_n()
-    c2, c3 = st.columns(2)
+    rows = st.container(key="knob_rows")
+    rows.html(KNOB_ROWS_CSS)
+    with rows:
+        render_n()
+        c2, c3 = st.columns(2)
     help_tax = ("Host cost of one launch. The textbook model and the simulator take it as given.")
     if tax_floor_us is not None:
         help_tax += (f" On {floor_of} a launch costs about {tax_floor_us:.1f} µs on average: that is the floor "

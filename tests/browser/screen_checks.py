@@ -15,6 +15,7 @@ load (no skeleton placeholders) and for every Plotly chart and data grid to be d
                the page-text title above a chart (pages/ui/charts.show) runs past its box
     select     a select box's shown value is cut: its text, measured in the box's font, is wider
                than the box
+    input      a number box's shown value is cut: the <input> is wider inside than out
     exception  a Streamlit exception or error box is on the page
 
 The JavaScript reads boxes only; it changes nothing on the page.
@@ -169,6 +170,13 @@ _CHECK_JS = r"""
     const room = input.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight);
     if (need > room + 1) out.push({kind: 'select', element: `select box (value ${Math.round(need)}px in a ${Math.round(room)}px box)`,
                                    text: input.value.slice(0, 120)});
+  }
+  // number boxes: the value shown (a typed N of 2000 read "20(" in a 36 px box beside page 6's slider)
+  for (const box of document.querySelectorAll('[data-testid="stNumberInput"]')) {
+    const input = box.querySelector('input');
+    if (!input || !shown(input) || !input.value) continue;
+    if (overflowing(input)) out.push({kind: 'input', element: `number box (value ${input.scrollWidth}px in a ${input.clientWidth}px box)`,
+                                      text: input.value.slice(0, 120)});
   }
   // exceptions and error boxes
   for (const sel of ['[data-testid="stException"]', '[data-testid="stAlertContentError"]']) {

@@ -110,3 +110,12 @@ def test_on_a_phone_the_prose_comes_before_the_live_panel(server, page_at):
             assert prose_top < live_top, (size, tops)
         else:
             assert abs(live_top - prose_top) < 2, (size, tops)
+
+
+def test_a_number_box_too_narrow_for_its_value_is_reported(server, page_at):
+    page = _open(page_at, server, "/Launch_overhead_killer?n=2000")
+    assert "input" not in _kinds(layout_problems(page))
+    page.add_style_tag(content='[data-testid="stNumberInput"] input { width: 14px !important; max-width: 14px !important;'
+                               ' flex: 0 0 14px !important; }')
+    cut = [p for p in layout_problems(page) if p.kind == "input"]
+    assert any(p.text == "2000" for p in cut), cut
