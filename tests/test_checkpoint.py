@@ -397,3 +397,33 @@ def test_a_link_with_the_notebook_key_twice_keeps_every_value():
     assert "2 results recorded" in " ".join(c.value for c in at.caption)
     assert at.query_params["ck"] in ("g120t6w2.e120t6w2", ["g120t6w2.e120t6w2"])
     assert "defaults_graph:246" in str(at.query_params["ckp"]) and "eager:720" in str(at.query_params["ckp"])
+
+
+def test_the_widgets_knobs_survive_a_reload_on_another_page():
+    """Page 6's setting rides in every page's address, as the progress does: a student who set
+    streams at N=500, went to page 7 and reloaded comes back to page 6 at streams, N=500."""
+    at = open_page("pages/6_Launch_overhead_killer.py", {"n": "500", "mode": "streams", "work": "40"})
+    at.switch_page("pages/7_Will_graphs_help_my_model.py").run()
+    assert not at.exception, at.exception
+    address = {k: (v if isinstance(v, str) else v[0]) for k, v in at.query_params.items()}
+    assert {address.get(q) for q in ("n", "mode", "work")} == {"500", "streams", "40"}, address
+    again = open_page("pages/7_Will_graphs_help_my_model.py", address)  # the reload
+    again.switch_page("pages/6_Launch_overhead_killer.py").run()
+    assert (again.session_state["w_n"], again.session_state["w_mode"], again.session_state["w_work"]) == (500, "streams", 40.0)
+    # back at the defaults, the other pages' addresses drop the knobs again
+    again.radio(key="w_mode").set_value("graph").run()
+    again.number_input(key="w_work").set_value(2.0).run()
+    next(w for w in again.number_input if str(w.key).startswith("w_n_box_")).set_value(120).run()
+    again.switch_page("pages/10_Interview.py").run()
+    assert not {"n", "mode", "work", "tax"} & set(again.query_params.keys()), dict(again.query_params)
+
+
+def test_a_junk_knob_in_another_pages_address_is_named():
+    # open_page lands on the home page first: the junk is named there, where the address was opened
+    at = open_page(None, {"n": "<b>lots</b>", "mode": "streams"})
+    assert any("lots" in w.value and "<b>" not in w.value for w in at.sidebar.warning)
+    at.switch_page("pages/6_Launch_overhead_killer.py").run()
+    assert (at.session_state["w_n"], at.session_state["w_mode"]) == (120, "streams")
+    assert any("lots" in w.value for w in at.main.warning)  # and again on page 6, once
+    at.switch_page("pages/3_Caching_allocator.py").run()
+    assert not any("lots" in w.value for w in at.sidebar.warning)

@@ -162,10 +162,12 @@ def setup_page(title: str, icon: str = ":material/bolt:", own_url: bool = False)
         for line in skipped:  # names a file and quotes what is in it: shown as text
             st.warning(md("Skipped a recording that failed its check: {line}", line=line), icon=":material/warning:")
         if not own_url:
-            from pages.ui import progress
+            from pages.ui import knobs, progress
             for line in progress.pending():  # Markdown with the URL's values escaped
                 st.warning(line, icon=":material/warning:")
             progress.sync_url()
+            for line in knobs.carry_url():  # page 6's knobs survive a reload here too
+                st.warning(line, icon=":material/warning:")
     return ctx
 
 

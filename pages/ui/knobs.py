@@ -53,6 +53,7 @@ def _url_form(value) -> str:
 
 
 STORE = "wk_setting"  # a plain (non-widget) key: survives pages where the knobs aren't drawn
+KNOB_NOTICES = "wk_url_notices"  # plain key: the URL's junk knob values, until page 6 or 9 names them
 
 
 def init_from_url() -> list[str]:
@@ -64,21 +65,51 @@ def init_from_url() -> list[str]:
     """
     notices = progress.init()  # the checkpoint's progress rides along in the same URL
     if STORE not in st.session_state:
-        setting = {}
-        for key, default in DEFAULTS.items():
-            raw = st.query_params.get(URL_NAMES[key])
-            setting[key] = default
-            if raw is not None:
-                try:
-                    setting[key] = _parse(key, raw)
-                except UsageError as e:
-                    notices.append(md("URL value {name}={raw} ignored: {why}; using the default {name}={default}.",
-                                      name=URL_NAMES[key], raw=raw, why=e, default=_url_form(default)))
-        st.session_state[STORE] = setting
+        _store_from_url()
+    notices += st.session_state.pop(KNOB_NOTICES, [])  # named here, in the knobs' own page, once
     for key in DEFAULTS:
         if key not in st.session_state:
             st.session_state[key] = st.session_state[STORE][key]
     return notices
+
+
+def _store_from_url() -> None:
+    """The setting the URL names (the defaults for what it leaves out) into STORE, and a notice
+    for each junk value into KNOB_NOTICES."""
+    setting, notices = {}, []
+    for key, default in DEFAULTS.items():
+        raw = st.query_params.get(URL_NAMES[key])
+        setting[key] = default
+        if raw is not None:
+            try:
+                setting[key] = _parse(key, raw)
+            except UsageError as e:
+                notices.append(md("URL value {name}={raw} ignored: {why}; using the default {name}={default}.",
+                                  name=URL_NAMES[key], raw=raw, why=e, default=_url_form(default)))
+    st.session_state[STORE] = setting
+    st.session_state[KNOB_NOTICES] = notices
+
+
+def carry_url() -> list[str]:
+    """On a page without the knobs, the widget's setting rides in its URL as the checkpoint's
+    progress does, so a reload there (or its link, shared) keeps it for page 6 and the checkpoint:
+    a session's first run reads it when the URL names a knob, and every run writes back a setting
+    other than the defaults (and drops the knobs' keys for the defaults). Returns notices for junk
+    URL values not yet handed to page 6 or the checkpoint (they show them in their main column, as
+    the progress's are: progress.pending)."""
+    if STORE not in st.session_state:
+        if not any(q in st.query_params for q in URL_NAMES.values()):
+            return []
+        _store_from_url()
+    setting = st.session_state[STORE]
+    want = ({URL_NAMES[key]: _url_form(value) for key, value in setting.items()}
+            if any(setting[key] != DEFAULTS[key] for key in DEFAULTS) else {})
+    if {q: st.query_params.get(q) for q in want} != want:
+        st.query_params.update(want)
+    for q in URL_NAMES.values():
+        if q not in want and q in st.query_params:
+            del st.query_params[q]
+    return list(st.session_state.get(KNOB_NOTICES, []))
 
 
 def remember(k: Knobs) -> None:
