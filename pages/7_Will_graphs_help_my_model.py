@@ -73,9 +73,11 @@ if spans:
             + ([] if s.seq == shape else [view.shape_words(s.seq, shape_name)])
         c2.caption(f"Timelines were recorded at batches {', '.join(map(str, tl_batches))} (fp32{at_shape}): "
                    f"showing batch {near} in fp32{at_shape}, not your {' or '.join(differs)}.")
+    restore("dg_tl_close", False, valid=lambda v: isinstance(v, bool))
     close = c1.toggle(f"the first {CLOSE_UP_OPS} GPU operations, close up", key="dg_tl_close",
                       help="Drawn whole, a step of hundreds of operations is drawn in slices; close up, "
                            "every span is drawn as it ran")
+    keep("dg_tl_close")
     window = first_ops_end(spans, CLOSE_UP_OPS) if close else None
     fig = timeline_figure(spans, f"{s.model}, fp32, batch {near}{at_shape}: {variant.replace('_', ' ')} step"
                           + (f", its first {window:,.0f} µs" if window else ""), labels=MODEL_COPY, max_us=window)

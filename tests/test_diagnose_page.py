@@ -627,6 +627,7 @@ def test_the_planner_and_timeline_knobs_are_kept_across_a_visit_to_another_page(
     timeline's graph replay are still set after a look at another page, with no warning."""
     at = open_page(PAGE)
     at.radio(key="dg_tl_variant").set_value("our_graph").run()
+    at.toggle(key="dg_tl_close").set_value(True).run()
     at.slider(key="dg_plan_zipf").set_value(1.6).run()
     at.radio(key="dg_plan_preset").set_value("uniform").run()
     at.number_input(key="dg_plan_max").set_value(100).run()
@@ -635,6 +636,7 @@ def test_the_planner_and_timeline_knobs_are_kept_across_a_visit_to_another_page(
     at.switch_page(PAGE).run()
     assert not at.exception and not [w for w in at.warning if "Session State API" in w.value]
     assert at.radio(key="dg_tl_variant").value == "our_graph"
+    assert at.toggle(key="dg_tl_close").value is True
     assert at.radio(key="dg_plan_preset").value == "uniform"
     assert at.number_input(key="dg_plan_max").value == 100
     assert at.number_input(key="dg_plan_requests").value == 1000
