@@ -75,7 +75,15 @@ def test_a_value_cannot_cancel_the_joiner():
 
 
 def test_joiners_only_where_a_link_could_start():
-    assert esc("12 µs: fast 3:4 @") == "12 µs" + WORD_JOINER + "\\: fast 3\\:4 " + WORD_JOINER + "\\@"
+    assert esc("12 µs: fast 3:4 @") == "12 µs\\: fast 3\\:4 " + WORD_JOINER + "\\@"
+    for scheme in ("http", "HTTPS", "Mailto", "xmpp"):
+        assert esc(f"{scheme}:x") == f"{scheme}" + WORD_JOINER + "\\:x"
+
+
+def test_a_setting_a_student_copies_has_no_invisible_character():
+    """PYTORCH_CUDA_ALLOC_CONF values shown on page 3: what is copied from the page is the setting."""
+    for setting in ("max_split_size_mb:1024", "garbage_collection_threshold:0.6,expandable_segments:True"):
+        assert WORD_JOINER not in esc(setting) and unescape(esc(setting)) == setting
     assert WORD_JOINER not in esc("the wwworld. w.w.w. www")
 
 

@@ -17,9 +17,11 @@ trusted Markdown template with escaped values. Nothing here imports streamlit.
 Escapes do not stop GFM's autolink literals: remark-gfm finds `https://x.y`, `www.x.y` and
 `a@b.c` in the text *after* the escapes are resolved, so `https\\://x\\.y` is still a link in
 the browser. `esc` therefore also puts an invisible U+2060 WORD JOINER where such a literal
-would start: before a `:` that follows a letter (`https:`, `mailto:`, `xmpp:`, `javascript:`),
-before every `@`, and between `www` and `.`. A reader sees the value as typed; the patterns no
-longer match. The value's own format characters (Cf, U+2060 among them) become spaces first,
+would start: between a scheme GFM links by itself and its colon (`http:`, `https:`, `mailto:`,
+`xmpp:`, in any case), before every `@`, and between `www` and `.`. A reader sees the value as
+typed; the patterns no longer match. Only there: a setting a student may copy and paste
+(`max_split_size_mb:1024`) keeps its colon bare, so the copy is the setting, not a key name with
+an invisible character in it. The value's own format characters (Cf, U+2060 among them) become spaces first,
 so a value cannot cancel ours.
 
 For tests: `unescape` is what a reader sees (no escapes, no joiners), `shown_text` the text the
@@ -39,7 +41,8 @@ MARKDOWN_SPECIAL = frozenset("\\`*_{}[]()#+-.!<>|~$:@&")
 MAX_CHARS = 200  # longer values are clipped: a notice is one line, not a dump of the URL
 INVISIBLE = ("Cc", "Cf", "Zl", "Zp")  # control, format and line/paragraph separator characters
 WORD_JOINER = "\u2060"  # invisible, no width, no line break: it only splits an autolink pattern
-_AUTOLINK_START = re.compile(r"(?<=[A-Za-z])(?=:)|(?=@)|(?<=www)(?=\.)", re.IGNORECASE)
+_AUTOLINK_START = re.compile(r"(?<=https)(?=:)|(?<=http)(?=:)|(?<=mailto)(?=:)|(?<=xmpp)(?=:)|(?=@)|(?<=www)(?=\.)",
+                             re.IGNORECASE)
 
 
 def esc(value, max_chars: int | None = MAX_CHARS) -> str:
