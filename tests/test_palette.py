@@ -59,7 +59,7 @@ def _figures():
 
 def test_every_chart_draws_in_the_palettes_colours():
     from pages.ui import palette
-    allowed = {c.upper() for c in (*OKABE_ITO, palette.GREY, palette.LIGHT_GREY)} | {"WHITE"}
+    allowed = {c.upper() for c in (*OKABE_ITO, palette.GREY, palette.LIGHT_GREY, palette.INK)} | {"WHITE"}
     for name, fig in _figures().items():
         assert _colours(fig), name
         assert _colours(fig) <= allowed, (name, _colours(fig) - allowed)
@@ -167,3 +167,45 @@ def test_the_plan_charts_repeated_colour_is_told_apart_by_a_pattern_that_means_n
                      for t in fig.data if getattr(getattr(t, "marker", None), "pattern", None) is not None
                      and t.marker.pattern.shape}
     assert proj.marker.pattern.shape == "." and "." not in state_hatches and "/" in state_hatches
+
+
+def _lines_and_markers(fig) -> list[tuple[str, str | None]]:
+    """(what, colour) of every line and marker that is not a bar's fill: scatter traces' lines and
+    markers, and the shapes (hline, vline). A shape's colour None: Plotly's default, black."""
+    out = []
+    d = fig.to_dict()
+    for t in d["data"]:
+        if t.get("type", "scatter") != "scatter":
+            continue
+        for part in ("line", "marker"):
+            colour = (t.get(part) or {}).get("color")
+            if isinstance(colour, str) and (t.get(part) or {}).get("width", 1) != 0:
+                out.append((f"{t.get('name')} {part}", colour))
+    for shape in d["layout"].get("shapes", []):
+        out.append((f"shape {shape.get('type')}", (shape.get("line") or {}).get("color")))
+    return out
+
+
+def test_every_line_and_marker_shows_on_the_dark_theme_too():
+    """A reference line in black vanished on the dark theme (page 3's "arena size", page 7's
+    crossovers and 1.2x line, page 6's model diamonds): each line and marker has 3:1 contrast or
+    more on the dark page, and a shape names its colour (Plotly's default is black)."""
+    from pages.ui import palette
+    from pages.ui.diagnose_charts import external_figure, sweep_figures
+    points = [{"batch": b, "eager_us": 10.0 * b, "predicted_eager_us": 11.0 * b, "graph_us": 5.0 * b + 30,
+               "predicted_graph_us": 5.5 * b + 30, "measured_graph_speedup": 1.5, "predicted_graph_speedup": 1.4}
+              for b in (1, 2, 4)]
+    figs = dict(_hatched_figures())
+    figs["diagnose_charts (sweep, crossovers)"] = sweep_figures(points, {"measured": 2, "predicted": 4})[1]
+    figs["diagnose_charts (external)"] = external_figure(
+        [{"model": f"validation.external:{m}", "dtype": "fp32", "batch": 1, "seq": None, "measured_graph_speedup": x,
+          "predicted_graph_speedup": 2.1, "predicted_speedup_band": [1.9, 2.3]} for m, x in (("a", 2.0), ("b", 1.1))],
+        [{"model": "validation.external:a", "dtype": "fp32", "batch": 1, "seq": None, "measured_graph_speedup": 2.2,
+          "predicted_graph_speedup": 2.1, "predicted_speedup_band": [1.9, 2.3]}], 0.15, "t")
+    seen = 0
+    for name, fig in figs.items():
+        for what, colour in _lines_and_markers(fig):
+            seen += 1
+            assert colour is not None, (name, what, "no colour: Plotly draws it black")
+            assert _contrast_ratio(colour, palette.DARK_BACKGROUND) >= 3.0, (name, what, colour)
+    assert seen > 10

@@ -186,7 +186,7 @@ def plan_layout(layout: list[dict], arena_bytes: int) -> go.Figure:
                              size=5, line=dict(color="white", width=1)),
             hovertemplate=(f"{b['name']}: {b['nbytes']:,} B at offset {b['offset_bytes']:,} B, "
                            f"nodes {b['first_use']}-{b['last_use']}<extra></extra>")))
-    fig.add_hline(y=arena_bytes / scale, line_dash="dash", annotation_text="arena size",
+    fig.add_hline(y=arena_bytes / scale, line=dict(color=P.INK, dash="dash"), annotation_text="arena size",
                   annotation_position="top left")
     return _layout(fig, "The realized plan: one arena, buffers placed by lifetime",
                    "graph node index (lifetime)", f"offset in arena ({unit})", 380)

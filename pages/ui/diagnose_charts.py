@@ -41,11 +41,11 @@ def sweep_figures(points: list[dict], crossover: dict | None,
         for which, dash in (("measured", "solid"), ("predicted", "dash")):
             x = (crossover or {}).get(which)
             if x is not None:  # a shape on a log axis takes the data value itself
-                fig.add_vline(x=x, line=dict(color=P.BLACK, dash=dash, width=1))
+                fig.add_vline(x=x, line=dict(color=P.INK, dash=dash, width=1))
                 # a shape has no legend entry: a line-only trace with no points names it there
                 said = measured if which == "measured" else which
                 fig.add_trace(go.Scatter(x=[None], y=[None], mode="lines", name=f"crossover, {said} (batch {x:g})",
-                                         line=dict(color=P.BLACK, dash=dash, width=1)))
+                                         line=dict(color=P.INK, dash=dash, width=1)))
         fig.update_xaxes(type="log", title="batch size", dtick=0.30103)
         fig.update_layout(title=dict(text=title, y=0.98), height=380, margin=dict(l=10, r=10, t=48, b=10))
         P.legend_below(fig)
@@ -151,7 +151,7 @@ def external_figure(points: list[dict], repeat: list[dict] | None, tolerance: fl
             hovertemplate=(f"{net} " "%{customdata[0]}, batch %{customdata[1]}<br>predicted %{customdata[2]}x "
                            "(band %{customdata[3]}–%{customdata[4]}x)<br>measured %{customdata[5]}x "
                            "(%{customdata[6]})<extra></extra>")))
-    fig.add_vline(x=SPEEDUP_THRESHOLD, line=dict(color=P.BLACK, dash="dot", width=1))
+    fig.add_vline(x=SPEEDUP_THRESHOLD, line=dict(color=P.INK, dash="dot", width=1))
     ticks = [t for t in (0.5, 1, 2, 3, 5, 10, 20, 50, 100) if lo <= t <= hi]  # 1.2x is the dotted line
     axis = dict(type="log", range=[math.log10(lo), math.log10(hi)], tickvals=ticks, ticktext=[f"{t:g}x" for t in ticks])
     fig.update_xaxes(title="measured speedup", **axis)

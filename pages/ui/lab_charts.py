@@ -72,7 +72,7 @@ def work_vs_overhead_bars(rows: list[dict], title: str) -> go.Figure:
                          y=[max(r["launch_overhead_us"], 0.0) for r in rows],
                          marker=P.hatched(P.BLUE, "/")))
     fig.add_trace(go.Scatter(name="model's wall (µs), diamonds", x=labels, y=[r["model_wall_us"] for r in rows],
-                             mode="markers", marker=dict(symbol="diamond", size=11, color=P.BLACK)))
+                             mode="markers", marker=dict(symbol="diamond", size=11, color=P.INK)))
     fig.update_layout(title=title, barmode="stack", height=400, margin=dict(l=10, r=10, t=50, b=10))
     P.legend_below(fig)
     fig.update_yaxes(title="time per step (µs)", automargin=True, rangemode="tozero")

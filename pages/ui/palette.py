@@ -19,6 +19,11 @@ VERMILLION = "#D55E00"
 PURPLE = "#CC79A7"       # reddish purple
 GREY = "#999999"
 LIGHT_GREY = "#CCCCCC"
+# A line or marker that stands for no series (a threshold, a crossover, the arena's top, a model's
+# figure): a grey with 3:1 contrast or more on the light theme's white and on the dark theme's
+# near-black, where BLACK vanished (page 3's "arena size" line).
+INK = "#767676"
+DARK_BACKGROUND = "#171614"  # the dark theme's page, as Chromium draws it (for the contrast test)
 
 # In this order when a chart has many series of equal standing (e.g. the buffers of a plan).
 CYCLE = [BLUE, ORANGE, GREEN, VERMILLION, SKY_BLUE, PURPLE, YELLOW, GREY]
