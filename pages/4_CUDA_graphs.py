@@ -8,6 +8,7 @@ from pages.ui.common import lesson_columns, recordings_of, render_lesson, render
 import streamlit as st
 
 from pages.ui import figure_log, lab_panels, labs29_panels, tables as ui_tables, torch_lab_panels
+from pages.ui.kept_state import keep, restore
 from runtime_core.aot.tables import decoder_rows
 from runtime_core.labs import failure_modes, labs_on
 from runtime_core.lesson.claims import evaluate_claims, load_claims
@@ -46,8 +47,10 @@ def stale_panel() -> None:
 
 def storm_panel() -> None:
     st.subheader("Lab: shapes that keep changing")
-    cache = st.slider("graphs the cache can hold", 1, 10, 4, key="s4_cache",
+    restore("s4_cache", 4, valid=lambda v: isinstance(v, int) and 1 <= v <= 10)
+    cache = st.slider("graphs the cache can hold", 1, 10, key="s4_cache",
                       help="requests cycle through 8 input sizes; recapture keeps one graph per size")
+    keep("s4_cache")
     r = lab_panels.run("storm", False, cache_size=cache)
     lab_panels.show(r)
     if ctx.live and st.button("run the storm lab on this GPU", key="s4_storm_live"):

@@ -24,7 +24,7 @@ CLOSE_UP_OPS = 30  # the evidence timeline's close-up: as long as the step takes
 
 
 ctx = setup_page("Will graphs help my model?", icon=":material/biotech:")
-st.title("Will CUDA graphs help my model?")
+st.title("Will CUDA graphs help my model?", anchor="diagnosis")
 st.caption("The launch-overhead widget's model, pointed at real networks: predict first, then measure.")
 src = load_source()
 for line in skipped_files():
@@ -98,7 +98,7 @@ view.note_figures(p)
 if not simulated and (p["model"], p["batch"], p["dtype"]) == ("decoder", 1, "fp32"):
     st.caption(prose("diagnose", "decoder_harness"))
 
-st.markdown("##### Where the gain vanishes")
+st.markdown("##### Where the gain vanishes, batch by batch")
 sweep = rec.sweep(s.model)
 cross = crossovers(sweep) if len(sweep) >= 2 else None
 if cross:

@@ -33,7 +33,7 @@ def test_page_renders_lesson_and_live_panels(page):
     titles = " ".join(t.value for t in page.title)  # the section title comes first, above the columns
     assert "Ahead-of-time compilation and serving" in titles
     subheaders = [s.value for s in page.subheader]
-    assert "The serving loop" in subheaders and "Cold start, warm start, AOT load" in subheaders
+    assert "Lab: the serving loop" in subheaders and "Cold start, warm start, AOT load" in subheaders
     assert [metric(page, k) for k in ("hits", "misses", "pads", "rejects")] == ["0"] * 4
 
 

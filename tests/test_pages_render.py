@@ -1,6 +1,7 @@
 """Every page renders on a CPU the way the app runs it, and the lab, interview and claims pages
 do what a student clicks them for."""
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -20,6 +21,25 @@ def test_page_renders_without_exception(page):
     assert not rerunning, f"download buttons that rerun {page}: {rerunning}"
     cut = [str(c.value)[-120:] for c in at.caption if "more characters)" in str(c.value)]
     assert not cut, f"{page}: lines cut short as if they were junk: {cut}"
+    slugs = [h if anchor else _slug(h) for h, anchor in _headings(at)]
+    twice = sorted({h for h in slugs if slugs.count(h) > 1})
+    assert not twice, f"{page}: headings that share an anchor (a link to one lands on the other): {twice}"
+
+
+def _headings(at) -> list[tuple[str, bool]]:
+    """Every heading on the page, as (its own anchor, True) or (its text, False): titles, headers
+    and subheaders, and Markdown's # lines."""
+    out = [(e.proto.anchor, True) if e.proto.anchor else (str(e.value), False)
+           for kind in ("title", "header", "subheader") for e in getattr(at, kind)]
+    for m in at.markdown:
+        out += [(line.lstrip("#").strip(), False) for line in str(m.value).splitlines() if re.match(r"#{1,6} ", line)]
+    return out
+
+
+def _slug(heading: str) -> str:
+    """The anchor Streamlit gives a heading: lower case, punctuation dropped, spaces as hyphens."""
+    text = re.sub(r":[a-z-]+\[([^\]]*)\]", r"\1", heading)  # :blue-badge[x] -> x
+    return re.sub(r"\s+", "-", re.sub(r"[^\w\s-]", "", text.lower()).strip())
 
 
 def _text(at) -> str:
@@ -199,6 +219,10 @@ def test_the_recorded_storm_lab_says_its_own_cache_size_when_the_slider_moves_aw
     # the recorded run's verdict is made from its counts now, in today's words (why every request misses)
     storms = [unescape(w.value) for w in at.warning if "Capture storm: 32 captures" in unescape(w.value)]
     assert storms and all("always just evicted the graph the next request needs" in w for w in storms), storms
+    # an instructor who looks at page 3 mid-demo comes back to the cache they set
+    at.switch_page("pages/3_Caching_allocator.py").run()
+    at.switch_page("pages/4_CUDA_graphs.py").run()
+    assert at.slider(key="s4_cache").value == 8 and not at.exception
 
 
 def test_a_long_card_keeps_its_grade_under_the_answer_and_its_finer_points_folded():

@@ -213,7 +213,7 @@ def serving_panel(device: str = "cpu") -> None:
     same loop over the real packages, measured in a child process."""
     import torch
     from runtime_core.aot.models import mlp_input
-    st.subheader("The serving loop")
+    st.subheader("Lab: the serving loop")
     plan = serving_plan.SERVING_PLAN
     st.caption(prose("aot", "serving_plan", ranged=esc(serving_plan.ranged_name()),
                     exact=esc(", ".join(map(str, plan.loop_exact)))))
