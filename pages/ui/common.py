@@ -175,10 +175,10 @@ def setup_page(title: str, icon: str = ":material/bolt:", own_url: bool = False)
 # live panel. A lesson reads in that order; a phone-only link at the top of the prose jumps to the
 # labs (on the caching-allocator and CUDA-graphs pages they start some ten thousand pixels down).
 PHONE_MAX_WIDTH_PX = 640
-# The lesson's pair of columns stacks earlier than Streamlit's own: between 640 and ~1100 px (a 1024 px
+# The lesson's pair of columns stacks earlier than Streamlit's own: between 640 and 1200 px (a 1024 px
 # projector, or 1280 px zoomed to 125%) the live column, beside the sidebar, was some 250 px wide and
 # cut its tables' last column off.
-STACK_MAX_WIDTH_PX = 1100
+STACK_MAX_WIDTH_PX = 1200  # and up to 1165 px page 4's and 5's tables were still cut (1100 before)
 LABS_ANCHOR = "labs-start"
 # Stacked, Streamlit gives each column the width of the screen less 24 px, on the left: the cards
 # in a column sat off-centre, so the pair's two columns take the full width there.
@@ -213,7 +213,8 @@ _PHONE_PAIR_CSS = stack_css("lesson_split")  # the lesson's pair, stacked up to 
 METRIC_WRAP_CSS = """<style>
 [data-testid="stMetricLabel"] p, [data-testid="stMetricLabel"] div,
 [data-testid="stMetricDelta"], [data-testid="stMetricDelta"] div, [data-testid="stMetricDelta"] p,
-[data-testid="stMainBlockContainer"] button p {
+[data-testid="stMainBlockContainer"] button p,
+[data-testid="stMainBlockContainer"] [data-testid="stPageLink"] a p, [data-testid="stMainBlockContainer"] [data-testid="stPageLink"] a span {
   white-space: normal !important; overflow: visible !important; text-overflow: clip !important; }
 @media (min-width: %dpx) and (max-width: %dpx) {
   [data-testid="stMetricValue"] { font-size: 1.35rem !important; } }

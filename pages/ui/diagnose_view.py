@@ -267,7 +267,7 @@ def _cannot_capture(p: dict, source_caption: str) -> None:
 def explanation(p: dict, simulated: bool = False, key: str = "dg_explain") -> None:
     """Why the number: the per-node graph cost used, the three biggest host consumers, the saving's
     split. `simulated`: the demo, whose device charges its parameters exactly and runs no framework.
-    `key`: the container of its two tables (unique on the page; they stack below 1100 px)."""
+    `key`: the container of its two tables (unique on the page; they stack up to STACK_MAX_WIDTH_PX)."""
     ex = p.get("explanation")
     if not ex:
         return

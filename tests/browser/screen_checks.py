@@ -36,6 +36,9 @@ SIZES = {
     "400x900": dict(viewport={"width": 400, "height": 900}, is_mobile=True, has_touch=True),
     # a 1024 px projector, or 1280 px zoomed to 125% for the back row (the lesson pages' own check)
     "1024x768": dict(viewport={"width": 1024, "height": 768}),
+    # just over common.STACK_MAX_WIDTH_PX: the narrowest screen where the lesson pages keep their prose
+    # and labs side by side (between 1101 and 1165 px page 4's and 5's tables were cut)
+    "1208x800": dict(viewport={"width": 1208, "height": 800}),
 }
 
 
