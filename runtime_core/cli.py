@@ -52,7 +52,54 @@ def _say_skipped(quiet: bool = False) -> None:
     store.SKIPPED.clear()
 
 
+class StdoutError(Exception):
+    """Standard output could not be written (a full disk, a device that refuses it)."""
+
+
+class _Stdout:
+    """sys.stdout for one command: a failed write or flush raises StdoutError, which main reports
+    in one line (with EX_IOERR), not as a traceback a script reads as exit 1, "below target"."""
+
+    def __init__(self, real):
+        self._real = real
+
+    def write(self, text: str) -> int:
+        try:
+            return self._real.write(text)
+        except OSError as e:
+            raise StdoutError(e.strerror or str(e)) from e
+
+    def flush(self) -> None:
+        try:
+            self._real.flush()
+        except OSError as e:
+            raise StdoutError(e.strerror or str(e)) from e
+
+    def __getattr__(self, name):
+        return getattr(self._real, name)
+
+
+EX_IOERR = 74  # sysexits.h: an input/output error
+
+
 def main(argv: list[str] | None = None) -> int:
+    real = sys.stdout
+    sys.stdout = _Stdout(real)
+    try:
+        return _main(argv)
+    except StdoutError as e:
+        print(f"runtime_core: error: could not write to standard output ({e})", file=sys.stderr)
+        try:  # what is still buffered would fail again when Python flushes at exit
+            import os
+            os.dup2(os.open(os.devnull, os.O_WRONLY), real.fileno())
+        except (OSError, ValueError, AttributeError):  # no file descriptor (a StringIO in a test)
+            pass
+        return EX_IOERR
+    finally:
+        sys.stdout = real
+
+
+def _main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
     if not argv:  # a bare call: the commands and what each does, not argparse's "required: cmd"
@@ -77,7 +124,7 @@ def main(argv: list[str] | None = None) -> int:
         cmd = argv[0] if argv and argv[0] in _subcommands(parser) else ""
         print(f"runtime_core{' ' + cmd if cmd else ''}: interrupted", file=sys.stderr)
         return 130
-    if isinstance(out, int):
-        return out
-    print(json.dumps(out, indent=2, default=str))
-    return 0
+    if not isinstance(out, int):
+        print(json.dumps(out, indent=2, default=str))
+    sys.stdout.flush()  # a write that fails, fails here, inside main
+    return out if isinstance(out, int) else 0

@@ -315,3 +315,20 @@ def test_a_file_that_appears_during_a_recording_is_not_replaced(tmp_path):
     mine.write_text("another writer's")
     with pytest.raises(UsageError):                # what the first run wrote is not the second's to replace
         store.write_own(mine, doc, check=False)
+
+
+def test_a_full_standard_output_is_one_line_and_its_own_status(monkeypatch, capsys):
+    """`accuracy > /dev/full` raised OSError with a traceback and exit 1, which a script reads as
+    "below target": it is one line on stderr and EX_IOERR (74)."""
+    import errno
+    import io
+    from runtime_core.cli import EX_IOERR, main
+
+    class Full(io.StringIO):
+        def write(self, text):
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(sys, "stdout", Full())
+    assert main(["model", "--mode", "eager", "--n", "1", "--work-us", "1"]) == EX_IOERR
+    err = capsys.readouterr().err
+    assert err.strip().splitlines() == ["runtime_core: error: could not write to standard output (No space left on device)"]

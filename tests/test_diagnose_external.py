@@ -2,6 +2,7 @@
 external grid's targets; the external recorder on the simulator; the node-cost derivation; the
 accuracy CLI gating diagnose recordings."""
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -527,3 +528,13 @@ def test_host_bumps_are_inner_batches_whose_h_rose_above_both_neighbours():
     assert host_bumps(gpu_bound) == []                          # a GPU-bound step does not follow H
     no_h = [dict(q, host_dispatch_us=None) if q["batch"] == 4 else q for q in sweep]
     assert host_bumps(no_h) == []                               # a neighbour without H: no comparison
+
+
+def test_the_band_line_never_reads_a_missed_width_as_met():
+    """A grid whose band is 24% wide at its median printed "median half-width 24.0% ≤ 10%": a value
+    beside its target reads as a claim. The line gives the target, then the value as "here"."""
+    r = accuracy_cli(ROOT / "tests" / "gpu_runs" / "results" / "diagnose_external_fresh2_h200.json")
+    line = next(x for x in r.stdout.splitlines() if "band holds" in x)
+    width = re.search(r"here (\d+\.\d)%", line)
+    assert width and float(width.group(1)) > 10 and line.lstrip().startswith("MISS"), line
+    assert not re.search(r"\d%\s*≤", line), line

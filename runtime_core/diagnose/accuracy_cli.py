@@ -40,7 +40,8 @@ def diagnose_accuracy(rec, as_json: bool) -> int:
     if external:
         checks["verdict right (≥ 95% of points)"] = (acc["verdict_right"], acc["points"], acc["verdict_share"],
                                                      acc["meets_verdict_target"])
-        checks[f"band holds the measurement (≥ 90%; median half-width {acc['band_median_half_width']:.1%} ≤ 10%)"] = (
+        checks[f"band holds the measurement (≥ 90%, at a median half-width ≤ 10%: "
+               f"here {acc['band_median_half_width']:.1%})"] = (
             acc["band_holds"], acc["banded"], acc["band_share"], acc["meets_band_target"])
         rechecks = fresh_checks(doc)  # a --fresh-processes grid: every point is one
         racc = acc if rechecks is pts else (external_accuracy(rechecks) if rechecks else None)  # judged once
