@@ -36,12 +36,15 @@ def one_line_errors(prog: str, body, argv: list[str]) -> int:
 def path(text: str) -> str:
     """An argparse `type=` for a file path: an empty one is refused (a script's unset variable
     would otherwise turn --record "$OUT" into no recording at all, with exit status 0), and so is
-    "-" (which reads as standard output, but would be written as a file of that name)."""
+    "-" (which reads as standard input or output, but would be read or written as a file of that
+    name), and a path ending in "/" (a folder: `--record x.json/` wrote the file x.json)."""
     if not text.strip():
         raise argparse.ArgumentTypeError("an empty path (is a shell variable unset?)")
     if text.strip() == "-":
-        raise argparse.ArgumentTypeError("'-' is not standard output here: give a file path (the JSON "
-                                         "summary is printed anyway)")
+        raise argparse.ArgumentTypeError("'-' (standard input or output) is not read or written here: give a "
+                                         "file path (a command's JSON summary is printed anyway)")
+    if text.endswith(("/", os.sep)):
+        raise argparse.ArgumentTypeError(f"{text} ends in '/', which names a folder: give a file path")
     from .atomic import NAME_MAX, PATH_MAX  # a name no file system holds: one line, not OSError's traceback
     for part in Path(text).parts:
         if len(os.fsencode(part)) > NAME_MAX:

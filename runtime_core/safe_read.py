@@ -103,6 +103,8 @@ def parse(text: str | bytes, name: str = "recording", max_depth: int = MAX_DEPTH
     """json.loads, refusing deep nesting and (with `finite`) NaN/Infinity literals and overflowing
     numbers. Our own caches may hold Infinity (a result that did not match): finite=False."""
     hooks = {"parse_constant": _no_constant, "parse_float": _finite_float} if finite else {}
+    if isinstance(text, bytes) and text[:2] == b"\x1f\x8b":  # gzip's magic number
+        raise ReadRefused(f"{name}: gzip-compressed, not JSON: unzip it first (gunzip -k)")
     try:
         if isinstance(text, bytes):
             text = text.decode("utf-8")

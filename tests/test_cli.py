@@ -98,6 +98,8 @@ BAD_ARGS_IN_A_CHILD = {("model", "--mode", "eager", "--n", "0", "--tax-us", "6",
     # a partial recording is never thrown away by --resume --force, and "-" is not a file name
     ("sweep", "--out", "x.json", "--resume", "--force"),
     ("sweep", "--out", "-", "--backend", "sim", "--quick"),
+    ("accuracy", "--recording", "-"),
+    ("alloc", "--backend", "sim", "--record", "x.json/"),   # a folder's name: it wrote x.json
 ])
 def test_bad_arguments_exit_2_with_one_line_and_no_traceback(args, capsys):
     rc, out, err = run(*args) if args in BAD_ARGS_IN_A_CHILD else run_here(capsys, *args)
@@ -332,3 +334,17 @@ def test_a_full_standard_output_is_one_line_and_its_own_status(monkeypatch, caps
     assert main(["model", "--mode", "eager", "--n", "1", "--work-us", "1"]) == EX_IOERR
     err = capsys.readouterr().err
     assert err.strip().splitlines() == ["runtime_core: error: could not write to standard output (No space left on device)"]
+
+
+def test_a_recording_error_names_the_path_as_typed_and_a_gzip_says_so(tmp_path, capsys):
+    """bert_base_4_bf16.json is in four folders: the error names the path given to --recording. A
+    gzip-compressed recording is told to be unzipped, not "maybe truncated"."""
+    import gzip
+    folder = tmp_path / "rechecks_floor"
+    folder.mkdir()
+    (folder / "x.json").write_text('{"points": []}')
+    rc, _, err = run_here(capsys, "accuracy", "--recording", str(folder / "x.json"))
+    assert rc == 2 and f"--recording {folder / 'x.json'}: not a recording" in err, err
+    (tmp_path / "g.json.gz").write_bytes(gzip.compress((ROOT / "lessons" / "recordings" / "diagnose_h200.json").read_bytes()))
+    rc, _, err = run_here(capsys, "accuracy", "--recording", str(tmp_path / "g.json.gz"))
+    assert rc == 2 and "gzip-compressed" in err and "truncated" not in err, err

@@ -82,8 +82,7 @@ def run(a) -> dict:
         raise UsageError(f"--recording {a.recording}: the textbook constants read no recording "
                          "(add --constants calibrated to use its measured ones)")
     if a.constants == "calibrated":
-        from ..recordings import load
-        rec = load(_path(a.recording or DEFAULT_RECORDING), kind="sweep")
+        rec = _load(a.recording or DEFAULT_RECORDING, kind="sweep")
         consts, tax = rec.meta.calibration, rec.meta.intrinsic_tax_us
     k = Knobs(a.mode, a.n, a.work_us, tax_us=a.tax_us if a.tax_us is not None else tax,
               dynamic=a.dynamic, **graph)
@@ -102,8 +101,7 @@ def run_accuracy(a) -> dict | int:
     with --bounds, every bound), a zoo diagnose recording's speedup share, an external one's three
     targets (speedups, verdicts, the band)."""
     import json
-    from ..recordings import load
-    rec = load(_path(a.recording))
+    rec = _load(a.recording)
     if rec.meta.kind in ACCURACY_OF:  # a kind a higher layer judges (diagnose registers its own)
         if a.bounds:
             raise UsageError(f"--bounds checks a sweep recording's model bounds; {a.recording} is "
@@ -133,11 +131,21 @@ def run_accuracy(a) -> dict | int:
     return 0 if ok else 1
 
 
-def _path(text: str) -> Path:
+def _load(text: str, kind: str | None = None):
+    """The recording --recording names; its errors name the path as typed, not only the file's
+    name (bert_base_4_bf16.json is in four folders of tests/gpu_runs/results)."""
+    from ..errors import RecordingError
+    from ..recordings import load
     path = Path(text)
     if not path.exists():
         raise UsageError(f"--recording {text}: no such file")
-    return path
+    try:
+        return load(path, kind=kind)
+    except RecordingError as e:
+        said = str(e)
+        if said.startswith(path.name + ":"):
+            said = said[len(path.name) + 1:].lstrip()
+        raise RecordingError(f"--recording {text}: {said}") from None
 
 
 def _setting(m: dict) -> str:
