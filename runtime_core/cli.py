@@ -110,6 +110,9 @@ def _main(argv: list[str] | None = None) -> int:
         apply_cpus_env()   # before any timing: a recorder's child runs on its share of the cores
         a = parser.parse_args(argv)
         a.argv = argv  # what was typed: cli_args.refuse_unused tells a flag given its default value from one left out
+        from .env_check import cli_notices
+        for note in cli_notices():  # a junk RUNTIME_RECORDINGS_DIR was used as the shipped folder in silence
+            print(f"runtime_core: note: {note}", file=sys.stderr)
         _say_skipped(quiet=True)  # only this command's skipped files are named (an earlier scan's are not)
         try:
             out = a.func(a)

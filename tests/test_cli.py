@@ -348,3 +348,12 @@ def test_a_recording_error_names_the_path_as_typed_and_a_gzip_says_so(tmp_path, 
     (tmp_path / "g.json.gz").write_bytes(gzip.compress((ROOT / "lessons" / "recordings" / "diagnose_h200.json").read_bytes()))
     rc, _, err = run_here(capsys, "accuracy", "--recording", str(tmp_path / "g.json.gz"))
     assert rc == 2 and "gzip-compressed" in err and "truncated" not in err, err
+
+
+def test_a_junk_environment_value_the_cli_reads_is_named_on_stderr(monkeypatch, capsys):
+    monkeypatch.setenv("RUNTIME_RECORDINGS_DIR", "/nonexistent/recordings")
+    monkeypatch.setenv("RUNTIME_CORE_PIN", "bogus")
+    rc, out, err = run_here(capsys, "model", "--mode", "eager", "--n", "1", "--work-us", "1")
+    assert rc == 0 and json.loads(out)
+    assert "RUNTIME_RECORDINGS_DIR='/nonexistent/recordings' is not a folder" in err
+    assert "RUNTIME_CORE_PIN='bogus'" in err and "Traceback" not in err
