@@ -80,6 +80,11 @@ def parse_enum(enum: type[StrEnum], name: str, value) -> StrEnum:
         raise UsageError(f"{name} must be one of {', '.join(choices(enum))}, got {value!r}") from None
 
 
+def _plain(x: float) -> str:
+    """A number as typed: a whole one in full (1000000, not :g's 1e+06), any other as :g."""
+    return str(int(x)) if float(x).is_integer() and abs(x) < 1e16 else f"{x:g}"
+
+
 @dataclass(frozen=True)
 class Range:
     """A closed interval a knob must lie in. `integer` knobs must also be whole numbers."""
@@ -104,7 +109,8 @@ class Range:
             raise UsageError(f"{name} must be a whole number, got {value!r}")
         if not self.lo <= value <= self.hi:
             unit = f" {self.unit}" if self.unit else ""
-            raise UsageError(f"{name} must be between {self.lo:g} and {self.hi:g}{unit}, got {value:g}")
+            raise UsageError(f"{name} must be between {_plain(self.lo)} and {_plain(self.hi)}{unit}, "
+                             f"got {_plain(value)}")
         return int(value) if self.integer else float(value)
 
     def parse(self, name: str, text: str):

@@ -1,6 +1,7 @@
 """The CLI contract of design.md: JSON keys, the checkpoint numbers, and one-line errors (exit 2)."""
 import json
 import subprocess
+import re
 import sys
 from pathlib import Path
 
@@ -357,3 +358,15 @@ def test_a_junk_environment_value_the_cli_reads_is_named_on_stderr(monkeypatch, 
     assert rc == 0 and json.loads(out)
     assert "RUNTIME_RECORDINGS_DIR='/nonexistent/recordings' is not a folder" in err
     assert "RUNTIME_CORE_PIN='bogus'" in err and "Traceback" not in err
+
+
+def test_printed_numbers_carry_no_float_noise(capsys):
+    """The simulator's tax printed as 5.999999999999999 and a span's start as 18.6589999999851;
+    no figure here is known to more than 12 digits, and the JSON says 6.0."""
+    rc, out, _ = run_here(capsys, "measure", "--mode", "graph", "--n", "120", "--work-us", "2", "--backend", "sim",
+                          "--json", "--timeline")
+    doc = json.loads(out)
+    assert rc == 0 and doc["tax_us"] == 6.0 and doc["model"]["tax_us"] == 6.0
+    assert not re.search(r"\d\.\d*(9{6,}|0{6,})\d", out), re.search(r".{20}\d\.\d*(9{6,}|0{6,})\d.{5}", out)
+    msg = run_here(capsys, "diagnose", "--model", "decoder", "--seq", "-1", "--batch", "1", "--backend", "sim")[2]
+    assert "between 1 and 1000000, got -1" in msg, msg

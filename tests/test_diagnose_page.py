@@ -102,7 +102,7 @@ def test_the_planner_knobs_and_a_typed_list(no_gpu_recording):
     at.text_input(key="dg_plan_list").set_value("1, two").run()
     assert "'two' is not a whole number of 1 or more" in _text(at) and not at.exception
     at.text_input(key="dg_plan_list").set_value("1, 100").run()  # a whole number: the limit is the knob's
-    assert "'100' is above the largest request size, 64: raise that (up to " in _text(at) and not at.exception
+    assert "'100' is above the largest request size, 64: raise that (to at most " in _text(at) and not at.exception
     at.text_input(key="dg_plan_list").set_value("1, 77777777").run()  # beyond the box's own top: no raise helps
     assert "the largest size the recording measured" in _text(at) and "raise that" not in _text(at)
 

@@ -153,7 +153,7 @@ def test_default_budget_holds_one_graph_at_any_largest_size():
 def test_a_list_entry_above_the_recordings_largest_size_says_so():
     with pytest.raises(UsageError, match="the largest size the recording measured"):
         preset("list", 512, text="1, 600", measured_max=512)
-    with pytest.raises(UsageError, match=r"raise that \(up to 512\) to allow it"):
+    with pytest.raises(UsageError, match=r"raise that \(to at most 512, the largest size the recording measured\) to allow it"):
         preset("list", 64, text="1, 300", measured_max=512)
     # above what the recording measured, raising the largest size cannot help: it does not say to
     with pytest.raises(UsageError, match="is above 512, the largest size the recording measured"):

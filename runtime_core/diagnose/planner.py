@@ -94,7 +94,8 @@ def from_list(text: str, max_size: int, measured_max: int | None = None) -> Dist
             if measured_max is not None and _above(digits, measured_max):
                 raise UsageError(f"request sizes: {_quoted(t)} is above {measured_max}, the largest size the "
                                  f"recording measured: no step time is known for it{hint}")
-            up_to = f" (up to {measured_max})" if measured_max is not None else ""
+            up_to = (f" (to at most {measured_max}, the largest size the recording measured)"
+                     if measured_max is not None else "")
             raise UsageError(f"request sizes: {_quoted(t)} is above the largest request size, {max_size}: "
                              f"raise that{up_to} to allow it{hint}")
         counts[int(digits)] = counts.get(int(digits), 0) + 1
