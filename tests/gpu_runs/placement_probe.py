@@ -126,7 +126,9 @@ def summary(doc: dict) -> list[str]:
 if __name__ == "__main__":
     if sys.argv[1:2] == ["--child"]:
         child(Path(sys.argv[2]), sys.argv[3])
-    elif sys.argv[1:2] == ["--summary"]:
+    elif sys.argv[1:2] == ["--summary"] and len(sys.argv) == 3:
         print("\n".join(summary(json.loads((Path(sys.argv[2]) / "placement.json").read_text()))))
-    elif len(sys.argv) == 2:
+    elif len(sys.argv) == 2 and not sys.argv[1].startswith("-"):
         main(Path(sys.argv[1]))
+    else:
+        sys.exit(f"usage: python {sys.argv[0]} OUT_DIR  |  --summary OUT_DIR (the folder that holds placement.json)")
