@@ -9,7 +9,7 @@
     core_pin()          -> (mode, notice)      RUNTIME_CORE_PIN: middle or fastest (engine/cores.py)
     port_problem()      -> line or None        STREAMLIT_SERVER_PORT: 1..65535 (make run, before Streamlit)
     notices()           -> every notice above that applies, one line each (the pages' sidebar)
-    cli_notices()       -> those of the variables `python -m runtime_core` reads (its stderr)
+    cli_notices()       -> those of RUNTIME_RECORDINGS_DIR and RUNTIME_CORE_PIN (the CLI's stderr)
 
 `python -m runtime_core.env_check` prints each notice on stderr and exits 2 when the app cannot
 start (a junk port); the other values only say what the app uses instead. `make run` runs it first.
@@ -129,9 +129,10 @@ def port_problem() -> str | None:
 
 
 def cli_notices() -> list[str]:
-    """The notices of the variables the command line reads (the recordings' folder, the AOT
-    cache, the timing core): `python -m runtime_core` names each on stderr, as the pages do."""
-    return [n for n in (recordings_dir()[1], aot_cache_notice(), core_pin()[1]) if n]
+    """The notices of the variables the command line reads and would otherwise replace in silence
+    (the recordings' folder, the timing core): `python -m runtime_core` names each on stderr, as
+    the pages do. (A junk RUNTIME_CORE_AOT_CACHE needs no note: the aot commands refuse it.)"""
+    return [n for n in (recordings_dir()[1], core_pin()[1]) if n]
 
 
 def notices() -> list[str]:
