@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import bisect
 import itertools
+import json
 from dataclasses import dataclass
 
 from ..errors import UsageError
@@ -44,6 +45,14 @@ class StepCurve:
         if len(pts) < 2:
             raise UsageError(f"the planner needs step times at two or more {kind} sizes; "
                              f"this recording has {len(pts)}")
+        for p in pts:  # a step that could not be captured has no graph time, capture time or pool
+            for field in ("eager_us", "graph_us", "graph_capture_s", "graph_pool_bytes"):
+                value = p.get(field)
+                if not isinstance(value, (int, float)) or isinstance(value, bool):
+                    said = f"{field} {json.dumps(value)}" if field in p else f"no {field}"
+                    raise UsageError(f"the planner needs a captured graph at every {kind} size, but "
+                                     f"{p.get('model', 'the model')} at {kind} {p[key]} has {said}"
+                                     f"{' (its capture failed)' if p.get('capturable') is False else ''}")
         return cls(tuple(p[key] for p in pts), tuple(p["eager_us"] for p in pts), tuple(p["graph_us"] for p in pts),
                    tuple(1e6 * p["graph_capture_s"] for p in pts), tuple(float(p["graph_pool_bytes"]) for p in pts),
                    kind)

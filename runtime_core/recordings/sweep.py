@@ -68,6 +68,7 @@ def run_sweep(out: Path, backend: str = "auto", budget_s: float = 480.0, resume:
     dev = device or get_device(backend)
     rec = store.load(out, kind="sweep").data if (resume and out.exists()) else None
     if rec is not None:
+        _check_recorded_here(rec, out, "resume")
         _check_same_device(rec, dev)
         _check_same_grid(rec, out, quick)
         passes = passes or rec["meta"].get("passes")
@@ -192,6 +193,15 @@ def _check_same_device(rec: dict, dev, verb: str = "resume") -> None:
                          + ("write to a new --out instead" if verb == "resume" else "run it on that device"))
 
 
+def _check_recorded_here(rec: dict, out: Path, verb: str) -> None:
+    """--resume and --refresh recompute from the calibration samples the sweep recorder keeps
+    (meta.calibration_passes): the schema leaves them optional (a sweep made some other way has
+    only its mean constants), so a file without them is refused here in one line."""
+    if not rec["meta"].get("calibration_passes"):
+        raise UsageError(f"{Path(out).name}: meta.calibration_passes is missing or empty: the sweep recorder's "
+                         f"calibration samples are needed to {verb} it (record it again with `sweep --out`)")
+
+
 def _check_same_grid(rec: dict, out: Path, quick: bool) -> None:
     """A resumed recording keeps every point it holds: resuming a full-grid recording with
     --quick would keep only the small grid's points (and call that complete), so it is refused.
@@ -289,6 +299,7 @@ def refresh(out: Path) -> dict:
     """Recompute a recording's derived fields (per-point means, calibration, model_wall_us) from
     its raw passes, with no device: for when the model's formulas change after a recording."""
     rec = store.load(out, kind="sweep").data
+    _check_recorded_here(rec, out, "refresh")
     rederive(rec["meta"])
     order = list(rec["points"])  # exactly the points the file has, in its order
     points = {key(p): p for p in order}
