@@ -252,3 +252,10 @@ def test_a_shipped_sweep_still_refreshes(tmp_path, capsys):
     shutil.copy(SWEEP, out)
     r = cli_here(capsys, "sweep", "--out", str(out), "--refresh")
     assert r.returncode == 0, r.stderr
+
+
+def test_an_empty_list_of_calibration_samples_is_refused_in_one_line(tmp_path, capsys):
+    """The schema lets a diagnose recording's calibration_passes be empty (a hostile copy with a
+    free-text protocol must load); accuracy then raised ValueError from mean_machine."""
+    bad = _broken(tmp_path, DIAGNOSE, "meta.calibration_passes", [])
+    _refused(capsys, bad, ACCURACY, "meta.calibration_passes")

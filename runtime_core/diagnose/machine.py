@@ -113,7 +113,11 @@ def mean_machine(samples: list[dict], node_spread: float = 0.0) -> Machine:
 def recording_machine(samples: list[dict], meta: dict, node_spread: float = 0.0) -> Machine:
     """mean_machine of a recording's calibration samples, with the node costs of the device its
     `meta` names (none for a simulated recording: its nodes cost what its parameters say)."""
+    from ..errors import RecordingError
     from ..recordings.types import simulated_backend
+    if not samples:  # the schema allows an empty list (a hostile copy's free-text protocol must load)
+        raise RecordingError("meta.calibration_passes is empty: a recording's predictions are made from "
+                             "its calibration samples, and it has none")
     return with_node_costs(mean_machine(samples, node_spread), meta.get("device_name"),
                            simulated_backend(meta.get("backend")))
 

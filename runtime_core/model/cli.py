@@ -106,7 +106,11 @@ def run_accuracy(a) -> dict | int:
         if a.bounds:
             raise UsageError(f"--bounds checks a sweep recording's model bounds; {a.recording} is "
                              f"{a_kind(rec.meta.kind)} recording (leave --bounds out)")
-        return ACCURACY_OF[rec.meta.kind](rec, a.json)
+        from ..errors import RecordingError
+        try:
+            return ACCURACY_OF[rec.meta.kind](rec, a.json)
+        except RecordingError as e:  # a field the judge needs, named with the file it is in
+            raise RecordingError(f"--recording {a.recording}: {e}") from None
     if rec.meta.kind != "sweep":
         raise UsageError(f"--recording {a.recording}: {a_kind(rec.meta.kind)} recording has no accuracy targets "
                          "(give a sweep or a diagnose recording)")
