@@ -36,7 +36,7 @@ test: $(STAMP)
 test-long: $(STAMP)
 	$(PY) -m pytest -q -m "long or exhaustive"
 
-# Every page at 1280x720, 1920x1080, 1024x768 and 400x900 in headless Chromium (Debian's package:
+# Every page at 1280x720, 1920x1080, 1024x768, 1208x800 and 400x900 in headless Chromium (Debian's package:
 # apt-get install -y chromium; never `playwright install`). Screenshots of each page and size go to
 # $(BROWSER_SHOTS_DIR) (git-ignored; CI keeps it).
 BROWSER_SHOTS_DIR ?= tests/browser/artifacts
