@@ -197,16 +197,22 @@ def test_a_lab_recording_missing_a_number_its_verdict_quotes_is_skipped_in_one_l
     fails to load is skipped and named in one stderr note (runtime_core/cli.py _say_skipped; the
     folder's other recordings still count), so the command exits 0: here the lab is then owed,
     since the broken file was the only one holding it."""
-    folder = tmp_path / "recordings"
-    folder.mkdir()
-    _broken(folder, RECORDINGS / src, field, DELETE)
-    monkeypatch.setenv("RUNTIME_RECORDINGS_DIR", str(folder))
-    r = cli_here(capsys, "lab", lab, "--json")
-    assert r.returncode == 0, r.stderr
+    r = _lab_from_broken(tmp_path, capsys, monkeypatch, lab, src, field, DELETE)
     *where, missing = field.split(".")
     line = _one_line(r, "skipped a recording", src, ".".join(where), repr(missing))
     assert line.endswith("is a required property"), line
     assert json.loads(r.stdout)["owed_recording"] is True
+
+
+def _lab_from_broken(tmp_path, capsys, monkeypatch, lab: str, src: str, field: str, value):
+    """`lab LAB --json` with a recordings folder holding only `src` with `field` changed: exit 0."""
+    folder = tmp_path / "recordings"
+    folder.mkdir()
+    _broken(folder, RECORDINGS / src, field, value)
+    monkeypatch.setenv("RUNTIME_RECORDINGS_DIR", str(folder))
+    r = cli_here(capsys, "lab", lab, "--json")
+    assert r.returncode == 0, r.stderr
+    return r
 
 
 @pytest.mark.parametrize("lab,src,field,value", [
@@ -217,12 +223,7 @@ def test_a_lab_recording_missing_a_number_its_verdict_quotes_is_skipped_in_one_l
 ])
 def test_a_lab_recording_with_a_value_of_the_wrong_kind_is_skipped_in_one_line(
         tmp_path, capsys, monkeypatch, lab, src, field, value):
-    folder = tmp_path / "recordings"
-    folder.mkdir()
-    _broken(folder, RECORDINGS / src, field, value)
-    monkeypatch.setenv("RUNTIME_RECORDINGS_DIR", str(folder))
-    r = cli_here(capsys, "lab", lab, "--json")
-    assert r.returncode == 0, r.stderr
+    r = _lab_from_broken(tmp_path, capsys, monkeypatch, lab, src, field, value)
     _one_line(r, "skipped a recording", src, field)
     assert json.loads(r.stdout)["owed_recording"] is True
 
