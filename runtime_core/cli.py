@@ -10,8 +10,9 @@
     diagnose  will CUDA graphs help this model?     diagnose/cli.py
 
 A subcommand's function takes the parsed arguments and returns a dict (printed as JSON) or an
-exit status. Bad input raises UsageError: one line on stderr, exit status 2. Any other
-exception is a bug in our code and keeps its traceback. The argument helpers every subcommand
+exit status. Bad input raises UsageError: one line on stderr, exit status 2. A standard output
+that cannot be written is one line and EX_IOERR (74). Any other exception is a bug in our code
+and keeps its traceback. The argument helpers every subcommand
 shares (bounded numbers, --json, --backend, the knobs) are in cli_args.py, beneath every layer.
 """
 from __future__ import annotations
