@@ -202,6 +202,9 @@ def test_every_line_and_marker_shows_on_the_dark_theme_too():
           "predicted_graph_speedup": 2.1, "predicted_speedup_band": [1.9, 2.3]} for m, x in (("a", 2.0), ("b", 1.1))],
         [{"model": "validation.external:a", "dtype": "fp32", "batch": 1, "seq": None, "measured_graph_speedup": 2.2,
           "predicted_graph_speedup": 2.1, "predicted_speedup_band": [1.9, 2.3]}], 0.15, "t")
+    from pages.ui.widget_panels import _accuracy_figure
+    from runtime_core.recordings import load
+    figs["widget_panels (model accuracy)"] = _accuracy_figure(load(ROOT / "lessons" / "recordings" / "sweep_h200.json"), 0.15)
     seen = 0
     for name, fig in figs.items():
         for what, colour in _lines_and_markers(fig):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from pages.ui import figure_log, tables as ui_tables
-from pages.ui.common import citation_caption, recordings_of, source_badge
+from pages.ui.common import citation_caption, metric_row, recordings_of, source_badge
 from pages.ui.kept_state import keep, restore
 from pages.ui.safe_text import esc, esc_typed, md
 from runtime_core.aot import coldwarm, prebuild, serving_measure, serving_plan, tables
@@ -249,9 +249,10 @@ def serving_panel(device: str = "cpu") -> None:
         kind, msg = st.session_state.aot_last
         (st.error if kind == "rejected" else st.success)(msg)
     c = loop.counters
-    for col, (label, v) in zip(st.columns(5), (("hits", c.hits), ("misses", c.misses),
-                                               ("recompiles", c.recompiles), ("pads", c.pads), ("rejects", c.rejects))):
-        col.metric(label, v)
+    with metric_row():  # wraps on a phone: five full-width rows took half its screen
+        for label, v in (("hits", c.hits), ("misses", c.misses), ("recompiles", c.recompiles), ("pads", c.pads),
+                         ("rejects", c.rejects)):
+            st.metric(label, v, width="content")
     jit = [a.name for a in loop.artifacts if a.kind == "jit"]
     if jit:
         st.caption(prose("aot", "jit_kept", arts=esc(", ".join(jit), max_chars=400)))

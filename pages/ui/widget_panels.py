@@ -5,7 +5,7 @@ from __future__ import annotations
 import plotly.graph_objects as go
 import streamlit as st
 
-from pages.ui import tables as ui_tables
+from pages.ui import palette as P, tables as ui_tables
 from pages.ui.safe_text import esc
 from pages.ui.widget_view import FALLBACK_CHIP, headline_metrics as view_metrics
 from runtime_core.engine.measure import DEFAULT_CACHE_SIZE as CACHE_SIZE
@@ -218,7 +218,7 @@ def _accuracy_figure(rec, tol: float) -> go.Figure:
     lo, hi = min(p["wall_us"] for p in pts), max(p["wall_us"] for p in pts)
     for f, name in ((1.0, "model = measured"), (1 + tol, f"+{tol:.0%}"), (1 - tol, f"−{tol:.0%}")):
         fig.add_trace(go.Scatter(x=[lo, hi], y=[lo * f, hi * f], mode="lines", name=name,
-                                 line=dict(color="#555555", dash="solid" if f == 1.0 else "dot", width=1)))
+                                 line=dict(color=P.INK, dash="solid" if f == 1.0 else "dot", width=1)))
     fig.update_layout(height=420, margin=dict(l=10, r=10, t=32, b=10), font_size=13,  # t: room for the toolbar
                       legend=dict(orientation="h", yanchor="top", y=-0.18, x=0))
     fig.update_xaxes(type="log", title="measured wall time / step (µs)")
