@@ -136,7 +136,7 @@ def setup_page(title: str, icon: str = ":material/bolt:", own_url: bool = False)
         live_gpu().start_warm_up()
     _start_aot_prebuild(ctx)
     with st.sidebar:
-        st.html(METRIC_WRAP_CSS + _PHONE_TABLE_CSS)
+        st.html(METRIC_WRAP_CSS + _PHONE_TABLE_CSS + TOUCH_CHART_CSS)
         from pages.ui.nav import sidebar_nav
         sidebar_nav()
         st.divider()
@@ -226,6 +226,14 @@ METRIC_WRAP_CSS = """<style>
 _PHONE_TABLE_CSS = ("<style>@media (max-width: %dpx) { [data-testid=\"stTable\"] :is(th, td) { padding: 0.3rem 0.25rem "
                     "!important; } [data-testid=\"stTable\"] :is(th, td, th *, td *) { font-size: 0.8rem !important; } }"
                     "</style>" % PHONE_MAX_WIDTH_PX)
+
+
+# every page, on a touch screen with no hover (a phone, a tablet): a finger drawn over a chart scrolls
+# the page, as everywhere else on it, instead of zooming the chart (a student scrolling through page
+# 3 got stuck zooming its malloc chart). Plotly's drag layer takes no touches there; the legend and
+# the toolbar still do, and a chart's double tap no longer resets (nothing zooms it).
+TOUCH_CHART_CSS = ("<style>@media (hover: none) and (pointer: coarse) { [data-testid=\"stPlotlyChart\"] "
+                   ":is(.draglayer, .nsewdrag, .drag) { pointer-events: none !important; } }</style>")
 
 
 def phone_link(container, anchor: str, text: str, css_class: str = "phone-only") -> None:

@@ -257,3 +257,32 @@ def section_title_first(page) -> dict:
 def layout_problems(page) -> list[Problem]:
     """Every broken element now on the page (see the module docstring)."""
     return [Problem(**p) for p in page.evaluate(_CHECK_JS)]
+
+
+_SCROLL_TOP = "() => (document.querySelector('[data-testid=\"stMain\"]') || document.scrollingElement).scrollTop"
+_X_RANGE = ("(i) => { const g = document.querySelectorAll('[data-testid=\"stPlotlyChart\"] .js-plotly-plot')[i];"
+            " return JSON.stringify(g._fullLayout.xaxis.range); }")
+
+
+def swipe_over_chart(page, index: int = 0) -> dict:
+    """A finger drawn upward over the `index`-th Plotly chart (touch events, through the DevTools
+    protocol: Playwright's touchscreen only taps). Returns how far the page scrolled and whether
+    the chart's x range changed (a zoom)."""
+    chart = page.locator('[data-testid="stPlotlyChart"]').nth(index)
+    chart.scroll_into_view_if_needed()
+    page.wait_for_timeout(500)
+    box = chart.bounding_box()
+    x, y_from, y_to = box["x"] + box["width"] / 2, box["y"] + box["height"] * 0.7, box["y"] + box["height"] * 0.2
+    top, x_range = page.evaluate(_SCROLL_TOP), page.evaluate(_X_RANGE, index)
+    cdp = page.context.new_cdp_session(page)
+    try:
+        cdp.send("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [{"x": x, "y": y_from}]})
+        for i in range(1, 11):  # upward, and a little sideways, as a thumb goes
+            cdp.send("Input.dispatchTouchEvent", {"type": "touchMove", "touchPoints": [
+                {"x": x + 6 * i, "y": y_from + (y_to - y_from) * i / 10}]})
+            page.wait_for_timeout(30)
+        cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+    finally:
+        cdp.detach()
+    page.wait_for_timeout(1200)
+    return {"scrolled_px": page.evaluate(_SCROLL_TOP) - top, "zoomed": page.evaluate(_X_RANGE, index) != x_range}
