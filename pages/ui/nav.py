@@ -28,9 +28,27 @@ def numbered_pages() -> list[tuple[str, str]]:
     return [(f"pages/{f.name}", f"{f.stem.split('_', 1)[0]}. {page_title(f.name)}") for f in files]
 
 
+# Streamlit's own page list closes the sidebar once a page is picked where the sidebar covers the page
+# (narrower than its "md" breakpoint, 768 px); st.page_link does not, so on a phone the picked page
+# opened hidden under the sidebar. One listener (added once per browser tab) does the same for ours.
+MOBILE_MAX_WIDTH_PX = 767
+CLOSE_ON_PICK_JS = """<script>
+if (!window.__runtimeNavCloses) {
+  window.__runtimeNavCloses = true;
+  document.addEventListener("click", (e) => {
+    const picked = e.target.closest('[data-testid="stSidebar"] [data-testid="stPageLink-NavLink"]');
+    if (!picked || window.innerWidth > %d) return;
+    setTimeout(() => document.querySelector('[data-testid="stSidebarCollapseButton"] button')?.click(), 0);
+  }, true);
+}
+</script>""" % MOBILE_MAX_WIDTH_PX
+
+
 def sidebar_nav() -> None:
-    """Links to every page, the current one highlighted (call inside `with st.sidebar`)."""
+    """Links to every page, the current one highlighted (call inside `with st.sidebar`); on a phone,
+    picking one closes the sidebar (CLOSE_ON_PICK_JS)."""
     import streamlit as st
     st.page_link(HOME[0], label=HOME[1])
     for path, label in numbered_pages():
         st.page_link(path, label=label)
+    st.html(CLOSE_ON_PICK_JS, unsafe_allow_javascript=True)
