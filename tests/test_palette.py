@@ -169,6 +169,19 @@ def test_the_plan_charts_repeated_colour_is_told_apart_by_a_pattern_that_means_n
     assert proj.marker.pattern.shape == "." and "." not in state_hatches and "/" in state_hatches
 
 
+def test_a_dotted_plan_buffers_name_is_black_on_a_white_halo():
+    """The dots under "proj" made its name hard to read (a phone review): a dotted buffer's name is
+    black with a white halo; an undotted one keeps Plotly's contrasting text colour."""
+    from pages.ui import palette
+    plan = _hatched_figures()["alloc_charts (plan)"]
+    for t in plan.data:
+        font = t.insidetextfont
+        if t.marker.pattern.shape:
+            assert font.color == palette.BLACK and "white" in (font.shadow or ""), t.name
+        else:
+            assert font.color is None and font.shadow is None, t.name
+
+
 def _lines_and_markers(fig) -> list[tuple[str, str | None]]:
     """(what, colour) of every line and marker that is not a bar's fill: scatter traces' lines and
     markers, and the shapes (hline, vline). A shape's colour None: Plotly's default, black."""

@@ -171,15 +171,20 @@ def host_timeline(spans: list, title: str) -> go.Figure:
     return _layout(fig, title, "virtual time (µs)", "lane", 230)
 
 
+WHITE_HALO = "0 0 2px white, 0 0 3px white, 0 0 4px white"
+
+
 def plan_layout(layout: list[dict], arena_bytes: int) -> go.Figure:
     """Each planned buffer as a rectangle: lifetime (node index) across, offset in the arena up."""
     unit, scale = byte_unit(arena_bytes)
     fig = go.Figure()
     for i, b in enumerate(layout):  # each buffer is named on its own rectangle, not told by colour
         span = b["last_use"] - b["first_use"] + 1
+        dotted = i >= len(P.CYCLE)  # its name in black on a white halo: over the dots it was hard to read
+        label = dict(color=P.BLACK, shadow=WHITE_HALO) if dotted else {}
         fig.add_trace(go.Bar(
             x=[b["first_use"] + span / 2 - 0.5], width=[span * 0.95], base=[b["offset_bytes"] / scale],
-            y=[b["nbytes"] / scale], name=b["name"], text=[b["name"]], textposition="inside",
+            y=[b["nbytes"] / scale], name=b["name"], text=[b["name"]], textposition="inside", insidetextfont=label,
             # past the palette's eight colours a pattern (over the colour) tells a repeated colour
             # apart: dots, never the hatches that mean a block's state on this page ("/" free, "x")
             marker=P.hatched(P.CYCLE[i % len(P.CYCLE)], REPEAT_PATTERNS[(i // len(P.CYCLE)) % len(REPEAT_PATTERNS)],

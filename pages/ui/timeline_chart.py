@@ -52,7 +52,7 @@ def _slice(s) -> bool:
 STATIC_COPY = {"copy": "copy into static buffer"}
 # A real network's step (page 7): its copies are its own (an eager step has no static buffer), and a
 # graph step's add the inputs copied into the static buffers.
-MODEL_COPY = {"copy": "memory copy (the model's, or an input into a graph's static buffer)"}
+MODEL_COPY = {"copy": "memory copy (the model's,<br>or an input into a graph's static buffer)"}  # two lines: one runs off a phone
 
 
 def timeline_figure(spans, title: str, max_us: float | None = None, height: int = 360,

@@ -13,6 +13,7 @@ load (no skeleton placeholders) and for every Plotly chart and data grid to be d
     chart      a Plotly chart's title box intersects its legend box (SVG bounding boxes)
     chart title  a chart's title is cut: a title drawn in the SVG reaches past the chart's edges, or
                the page-text title above a chart (pages/ui/charts.show) runs past its box
+    legend     a legend entry's text reaches past the chart's edges
     select     a select box's shown value is cut: its text, measured in the box's font, is wider
                than the box
     input      a number box's shown value is cut: the <input> is wider inside than out
@@ -151,6 +152,18 @@ _CHECK_JS = r"""
       if (t.width && (t.left < s.left - 1 || t.right > s.right + 1 || t.top < s.top - 1))
         out.push({kind: 'chart title', element: `plotly title [${Math.round(t.left)},${Math.round(t.right)}] ` +
                   `in a chart [${Math.round(s.left)},${Math.round(s.right)}]`, text: text(title)});
+    }
+  }
+  // legend entries: each entry's text inside the chart's box (a long one ran off a 360 px phone)
+  for (const plot of document.querySelectorAll('.js-plotly-plot')) {
+    const svg = plot.querySelector('.main-svg');
+    if (!shown(plot) || !svg) continue;
+    const s = svg.getBoundingClientRect();
+    for (const entry of plot.querySelectorAll('.legendtext')) {
+      const t = entry.getBoundingClientRect();
+      if (t.width && text(entry) && (t.left < s.left - 1 || t.right > s.right + 1))
+        out.push({kind: 'legend', element: `legend entry [${Math.round(t.left)},${Math.round(t.right)}] ` +
+                  `in a chart [${Math.round(s.left)},${Math.round(s.right)}]`, text: text(entry)});
     }
   }
   for (const chart of document.querySelectorAll('[data-testid="stPlotlyChart"]')) {
