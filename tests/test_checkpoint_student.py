@@ -159,6 +159,7 @@ def test_steps_unlock_in_order_and_each_prompt_sits_beside_its_own_record_button
     ("2\u200b46", "is not a number"),   # a pasted zero-width space: quoted as ⟨U+200B⟩, not as a space
     ("-5", "is not a prediction this step can judge"),
     ("1e999", "is not a prediction this step can judge"),
+    ("1" * 70, "is not a prediction this step can judge"),  # a number, too big: not "not a number"
 ])
 def test_a_box_that_is_not_a_number_keeps_the_prediction_and_quotes_what_was_typed(typed, said):
     """The box is text read by the page: whatever it holds that is not a number in range is
@@ -170,8 +171,10 @@ def test_a_box_that_is_not_a_number_keeps_the_prediction_and_quotes_what_was_typ
     assert not at.exception, at.exception
     warned = [w.value for w in at.warning if "Not kept" in w.value]
     assert warned and said in warned[0] and "250 is unchanged" in warned[0], warned
-    if typed:
+    if 0 < len(typed) <= 40:
         assert f"“{esc_typed(typed)}”" in warned[0]  # quoted, escaped: a link or bold typed shows as typed
+    elif typed:  # a long one quoted by its start, and how much more there was
+        assert f"“{typed[:40]}… ({len(typed) - 40} more characters)”" in warned[0]
     assert at.text_input(key="ck_pred_defaults_graph").value == "250"
     assert "defaults_graph:250" in str(at.query_params.get("ckp"))
 

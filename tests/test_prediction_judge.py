@@ -1,5 +1,7 @@
 """A checkpoint prediction is judged: close within the step's tolerance, far off with the numbers
 and the reason, and the summary counts the far-off ones."""
+import math
+
 import pytest
 
 from runtime_core.lesson.prediction import judge, read_typed, summary
@@ -72,3 +74,15 @@ def test_the_answer_in_ms_or_ns_is_told_as_a_unit_slip_not_a_wrong_idea():
 def test_a_us_step_takes_its_own_unit_after_the_number_and_names_another(typed, read):
     assert read_typed(typed, "µs") == read
     assert read_typed(typed)[0] is None  # a count step takes digits only
+
+
+def test_minus_zero_is_zero_and_a_long_number_is_a_number():
+    """A student review: "-0" was kept and shown back as "-0" (judged as -0.0 µs) while -246 is
+    refused, and 70 typed digits were called "not a number" where 1e10 is "out of range"."""
+    for typed in ("-0", "-0.0", "+0"):
+        value, why = read_typed(typed)
+        assert (value, why) == (0.0, "") and math.copysign(1.0, value) == 1.0, typed
+    assert read_typed("1" * 70) == (float("1" * 70), "")  # read; the checkpoint's range refuses it
+    assert read_typed("0." + "0" * 70 + "5")[0] == 5e-71
+    assert read_typed("12a" * 30) == (None, "not_a_number")
+    assert read_typed("1" * 5000) == (None, "not_a_number")  # past TYPED_LONG_MAX_CHARS: not read at all

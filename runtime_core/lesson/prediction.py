@@ -18,7 +18,8 @@ DEFAULT_TOLERANCE = 0.10
 # take "1_000", "inf", "nan" and other scripts' digits)
 # (one way to match each string: "\d+\.?\d*" was slow in the square of a long run of digits)
 TYPED_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?", re.ASCII)
-TYPED_MAX_CHARS = 64  # longer is not a prediction: refused before any matching
+TYPED_MAX_CHARS = 64  # longer is not a prediction unless it is a plain number (then out of range)
+TYPED_LONG_MAX_CHARS = 4096  # longer still: refused before any matching
 # a unit after the number: µs (the micro sign or the Greek mu) or us is the question's own and is
 # dropped; another time unit is refused by name, never converted (the student fixes the number)
 TYPED_UNIT = re.compile(r"\s*(?P<unit>[µμu]s(?:ec)?|ms|ns|s|sec|seconds?|msec|nsec)\s*$", re.IGNORECASE)
@@ -43,8 +44,8 @@ def read_typed(text: str | None, unit: str = "") -> tuple[float | None, str]:
     text = "" if text is None else str(text).strip()
     if not text:
         return None, "empty"
-    if len(text) > TYPED_MAX_CHARS:
-        return None, "not_a_number"
+    if len(text) > TYPED_MAX_CHARS and (len(text) > TYPED_LONG_MAX_CHARS or not TYPED_NUMBER.fullmatch(text)):
+        return None, "not_a_number"  # a long run of digits is still a number: read, then judged by its range
     tail = TYPED_UNIT.search(text) if unit == "µs" else None
     if tail and TYPED_NUMBER.fullmatch(text[:tail.start()].replace(",", "")):
         said = tail["unit"].lower()
@@ -55,7 +56,7 @@ def read_typed(text: str | None, unit: str = "") -> tuple[float | None, str]:
         return None, "comma"
     if not TYPED_NUMBER.fullmatch(text):
         return None, "not_a_number"
-    value = float(text)
+    value = float(text) + 0.0  # + 0.0: "-0" is 0, not a negative zero shown back as "-0"
     return (value, "") if math.isfinite(value) else (None, "too_large")
 
 
