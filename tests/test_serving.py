@@ -139,7 +139,9 @@ def test_a_miss_names_every_artifacts_range_not_the_newest_alone():
     loop = ServingLoop(arts, "recompile", compile_fn=lambda x: (lambda y: y))
     loop.serve(torch.ones(200, 4))
     r = loop.serve(torch.ones(100, 4))
-    assert r.miss_reason == "batch 100 outside batch 200, batch 2..64"
+    assert r.miss_reason == "batch 100 outside batch 2..64, batch 200"  # smallest first, not newest first
+    loop.serve(torch.ones(1, 4)), loop.serve(torch.ones(65, 4))  # a student review: "batch 65, batch 1, batch 2..64"
+    assert loop.serve(torch.ones(129, 4)).miss_reason == "batch 129 outside batch 1, batch 2..64, batch 65, batch 100, batch 200"
     many = ServingLoop(bucket_artifacts(lambda x: x, range(1, 11), FEATURES), "reject")
     with pytest.raises(RequestRejected, match=r"batch 11 outside batch 1, batch 2, batch 3, batch 4, batch 5, … 5 more"):
         many.serve(torch.ones(11, 4))
@@ -148,5 +150,5 @@ def test_a_miss_names_every_artifacts_range_not_the_newest_alone():
 def test_a_range_two_artifacts_share_is_named_once():
     arts = [Artifact("a", Guard(8, 8, FEATURES), lambda x: x), Artifact("b", Guard(8, 8, FEATURES), lambda x: x),
             Artifact("c", Guard(2, 4, FEATURES), lambda x: x)]
-    with pytest.raises(RequestRejected, match=r"guard miss: batch 5 outside batch 8, batch 2\.\.4\. "):
+    with pytest.raises(RequestRejected, match=r"guard miss: batch 5 outside batch 2\.\.4, batch 8\. "):
         ServingLoop(arts, "reject").serve(torch.ones(5, 4))

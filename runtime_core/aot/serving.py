@@ -147,11 +147,12 @@ class ServingLoop:
 
     def _closest_reason(self, x) -> str:
         """Why no artifact took x. When only the batch kept every artifact out, the batch against
-        every artifact's range ("batch 100 outside batch 200, batch 2..64"), not the first
+        every artifact's range, smallest first ("batch 100 outside batch 2..64, batch 200"), not the first
         artifact's alone, which named a just-compiled batch-200 one as if it were the only one."""
         reasons = [a.guard.miss_reason(x) for a in self.artifacts]
         batch_only = [r for r in reasons if r and r.startswith("batch")]
-        ranges = list(dict.fromkeys(a.guard.describe_batch() for a in self.artifacts))  # once each, in order
+        by_size = sorted(self.artifacts, key=lambda a: (a.guard.batch_min, a.guard.batch_max))
+        ranges = list(dict.fromkeys(a.guard.describe_batch() for a in by_size))  # once each, smallest first
         if batch_only and len(batch_only) == len(reasons) and len(ranges) > 1:
             shown = ranges if len(ranges) <= 6 else ranges[:5] + [f"… {len(ranges) - 5} more"]
             return f"batch {x.shape[0]} outside " + ", ".join(shown)
