@@ -2,6 +2,7 @@
 import streamlit as st
 
 from pages.ui.common import SOURCE_LABELS, setup_page
+from pages.ui.nav import app_link
 from pages.ui.safe_text import md
 from runtime_core.knobs import SEED_N, SEED_TAX_US, SEED_WORK_US
 
@@ -37,11 +38,11 @@ st.caption("The lesson these pages teach is called **the seed** here, and a figu
 col_a, col_b = st.columns([3, 2], gap="large")
 with col_a:
     st.subheader("Where to start")
-    st.page_link("pages/6_Launch_overhead_killer.py", label="Launch-overhead killer: the lesson's widget",
+    app_link("pages/6_Launch_overhead_killer.py", label="Launch-overhead killer: the lesson's widget",
                  icon=":material/bolt:")
-    st.page_link("pages/7_Will_graphs_help_my_model.py", label="Will CUDA graphs help my model?",
+    app_link("pages/7_Will_graphs_help_my_model.py", label="Will CUDA graphs help my model?",
                  icon=":material/biotech:")
-    st.page_link("pages/1_Artifact_vs_runtime.py", label="Read the lesson from §1", icon=":material/menu_book:")
+    app_link("pages/1_Artifact_vs_runtime.py", label="Read the lesson from §1", icon=":material/menu_book:")
     st.page_link("pages/9_Checkpoint.py", label="Do the checkpoint exercise", icon=":material/task_alt:")
     st.page_link("pages/10_Interview.py", label="Test yourself: interview flashcards", icon=":material/style:")
     st.page_link("pages/11_Claims.py", label="The lesson's claims, measured", icon=":material/fact_check:")

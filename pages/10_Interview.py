@@ -5,7 +5,7 @@ from pages.ui.common import citation_caption, lesson_data, metric_row, render_te
 import streamlit as st
 
 from pages.ui import lab_panels
-from pages.ui.nav import page_for, page_title
+from pages.ui.nav import app_link, page_for, page_title
 from runtime_core.labs import LABS
 from runtime_core.lesson.page_text import text as prose
 from runtime_core.words import count
@@ -66,7 +66,7 @@ with st.container(border=True):
         g.button("missed", key="iv_missed", on_click=grade, args=(card["id"], "missed"), icon=":material/close:")
         page = page_for(card["live_page"])
         if page:
-            st.page_link(page, label=f"See it: {page_title(page)}", icon=":material/arrow_forward:")
+            app_link(page, label=f"See it: {page_title(page)}", icon=":material/arrow_forward:")
             st.caption(render_text(card["live_hint"]))
         else:
             st.caption(f"(no page named {card['live_page']!r} in pages/ yet)")

@@ -4,7 +4,7 @@ from pages.ui.common import lesson_columns, lesson_data, render_lesson, setup_pa
 import streamlit as st
 
 from pages.ui import tables
-from pages.ui.nav import page_title
+from pages.ui.nav import app_link, page_title
 from runtime_core.knobs import SEED_N, SEED_TAX_US, SEED_WORK_US, Knobs, mode_label
 from runtime_core.model.formulas import predict
 from runtime_core.lesson.page_text import text as prose
@@ -26,7 +26,7 @@ with live_col:
             c[1].caption("runtime (every request)")
             c[1].markdown(r["runtime"])
             st.markdown(r["proof"])  # what the page shows, in a sentence that wraps; the link stays short
-            st.page_link(r["page"], label=f"See it: {page_title(r['page'])}", icon=":material/arrow_forward:")
+            app_link(r["page"], label=f"See it: {page_title(r['page'])}", icon=":material/arrow_forward:")
 
     st.subheader("The runtime's choice, priced")
     source_badge("model", f"the seed's widget defaults: N={SEED_N}, tax {SEED_TAX_US:g} µs, "
@@ -41,4 +41,4 @@ with live_col:
         ("synchronizes", [tables.num(m[mode]["sync_calls"]) for mode in modes]),
     ])
     st.caption(prose("artifact", "same_kernels"))
-    st.page_link("pages/6_Launch_overhead_killer.py", label="Turn the knobs yourself", icon=":material/tune:")
+    app_link("pages/6_Launch_overhead_killer.py", label="Turn the knobs yourself", icon=":material/tune:")

@@ -9,6 +9,7 @@ import streamlit as st
 
 from pages.ui import figure_log, lab_panels, labs29_panels, tables as ui_tables, torch_lab_panels
 from pages.ui.kept_state import keep, restore
+from pages.ui.nav import app_link
 from runtime_core.aot.tables import decoder_rows
 from runtime_core.labs import failure_modes, labs_on
 from runtime_core.lesson.claims import evaluate_claims, load_claims
@@ -96,7 +97,7 @@ def decoder_panel() -> None:
     row = evaluate_claims(None, None, rec, claims=claim)[0]
     st.markdown(f"**The lesson says:** {render_text(row['seed_value'])}  \n**Measured:** {row['measured']}  \n"
                 f"**Verdict:** {row['verdict']}. {row['reason']}")
-    st.page_link("pages/11_Claims.py", label="Every claim of the lesson against the measurements", icon=":material/fact_check:")
+    app_link("pages/11_Claims.py", label="Every claim of the lesson against the measurements", icon=":material/fact_check:")
 
 
 def reduce_overhead_panel() -> None:

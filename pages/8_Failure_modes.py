@@ -6,6 +6,7 @@ import re
 import streamlit as st
 
 from pages.ui import lab_panels
+from pages.ui.nav import app_link
 from runtime_core.labs import failure_modes
 
 ctx = setup_page("Failure modes")
@@ -34,7 +35,7 @@ with live_col:
             st.markdown(f"**{i}. {fm['title']}**")
             st.caption(f"Look for: {fm['look_for']}")
             if fm["lab"] is None:
-                st.page_link(fm["page"], label="Measure cold vs warm starts on the AOT page", icon=":material/arrow_forward:")
+                app_link(fm["page"], label="Measure cold vs warm starts on the AOT page", icon=":material/arrow_forward:")
                 continue
             r = lab_panels.run_button(fm["lab"], ctx.live, "s7")
             if r:

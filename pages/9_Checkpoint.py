@@ -18,6 +18,7 @@ from pages.ui.common import (citation_caption, lesson_data, phone_anchor, phone_
 import streamlit as st
 
 from pages.ui import knobs, progress, tables as ui_tables, widget_sources as src
+from pages.ui.nav import app_link
 from pages.ui.safe_text import esc, esc_typed
 from pages.ui.widget_panels import METRIC_CSS, count_cell, headline_metrics
 from pages.ui.widget_view import at_point, own_tax, tax_line
@@ -320,8 +321,8 @@ def steps_panel() -> dict:
     if now_open is None:  # every step done: where to go from here
         st.markdown(prose("checkpoint", "next_steps"))
         links = st.container(horizontal=True)
-        links.page_link("pages/10_Interview.py", label="Interview cards", icon=":material/arrow_forward:")
-        links.page_link("pages/11_Claims.py", label="Claims against measurements", icon=":material/arrow_forward:")
+        app_link("pages/10_Interview.py", label="Interview cards", icon=":material/arrow_forward:", container=links)
+        app_link("pages/11_Claims.py", label="Claims against measurements", icon=":material/arrow_forward:", container=links)
     return judgements
 
 

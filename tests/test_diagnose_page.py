@@ -1088,3 +1088,15 @@ def test_the_external_grid_says_which_target_it_misses():
     text = _text(at)
     said = "Here the band target is missed; the speedup and verdict targets are met."
     assert text.count(said) == 2, text.count(said)   # the grid (H200) and the held-out networks (H100)
+
+
+def test_a_bare_visit_writes_no_url_and_the_defaults_leave_it_again():
+    """Page 7 opened on a bare URL writes nothing (a history entry per visit, not two); another
+    model writes the setting; the defaults again leave the URL bare."""
+    at = open_page(PAGE)
+    assert not dict(at.query_params), dict(at.query_params)
+    first = at.selectbox(key="dg_model").value
+    at.selectbox(key="dg_model").set_value("encoder").run()
+    assert at.query_params["model"] in ("encoder", ["encoder"])
+    at.selectbox(key="dg_model").set_value(first).run()
+    assert not dict(at.query_params), dict(at.query_params)

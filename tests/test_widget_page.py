@@ -240,3 +240,17 @@ def test_no_chart_title_is_clipped_and_the_drawing_notes_sit_under_it_as_a_capti
     assert "slice" not in title  # the first line alone is bold
     notes = [unescape(c.value) for c in at.caption if "a bar is a slice, not a kernel" in unescape(c.value)]
     assert notes and "GPU operations ran, spread over the whole step" in notes[0], notes
+
+
+def test_at_the_defaults_the_url_stays_bare_and_a_change_writes_the_whole_setting():
+    """Each URL change is a browser history entry: page 6 opened at its defaults writes nothing (it
+    wrote all seven knobs, so the first Back seemed to do nothing); a change writes every knob, so
+    the link shares the whole setting; back at the defaults the knobs leave the URL."""
+    at = open_widget()
+    assert not dict(at.query_params), dict(at.query_params)
+    n_box(at).set_value(130).run()
+    url = {k: (v if isinstance(v, str) else v[0]) for k, v in at.query_params.items()}
+    assert url == {"n": "130", "tax": "6", "work": "2", "mode": "graph", "dynamic": "0", "policy": "fallback",
+                   "input": "copy"}, url
+    n_box(at).set_value(120).run()
+    assert not dict(at.query_params), dict(at.query_params)

@@ -165,8 +165,7 @@ def setup_page(title: str, icon: str = ":material/bolt:", own_url: bool = False)
             from pages.ui import knobs, progress
             for line in progress.pending():  # Markdown with the URL's values escaped
                 st.warning(line, icon=":material/warning:")
-            progress.sync_url()
-            for line in knobs.carry_url():  # page 6's knobs survive a reload here too
+            for line in knobs.carry_url():  # page 6's knobs survive a reload here too (and the progress)
                 st.warning(line, icon=":material/warning:")
     return ctx
 

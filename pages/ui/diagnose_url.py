@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import streamlit as st
 
+from pages.ui.query_url import replace_owned
 from pages.ui.safe_text import md
 
 URL_NAMES = {"dg_model": "model", "dg_dtype": "dtype", "dg_seq": "shape", "dg_batch": "batch"}
 ALIASES = {"shape": "seq"}  # the CLI's --seq: read as shape, then written back as shape alone
 URL_READ = "dg_url_asked"  # plain key: the setting the URL asked for, read on a session's first run
 URL_FIX = "dg_url_fix"     # plain key: knob keys to set (None: drop) before the next run draws them
+URL_BASE = "dg_url_base"   # plain key: the setting a bare URL opens on (None until to_url first sees it)
+URL_OWNED = (*URL_NAMES.values(), *ALIASES.values())
 
 
 def from_url(names: dict) -> dict:
@@ -24,6 +27,8 @@ def from_url(names: dict) -> dict:
             st.session_state[key] = value
     if URL_READ in st.session_state:
         return {}
+    if not any(q in st.query_params for q in URL_OWNED):
+        st.session_state[URL_BASE] = None  # a bare URL: the first setting to_url sees is the defaults
     asked = {}
     for key, name in URL_NAMES.items():
         alias = ALIASES.get(name)   # never the empty key: "?=7" names nothing
@@ -48,18 +53,15 @@ def url_notices(asked: dict, model: str, dtype: str) -> None:
 
 
 def to_url(model: str, dtype: str, batch: int, seq: int | None) -> None:
-    """Mirror the setting into the URL (only when it changed, to avoid extra reruns), so a reload
-    or a shared link opens on it."""
+    """Mirror the setting into the URL, so a reload or a shared link opens on it: in one change,
+    only when it differs (each change is a rerun and a browser history entry), and nothing at the
+    defaults a bare URL opens on (a visit that changes nothing adds no history entry)."""
     want = {"model": model, "dtype": dtype, "batch": str(batch)}
     if seq is not None:
         want["shape"] = str(seq)
-    if {q: st.query_params.get(q) for q in want} != want:
-        st.query_params.update(want)
-    if seq is None and "shape" in st.query_params:
-        del st.query_params["shape"]
-    for alias in ALIASES.values():  # read once; the link says it one way
-        if alias in st.query_params:
-            del st.query_params[alias]
+    if st.session_state.get(URL_BASE, "") is None:  # this session opened on a bare URL: these are its defaults
+        st.session_state[URL_BASE] = want
+    replace_owned({} if want == st.session_state.get(URL_BASE) else want, URL_OWNED)  # an alias, read once, goes
 
 
 def drop_untaken(asked: dict, taken: dict) -> None:

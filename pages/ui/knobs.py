@@ -10,6 +10,7 @@ import math
 import streamlit as st
 
 from pages.ui import progress
+from pages.ui.query_url import replace_owned
 from pages.ui.safe_text import md
 from runtime_core.errors import UsageError
 from runtime_core.lesson.page_text import text as prose
@@ -97,36 +98,47 @@ def carry_url() -> list[str]:
     other than the defaults (and drops the knobs' keys for the defaults). Returns notices for junk
     URL values not yet handed to page 6 or the checkpoint (they show them in their main column, as
     the progress's are: progress.pending)."""
-    if STORE not in st.session_state:
-        if not any(q in st.query_params for q in URL_NAMES.values()):
-            return []
+    if STORE not in st.session_state and any(q in st.query_params for q in URL_NAMES.values()):
         _store_from_url()
-    setting = st.session_state[STORE]
-    want = ({URL_NAMES[key]: _url_form(value) for key, value in setting.items()}
-            if any(setting[key] != DEFAULTS[key] for key in DEFAULTS) else {})
-    if {q: st.query_params.get(q) for q in want} != want:
-        st.query_params.update(want)
-    for q in URL_NAMES.values():
-        if q not in want and q in st.query_params:
-            del st.query_params[q]
+    replace_owned(_url_params(st.session_state.get(STORE, DEFAULTS)) | progress.url_params(), URL_OWNED)
     return list(st.session_state.get(KNOB_NOTICES, []))
+
+
+URL_OWNED = (*URL_NAMES.values(), *progress.URL_NAMES)  # the knobs' keys and the checkpoint's progress
+
+
+def _url_params(setting: dict) -> dict[str, str]:
+    """The knobs' query parameters for `setting`: all of them where any knob is off its default,
+    none at the defaults (a bare link opens on them, and a visit at them writes nothing)."""
+    if all(setting[key] == DEFAULTS[key] for key in DEFAULTS):
+        return {}
+    return {URL_NAMES[key]: _url_form(value) for key, value in setting.items()}
+
+
+def _setting(k: Knobs) -> dict:
+    """`k` as the session keeps it: knob key -> value."""
+    return {"w_n": k.n, "w_tax": k.tax_us, "w_work": k.work_us, "w_mode": k.mode.value, "w_dynamic": k.dynamic,
+            "w_policy": k.policy.value, "w_input": k.graph_input.value}
 
 
 def remember(k: Knobs) -> None:
     """Keep the current setting in STORE (called after the knobs are drawn)."""
-    st.session_state[STORE] = {"w_n": k.n, "w_tax": k.tax_us, "w_work": k.work_us, "w_mode": k.mode.value,
-                               "w_dynamic": k.dynamic, "w_policy": k.policy.value,
-                               "w_input": k.graph_input.value}
+    st.session_state[STORE] = _setting(k)
+
+
+def link_params() -> dict[str, str]:
+    """What a link to another page of the app carries in its URL: the knobs' setting as the session
+    holds it now (the knobs' own keys, which a change has already set when the sidebar is drawn,
+    else STORE) and the progress. The page it opens then finds its URL written: one browser
+    history entry per page visited, not two."""
+    stored = st.session_state.get(STORE, DEFAULTS)
+    return _url_params({key: st.session_state.get(key, stored[key]) for key in DEFAULTS}) | progress.url_params()
 
 
 def write_url(k: Knobs) -> None:
-    """Mirror the knobs, and the checkpoint's progress, into the URL (only when they changed, to
-    avoid extra reruns)."""
-    want = {"n": str(k.n), "tax": f"{k.tax_us:g}", "work": f"{k.work_us:g}", "mode": k.mode.value,
-            "dynamic": "1" if k.dynamic else "0", "policy": k.policy.value, "input": k.graph_input.value}
-    if {q: st.query_params.get(q) for q in want} != want:
-        st.query_params.update(want)
-    progress.sync_url()
+    """Mirror the knobs (none at the defaults), and the checkpoint's progress, into the URL, in one
+    change and only when it differs (each change is a rerun and a browser history entry)."""
+    replace_owned(_url_params(_setting(k)) | progress.url_params(), URL_OWNED)
 
 
 N_STOPS = [n for n in (1, 2, 3, 5, 7, 10, 15, 20, 30, 40, 50, 60, 80, 100, 120, 150, 200, 300, 400, 500,

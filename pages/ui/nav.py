@@ -45,10 +45,22 @@ if (!window.__runtimeNavCloses) {
 
 
 def sidebar_nav() -> None:
-    """Links to every page, the current one highlighted (call inside `with st.sidebar`); on a phone,
+    """Links to every page, the current one highlighted (call inside `with st.sidebar`), each
+    carrying the knobs' setting and the checkpoint's progress (knobs.link_params); on a phone,
     picking one closes the sidebar (CLOSE_ON_PICK_JS)."""
     import streamlit as st
-    st.page_link(HOME[0], label=HOME[1])
+
+    app_link(HOME[0], label=HOME[1])
     for path, label in numbered_pages():
-        st.page_link(path, label=label)
+        app_link(path, label=label)
     st.html(CLOSE_ON_PICK_JS, unsafe_allow_javascript=True)
+
+
+def app_link(page: str, *, label: str, icon: str | None = None, container=None):
+    """st.page_link (or `container`.page_link) to another page of the app that carries the knobs'
+    setting and the checkpoint's progress (knobs.link_params): the page it opens finds its URL
+    already written, so a visit is one browser history entry, not two, and Back goes back."""
+    import streamlit as st
+
+    from pages.ui.knobs import link_params
+    return (container or st).page_link(page, label=label, icon=icon, query_params=link_params())

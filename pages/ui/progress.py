@@ -2,8 +2,9 @@
 and mirrored into the URL (`ck`, `ckp`), so it survives a page switch and a reload.
 
 Streamlit drops query parameters when the student moves to another page, so every page carries
-these along: common.setup_page loads and mirrors them (`init`, `sync_url`) on every page but the
-two that write their own URL (the widget and the checkpoint, through knobs.write_url). A reload
+these along: common.setup_page loads them (`init`) and mirrors them with the knobs' setting
+(`url_params`, written by knobs.carry_url) on every page but the two that write their own URL
+(the widget and the checkpoint, through knobs.write_url). A reload
 of any page of the app therefore keeps the progress, not only a reload of the checkpoint's.
 """
 from __future__ import annotations
@@ -16,6 +17,7 @@ from runtime_core.lesson.checkpoint import (Run, add_run, decode_predictions, de
 
 RUNS, PRED = "ck_runs", "ck_pred"
 URL_RUNS, URL_PRED = "ck", "ckp"
+URL_NAMES = (URL_RUNS, URL_PRED)
 
 
 MAX_NOTICES = 3  # junk entries quoted one by one per URL key; the rest are counted in one line
@@ -91,17 +93,6 @@ def predict(step: str, value: float | None) -> None:
 
 def reset() -> None:
     st.session_state[RUNS], st.session_state[PRED] = [], {}
-
-
-def sync_url() -> None:
-    """Mirror the progress into this page's URL (writing only what changed); drop its keys once
-    there is no progress."""
-    want = url_params()
-    if {q: st.query_params.get(q) for q in want} != want:
-        st.query_params.update(want)
-    for q in (URL_RUNS, URL_PRED):
-        if q not in want and q in st.query_params:
-            del st.query_params[q]
 
 
 def url_params() -> dict[str, str]:
