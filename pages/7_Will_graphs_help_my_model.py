@@ -11,6 +11,7 @@ from pages.ui.diagnose_external import external_panel
 from pages.ui.diagnose_heldout import heldout_panel
 from pages.ui.diagnose_data import live_diagnosis, load_source, skipped_files
 from pages.ui.diagnose_planner import planner_panel
+from pages.ui.diagnose_url import view_from_url, view_to_url
 from pages.ui.kept_state import keep, restore
 from pages.ui.safe_text import esc, md
 from pages.ui.timeline_chart import MODEL_COPY, first_ops_end, timeline_figure
@@ -57,6 +58,7 @@ st.subheader("The evidence")
 st.markdown(prose("diagnose", "timeline_heading_simulated" if simulated else "timeline_heading"))
 tl_batches = rec.timeline_batches(s.model)
 c1, c2 = st.columns([2, 3])
+view_from_url()  # a shared link's view of the timeline, read once
 restore("dg_tl_variant", "eager", valid=lambda v: v in ("eager", "our_graph"))
 variant = c1.radio("step", ["eager", "our_graph"], key="dg_tl_variant", horizontal=True,
                    format_func={"eager": "eager", "our_graph": "graph replay"}.get)
@@ -67,6 +69,7 @@ shape = rec.default_shape(s.model)
 shape_name = rec.about(s.model).get("shape_name") or "shape"
 at_shape = "" if shape is None else f", {view.shape_words(shape, shape_name)}"
 spans = rec.timeline(s.model, "fp32", near, shape, variant) if near else []
+close = None
 if spans:
     if near != s.batch or s.dtype != "fp32" or s.seq != shape:
         differs = ([] if near == s.batch else [f"batch {s.batch}"]) + ([] if s.dtype == "fp32" else [s.dtype]) \
@@ -91,6 +94,7 @@ if spans:
                          compare=prose("diagnose", "timeline_graph_compare") if same else ""))
 else:
     st.info("No timeline is recorded for this model.")
+view_to_url(variant, close)
 
 st.markdown("##### Predicted and measured, every way to run the step")
 view.variants_table(p, simulated)

@@ -1100,3 +1100,22 @@ def test_a_bare_visit_writes_no_url_and_the_defaults_leave_it_again():
     assert at.query_params["model"] in ("encoder", ["encoder"])
     at.selectbox(key="dg_model").set_value(first).run()
     assert not dict(at.query_params), dict(at.query_params)
+
+
+def test_a_shared_link_shows_the_timeline_view_the_sharer_saw():
+    """An instructor review: the step drawn (eager or graph replay) and the close-up lived in the
+    session only, so a shared link opened on the eager, full-length timeline."""
+    at = open_page(PAGE)
+    at.radio(key="dg_tl_variant").set_value("our_graph").run()
+    at.toggle(key="dg_tl_close").set_value(True).run()
+    url = {k: (v if isinstance(v, str) else v[0]) for k, v in at.query_params.items()}
+    assert url["step"] == "graph" and url["closeup"] == "1", url
+    again = open_page(PAGE, url)
+    assert again.radio(key="dg_tl_variant").value == "our_graph" and again.toggle(key="dg_tl_close").value is True
+    at.radio(key="dg_tl_variant").set_value("eager").run()
+    at.toggle(key="dg_tl_close").set_value(False).run()
+    assert "step" not in at.query_params and "closeup" not in at.query_params
+    junk = open_page(PAGE, {"step": "<b>warp</b>", "closeup": "yes"})
+    said = " ".join(w.value for w in junk.warning)
+    assert "step=" in said and "closeup=" in said and "<b>" not in said
+    assert junk.radio(key="dg_tl_variant").value == "eager" and "step" not in junk.query_params

@@ -254,3 +254,17 @@ def test_at_the_defaults_the_url_stays_bare_and_a_change_writes_the_whole_settin
                    "input": "copy"}, url
     n_box(at).set_value(120).run()
     assert not dict(at.query_params), dict(at.query_params)
+
+
+def test_a_shared_link_shows_the_timeline_source_the_sharer_picked():
+    """An instructor review: the timeline's source (measured, simulated, textbook model) lived in
+    the session only, so a shared link drew another chart than the sharer's."""
+    at = open_widget()
+    radio = next(r for r in at.radio if r.key and r.key.startswith("w_timeline_source"))
+    radio.set_value("simulated").run()
+    assert at.query_params["timeline"] in ("simulated", ["simulated"])
+    again = open_widget({"timeline": "simulated"})
+    assert next(r for r in again.radio if r.key and r.key.startswith("w_timeline_source")).value == "simulated"
+    junk = open_widget({"timeline": "<i>x</i>"})
+    assert any("timeline=" in w.value and "<i>" not in w.value for w in junk.warning)
+    assert "timeline" not in junk.query_params

@@ -72,3 +72,36 @@ def drop_untaken(asked: dict, taken: dict) -> None:
            if name in asked and key in taken and st.session_state.get(key) != taken[key]}
     if fix:
         st.session_state[URL_FIX] = fix
+
+
+# The evidence timeline's view: the step drawn and the close-up, in the URL where they are not the
+# defaults, so a shared link shows the timeline the sharer saw.
+VIEW_URL = {"dg_tl_variant": ("step", {"graph": "our_graph", "eager": "eager"}),
+            "dg_tl_close": ("closeup", {"1": True, "0": False})}
+VIEW_READ = "dg_view_url_read"  # plain key: the view's URL values were read (a session's first run)
+
+
+def view_from_url() -> None:
+    """On a session's first run of the page, the view its URL names goes into the widgets' keys
+    (before kept_state.restore, which then keeps it); a value that is none of them is said once."""
+    if VIEW_READ in st.session_state:
+        return
+    st.session_state[VIEW_READ] = True
+    for key, (name, values) in VIEW_URL.items():
+        raw = st.query_params.get(name)
+        if raw is None:
+            continue
+        if raw in values:
+            st.session_state[key] = values[raw]
+        else:
+            st.warning(md("URL value {name}={raw} ignored: it is one of {ok}.", name=name, raw=raw,
+                          ok=" or ".join(values)), icon=":material/warning:")
+
+
+def view_to_url(variant: str, close: bool | None) -> None:
+    """The view into the URL: nothing at the defaults (eager, drawn whole). `close` None: the
+    close-up is not offered here, and the URL's word on it stays as it is."""
+    want = {"step": "graph"} if variant == "our_graph" else {}
+    if close:
+        want["closeup"] = "1"
+    replace_owned(want, ["step"] + (["closeup"] if close is not None else []))

@@ -6,7 +6,8 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from pages.ui import palette as P, tables as ui_tables
-from pages.ui.safe_text import esc
+from pages.ui.query_url import replace_owned
+from pages.ui.safe_text import esc, md
 from pages.ui.widget_view import FALLBACK_CHIP, headline_metrics as view_metrics
 from runtime_core.engine.measure import DEFAULT_CACHE_SIZE as CACHE_SIZE
 from runtime_core.engine.workload import DYNAMIC_VARIANTS
@@ -40,12 +41,23 @@ def draw_metrics(metrics: list) -> None:
         st.caption(prose("widget", "fallback_chips"))
 
 
+TIMELINE_URL = "timeline"
+TIMELINES = ("measured", "simulated", "textbook model")  # widget_view.timeline_choices offers these
+
+
 def timeline_picker(choices: list[str]) -> str:
     """The timeline's source, picked from `choices` (widget_view.timeline_choices). One radio per
     set of options: a browser keeps a keyed radio whose options changed with nothing selected, so
     each set has its own key, and the reader's last pick carries over where it is offered."""
     key = "w_timeline_source" if "measured" in choices else "w_timeline_source_unmeasured"
     st.session_state.pop("w_timeline_source_unmeasured" if key == "w_timeline_source" else "w_timeline_source", None)
+    asked = st.query_params.get(TIMELINE_URL)
+    if "w_timeline_pick" not in st.session_state and asked is not None:  # a shared link's pick, read once
+        if asked in TIMELINES:
+            st.session_state["w_timeline_pick"] = asked
+        else:
+            st.warning(md("URL value {name}={raw} ignored: it is one of {ok}; showing the first offered.",
+                          name=TIMELINE_URL, raw=asked, ok=", ".join(TIMELINES)), icon=":material/warning:")
     last = st.session_state.get("w_timeline_pick")
     picked = st.radio("timeline from", choices, horizontal=True, key=key,
                       index=choices.index(last) if last in choices and key not in st.session_state else 0,
@@ -53,6 +65,8 @@ def timeline_picker(choices: list[str]) -> str:
                       label_visibility="collapsed")
     if key == "w_timeline_source" or picked != choices[0]:  # a fallback to simulated is not a pick
         st.session_state["w_timeline_pick"] = picked
+    # in the URL where it is not the first choice, so a shared link shows the timeline the sharer saw
+    replace_owned({TIMELINE_URL: picked} if picked != choices[0] else {}, [TIMELINE_URL])
     return picked
 
 
