@@ -538,3 +538,21 @@ def test_the_band_line_never_reads_a_missed_width_as_met():
     width = re.search(r"here (\d+\.\d)%", line)
     assert width and float(width.group(1)) > 10 and line.lstrip().startswith("MISS"), line
     assert not re.search(r"\d%\s*≤", line), line
+
+
+def test_a_schema_valid_recording_with_odd_times_is_judged_not_crashed(tmp_path):
+    """A script review: a pass's graph step of 1e-9 µs (the schema asks only > 0) rounded to 0 and
+    `accuracy` died dividing by it (exit 1, which says "below target"); a point whose 1e10 graph
+    nodes predict 0.0x had a band but no band width, and the median of the widths met a None."""
+    from runtime_core.diagnose.diagnosis import fold_passes
+    one = {"host_dispatch_us": 10.0, "eager_us": 100.0, "graph_us": 1e-9}
+    p = fold_passes(dict(one, passes=[one]))
+    assert p["graph_us"] == 1e-9 and p["measured_graph_speedup"] > 1e10
+    doc = json.loads((ROOT / "lessons/recordings/diagnose_heldout_h200.json").read_text())
+    doc["points"][1]["captured_gpu_ops"] = 10_000_000_000
+    odd = tmp_path / "odd.json"
+    odd.write_text(json.dumps(doc))
+    r = subprocess.run([sys.executable, "-m", "runtime_core", "accuracy", "--recording", str(odd)],
+                       capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert "Traceback" not in r.stderr and r.returncode in (0, 1), r.stderr
+    assert "band holds the measurement" in r.stdout

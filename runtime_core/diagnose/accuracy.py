@@ -118,7 +118,7 @@ def external_accuracy(points: list[dict]) -> dict:
     right = [verdict_right(p) for p in points]
     banded = [p for p in points if band_holds(p) is not None]
     inside = [band_holds(p) for p in banded]
-    widths = [band_half_width(p) for p in banded]
+    widths = [w for w in map(band_half_width, banded) if w is not None]  # a band beside no prediction: no width
     verdict_share = sum(right) / len(right) if right else None
     band_share = sum(inside) / len(inside) if inside else None
     median_width = statistics.median(widths) if widths else None

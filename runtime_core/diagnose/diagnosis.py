@@ -291,8 +291,9 @@ def fold_passes(point: dict) -> dict:
     """The point's H and step times set to the median of its passes (a point recorded before
     passes existed counts as one pass); the measured speedup is their ratio. Returns the point."""
     passes = point.setdefault("passes", [pass_fields(point)])
-    for k in PASS_KEYS:
-        point[k] = round(statistics.median(p[k] for p in passes), 3)
+    for k in PASS_KEYS:  # to the nanosecond, but a positive time never rounds to 0 (a ratio divides by it)
+        median = statistics.median(p[k] for p in passes)
+        point[k] = round(median, 3) or median
     point["measured_graph_speedup"] = round(point["eager_us"] / point["graph_us"], 4)
     return point
 
