@@ -7,6 +7,7 @@ it (runtime_core/cli.py, which imports every package's cli.py).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 from pathlib import Path
@@ -135,3 +136,21 @@ def graph_knobs(a) -> dict:
                          "buffer; with --dynamic each step's input takes the policy's own path (fallback, bucket "
                          "or recapture) and the flag is not read (leave it out, or drop --dynamic)")
     return {"policy": a.policy or Policy.FALLBACK.value, "graph_input": a.graph_input or GraphInput.COPY.value}
+
+
+@contextlib.contextmanager
+def named_as_typed(flag: str, text: str):
+    """A RecordingError raised inside names the file as the user typed it after `flag`
+    ("--from runs/a/rec.json: ..."), not by its file name alone (one name can be in several
+    folders; tests/gpu_runs/results holds such)."""
+    from .errors import RecordingError
+    name = Path(text).name
+    try:
+        yield
+    except RecordingError as e:
+        said = str(e)
+        for named in (text, name):  # the store names a file by its name
+            if said.startswith(named + ":"):
+                said = said[len(named) + 1:].lstrip()
+                break
+        raise RecordingError(f"{flag} {text}: {said}") from None

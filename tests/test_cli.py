@@ -370,3 +370,19 @@ def test_printed_numbers_carry_no_float_noise(capsys):
     assert not re.search(r"\d\.\d*(9{6,}|0{6,})\d", out), re.search(r".{20}\d\.\d*(9{6,}|0{6,})\d.{5}", out)
     msg = run_here(capsys, "diagnose", "--model", "decoder", "--seq", "-1", "--batch", "1", "--backend", "sim")[2]
     assert "between 1 and 1000000, got -1" in msg, msg
+
+
+@pytest.mark.parametrize("args, flag", [
+    (("diagnose", "--model", "fake-mlp", "--plan", "zipf", "--from", "{f}"), "--from"),
+    (("sweep", "--out", "{f}", "--resume", "--quick", "--backend", "sim"), "--out"),
+    (("diagnose", "--sweep", "--record", "{f}", "--resume", "--quick"), "--record"),
+])
+def test_a_bad_recording_is_named_by_the_path_as_typed(tmp_path, args, flag):
+    """A script review: these named the file by its base name alone ("rec.json: ..."), which is
+    ambiguous where one name is in several folders."""
+    bad = tmp_path / "sub" / "rec.json"
+    bad.parent.mkdir()
+    bad.write_text('{"meta": {}}')
+    rc, out, err = run(*(a.format(f=bad) for a in args))
+    assert rc == 2 and f"error: {flag} {bad}: meta.schema_version is missing" in err, err
+    assert "Traceback" not in err and bad.read_text() == '{"meta": {}}'

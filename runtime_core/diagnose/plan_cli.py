@@ -17,7 +17,9 @@ DEFAULT_MAX_SIZE = 256  # --max-size left out: up to this, or the largest size m
 
 def recording_for(path: str | None) -> DiagnoseRecording:
     if path:
-        return DiagnoseRecording.load(Path(path))
+        from ..cli_args import named_as_typed
+        with named_as_typed("--from", path):
+            return DiagnoseRecording.load(Path(path))
     rec = best_recording()
     if rec is None:
         from ..recordings.store import recordings_dir

@@ -17,6 +17,7 @@ import sys
 import time
 from pathlib import Path
 
+from ..cli_args import named_as_typed
 from ..errors import UsageError
 from ..recordings import store
 from .accuracy import accuracy
@@ -39,7 +40,8 @@ def open_target(runner, path: Path, resume: bool, force: bool) -> dict:
                          "registry, carry its wheels (../shared/tools/gpu-wheels.sh)")
     if resume and path.exists():
         store.check_target(path, force=True)
-        doc = store.load(path, kind="diagnose").data
+        with named_as_typed("--record", str(path)):  # named as typed, not by its file name alone
+            doc = store.load(path, kind="diagnose").data
         m = doc["meta"]
         if (m["backend"], m["device_name"]) != (runner.backend, runner.device_name):
             raise UsageError(f"cannot resume a recording of {m['device_name']} ({m['backend']}) on "

@@ -40,6 +40,7 @@ from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..cli_args import named_as_typed
 from ..engine.cores import CPUS_ENV, cpus_arg
 from ..errors import UsageError
 from ..recordings import store
@@ -82,7 +83,8 @@ def open_target(runner, path: Path, resume: bool, force: bool, protocol: str = I
                 grid: str = "external") -> dict:
     if resume and path.exists():
         store.check_target(path, force=True)
-        doc = store.load(path, kind="diagnose").data
+        with named_as_typed("--record", str(path)):  # named as typed, not by its file name alone
+            doc = store.load(path, kind="diagnose").data
         m = doc["meta"]
         if m.get("set") != "external":
             raise UsageError(f"{path.name} is not an external-grid recording; record to a new file")

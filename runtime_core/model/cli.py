@@ -138,18 +138,13 @@ def run_accuracy(a) -> dict | int:
 def _load(text: str, kind: str | None = None):
     """The recording --recording names; its errors name the path as typed, not only the file's
     name (bert_base_4_bf16.json is in four folders of tests/gpu_runs/results)."""
-    from ..errors import RecordingError
+    from ..cli_args import named_as_typed
     from ..recordings import load
     path = Path(text)
     if not path.exists():
         raise UsageError(f"--recording {text}: no such file")
-    try:
+    with named_as_typed("--recording", text):
         return load(path, kind=kind)
-    except RecordingError as e:
-        said = str(e)
-        if said.startswith(path.name + ":"):
-            said = said[len(path.name) + 1:].lstrip()
-        raise RecordingError(f"--recording {text}: {said}") from None
 
 
 def _setting(m: dict) -> str:

@@ -20,6 +20,7 @@ import sys
 import time
 from pathlib import Path
 
+from ..cli_args import named_as_typed
 from ..engine.cores import pin_to_one_core
 from ..engine.backends import describe, use_sizing
 from ..engine.measure import measure
@@ -66,7 +67,10 @@ def run_sweep(out: Path, backend: str = "auto", budget_s: float = 480.0, resume:
     """Measure the grid into the recording at `out`; returns the recording (maybe partial).
     `device` (a Device) overrides `backend`, e.g. a simulator built from other constants."""
     dev = device or get_device(backend)
-    rec = store.load(out, kind="sweep").data if (resume and out.exists()) else None
+    rec = None
+    if resume and out.exists():
+        with named_as_typed("--out", str(out)):  # a resumed file named as typed, not by its name alone
+            rec = store.load(out, kind="sweep").data
     if rec is not None:
         _check_recorded_here(rec, out, "resume")
         _check_same_device(rec, dev)
