@@ -386,3 +386,19 @@ def test_a_bad_recording_is_named_by_the_path_as_typed(tmp_path, args, flag):
     rc, out, err = run(*(a.format(f=bad) for a in args))
     assert rc == 2 and f"error: {flag} {bad}: meta.schema_version is missing" in err, err
     assert "Traceback" not in err and bad.read_text() == '{"meta": {}}'
+
+
+def test_a_huge_core_range_a_blank_variant_list_and_accuracy_json_digits():
+    """A script review: RUNTIME_CORE_CPUS=0-1000000000 built a billion-element set (a MemoryError
+    traceback, or gigabytes) before any check; --variants ,,, ran the default variants in silence;
+    accuracy --json printed 0.9073634204275535 where every --json prints 12 digits."""
+    import os
+    p = subprocess.run([sys.executable, "-m", "runtime_core", "model", "--mode", "eager", "--n", "1", "--work-us", "1"],
+                       cwd=ROOT, capture_output=True, text=True, timeout=120,
+                       env=dict(os.environ, RUNTIME_CORE_CPUS="0-1000000000"))
+    assert p.returncode == 2 and "names core 1000000000" in p.stderr and "Traceback" not in p.stderr
+    rc, _, err = run("diagnose", "--model", "fake-mlp", "--batch", "2", "--variants", ",,,")
+    assert rc == 2 and "names no variant" in err
+    rc, out, _ = run("accuracy", "--json")
+    floats = re.findall(r"-?\d+\.\d+(?:e-?\d+)?", out)
+    assert floats and all(len(re.sub(r"[^0-9]", "", f.split("e")[0]).lstrip("0")) <= 12 for f in floats), floats

@@ -174,6 +174,8 @@ def _variants(a, runner) -> tuple:
     names = tuple(runner.variants)
     if a.variants:
         names = tuple(v.strip() for v in a.variants.split(",") if v.strip())
+        if not names:  # ",,," or " ": a list with nothing in it is no choice, not the default one
+            raise UsageError(f"--variants {a.variants!r} names no variant; choose from {', '.join(VARIANTS)}")
         bad = [v for v in names if v not in VARIANTS]
         if bad:
             raise UsageError(f"unknown variant {bad[0]!r}; choose from {', '.join(VARIANTS)}")

@@ -99,6 +99,9 @@ def all_cores() -> None:
 CPUS_ENV = "RUNTIME_CORE_CPUS"  # e.g. "16,17,18": the cores a process, and the children it starts, may use
 
 
+MAX_CPU_NUMBER = 1 << 16  # Linux's CONFIG_NR_CPUS tops out at 8192; beyond this a value is a typo
+
+
 def parse_cpus(raw: str) -> set[int]:
     """The cores of a RUNTIME_CORE_CPUS value: numbers and ranges, comma-separated ("0-3,8")."""
     cpus = set()
@@ -107,6 +110,9 @@ def parse_cpus(raw: str) -> set[int]:
         if not lo.isdigit() or (dash and not hi.isdigit()) or int(hi or lo) < int(lo):
             cpus = set()
             break
+        if int(hi or lo) >= MAX_CPU_NUMBER:  # named before a set of a billion cores is built
+            raise UsageError(f"{CPUS_ENV}={raw[:40]!r} names core {int(hi or lo)}; core numbers here are below "
+                             f"{MAX_CPU_NUMBER}")
         cpus.update(range(int(lo), int(hi or lo) + 1))
     if not cpus:
         raise UsageError(f"{CPUS_ENV}={raw!r} is not a list of CPU cores: give numbers and ranges, such as 0-3,8")
