@@ -38,12 +38,15 @@ def path(text: str) -> str:
     """An argparse `type=` for a file path: an empty one is refused (a script's unset variable
     would otherwise turn --record "$OUT" into no recording at all, with exit status 0), and so is
     "-" (which reads as standard input or output, but would be read or written as a file of that
-    name), and a path ending in "/" (a folder: `--record x.json/` wrote the file x.json)."""
+    name), a path ending in "/" (a folder: `--record x.json/` wrote the file x.json), and one
+    holding a line break or another control character (the one-line error was cut at it)."""
     if not text.strip():
         raise argparse.ArgumentTypeError("an empty path (is a shell variable unset?)")
     if text.strip() == "-":
         raise argparse.ArgumentTypeError("'-' (standard input or output) is not read or written here: give a "
                                          "file path (a command's JSON summary is printed anyway)")
+    if any(ord(c) < 32 or ord(c) == 127 for c in text):  # an error line would break at it, losing the reason
+        raise argparse.ArgumentTypeError(f"{text!r} holds a control character (a line break, a tab): give a plain path")
     if text.endswith(("/", os.sep)):
         raise argparse.ArgumentTypeError(f"{text} ends in '/', which names a folder: give a file path")
     from .atomic import NAME_MAX, PATH_MAX  # a name no file system holds: one line, not OSError's traceback

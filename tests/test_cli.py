@@ -402,3 +402,9 @@ def test_a_huge_core_range_a_blank_variant_list_and_accuracy_json_digits():
     rc, out, _ = run("accuracy", "--json")
     floats = re.findall(r"-?\d+\.\d+(?:e-?\d+)?", out)
     assert floats and all(len(re.sub(r"[^0-9]", "", f.split("e")[0]).lstrip("0")) <= 12 for f in floats), floats
+
+
+def test_a_path_with_a_line_break_is_refused_in_one_whole_line():
+    """A script review: the error line was cut at the path's line break, losing the reason."""
+    rc, _, err = run("accuracy", "--recording", "/tmp/a\nb.json")
+    assert rc == 2 and "control character" in err and len(err.strip().splitlines()) == 1, err
