@@ -408,3 +408,9 @@ def test_a_path_with_a_line_break_is_refused_in_one_whole_line():
     """A script review: the error line was cut at the path's line break, losing the reason."""
     rc, _, err = run("accuracy", "--recording", "/tmp/a\nb.json")
     assert rc == 2 and "control character" in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_constants_recorded_on_the_simulator_is_refused_not_ignored():
+    """A script review: `--constants recorded` on the simulator printed what `live` prints, exit 0."""
+    rc, _, err = run("diagnose", "--model", "fake-mlp", "--batch", "1", "--constants", "recorded")
+    assert rc == 2 and "--constants recorded" in err and "simulator" in err

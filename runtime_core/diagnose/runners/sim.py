@@ -124,8 +124,13 @@ class SimRunner:
         return VIRTUAL_MEASURE_ROUNDS, 2, 0.0  # the virtual clock gives the same time every step: back to back
 
     def machine(self, constants: str = "live"):
-        """The simulator's own constants: it runs with them, so the model knows them exactly."""
+        """The simulator's own constants: it runs with them, so the model knows them exactly. A GPU
+        recording's ("recorded") would describe another machine: refused, never ignored."""
         from ..predict import Machine
+        if constants != "live":
+            from ...errors import UsageError
+            raise UsageError(f"--constants {constants} reads a GPU sweep recording's constants; the simulator "
+                             "runs with its own, so leave --constants out here (or use a CUDA GPU)")
         p = self.dev.params
         return Machine(p.machine, p.tax_us, "SimDevice parameters (the simulated machine's own)")
 
