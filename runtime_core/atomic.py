@@ -76,8 +76,13 @@ def write_bytes(path: str | Path, data: bytes, mode: int | None = None, overwrit
 
     Raises:
         UsageError: `overwrite` is False and `path` exists (it is left as it was).
+
+    A symbolic link is written through: the file it points to is replaced, and the link stays
+    (renaming over the link replaced the link with a file and left its target as it was).
     """
     path = Path(path)
+    if path.is_symlink():
+        path = Path(os.path.realpath(path))
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=TMP_SUFFIX)

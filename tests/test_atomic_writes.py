@@ -259,3 +259,14 @@ def test_a_folder_that_takes_no_new_file_is_one_line_not_a_traceback(tmp_path, m
     with pytest.raises(atomic.WriteFailed, match="cannot write it .*the old file is unchanged"):
         atomic.write_json(target, {"a": 1})
     assert target.read_text() == "old"
+
+
+def test_a_symlink_is_written_through_and_stays_a_link(tmp_path):
+    """A script review: `--force` onto a link renamed a new file over the link, so the link was
+    gone and the file it pointed to kept its old content."""
+    from runtime_core.atomic import write_text
+    target, link = tmp_path / "keep.json", tmp_path / "link.json"
+    target.write_text("old")
+    link.symlink_to(target)
+    write_text(link, "new")
+    assert link.is_symlink() and target.read_text() == "new" and link.read_text() == "new"
