@@ -21,7 +21,7 @@ import importlib
 import json
 import sys
 
-from .cli_args import Parser
+from .cli_args import Parser, tidy_json
 from .errors import UsageError
 
 SUBPACKAGES = ("model", "recordings", "allocator", "labs", "aot", "diagnose")
@@ -51,18 +51,6 @@ def _say_skipped(quiet: bool = False) -> None:
     for line in () if quiet else store.SKIPPED:
         print(f"runtime_core: note: skipped a recording: {line}", file=sys.stderr)
     store.SKIPPED.clear()
-
-
-def _tidy(value):
-    """Floats to 12 significant digits for the printed JSON: a virtual clock's difference printed
-    as 5.999999999999999 µs, a span's start as 18.6589999999851 (no figure here is known to 12)."""
-    if isinstance(value, float):
-        return float(f"{value:.12g}")
-    if isinstance(value, dict):
-        return {k: _tidy(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_tidy(v) for v in value]
-    return value
 
 
 class StdoutError(Exception):
@@ -141,6 +129,6 @@ def _main(argv: list[str] | None = None) -> int:
         print(f"runtime_core{' ' + cmd if cmd else ''}: interrupted", file=sys.stderr)
         return 130
     if not isinstance(out, int):
-        print(json.dumps(_tidy(out), indent=2, default=str))
+        print(json.dumps(tidy_json(out), indent=2, default=str))
     sys.stdout.flush()  # a write that fails, fails here, inside main
     return out if isinstance(out, int) else 0

@@ -157,3 +157,15 @@ def named_as_typed(flag: str, text: str):
                 said = said[len(named) + 1:].lstrip()
                 break
         raise RecordingError(f"{flag} {text}: {said}") from None
+
+
+def tidy_json(value):
+    """Floats to 12 significant digits for the printed JSON: a virtual clock's difference printed
+    as 5.999999999999999 µs, a span's start as 18.6589999999851 (no figure here is known to 12)."""
+    if isinstance(value, float):
+        return float(f"{value:.12g}")
+    if isinstance(value, dict):
+        return {k: tidy_json(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [tidy_json(v) for v in value]
+    return value

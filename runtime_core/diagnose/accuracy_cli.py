@@ -49,8 +49,8 @@ def diagnose_accuracy(rec, as_json: bool) -> int:
             len(rechecks), 12, None, bool(racc) and len(rechecks) >= 12 and racc["meets_all"])
         again = None if rechecks is pts or not rechecks else repeatability(pts, rechecks)
     if as_json:
-        from ..cli import _tidy
-        print(json.dumps(_tidy(acc), indent=2))  # 12 digits, as every --json
+        from ..cli_args import tidy_json
+        print(json.dumps(tidy_json(acc), indent=2))  # 12 digits, as every --json
     else:
         which = "zoo" if not external else ("held-out networks" if doc["meta"].get("grid") == "heldout"
                                             else "external grid")

@@ -121,8 +121,8 @@ def run_accuracy(a) -> dict | int:
         from .bounds import check, table
         rows = check(rec)
     if a.json:
-        from ..cli import _tidy
-        print(json.dumps(_tidy({**acc, "bounds": rows} if rows else acc), indent=2))  # 12 digits, as every --json
+        from ..cli_args import tidy_json
+        print(json.dumps(tidy_json({**acc, "bounds": rows} if rows else acc), indent=2))  # 12 digits, as every --json
     else:
         print(f"{rec.label()}: {acc['within']}/{acc['total']} points within ±{acc['tolerance']:.0%} "
               f"({acc['share']:.1%}; target ≥ {TARGET_SHARE:.0%})")
