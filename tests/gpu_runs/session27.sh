@@ -20,7 +20,8 @@
 # thirty-third had eleven refused (its H100 ran the recorder tests: 3 passed, gpu_tests_session33.log),
 # then an H200 at its end: the grid's last 2 points (complete, 48 of 48) and held-out 2 of 20; the
 # thirty-fourth had seven H200 starts refused, then an H200 for TESTS=1 (2 passed,
-# results/gpu_tests_session34.log) and held-out points 3-11 in two calls. Still owed:
+# results/gpu_tests_session34.log) and held-out points 3-11 in two calls; the thirty-fifth had seven
+# H200 starts refused and spent its budget on the GPU suite on an H100. Still owed:
 # the H200's part, the run line above (TESTS=1 is no longer needed; CARD=h100 now only finds its
 # files complete). On a short budget, pass TOTAL_S (e.g. TOTAL_S=300), GRID_S (the grid's part, default
 # 260 s) and a timeout_s a little above TOTAL_S.
