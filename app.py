@@ -39,13 +39,13 @@ col_a, col_b = st.columns([3, 2], gap="large")
 with col_a:
     st.subheader("Where to start")
     app_link("pages/6_Launch_overhead_killer.py", label="Launch-overhead killer: the lesson's widget",
-                 icon=":material/bolt:")
+             icon=":material/bolt:")
     app_link("pages/7_Will_graphs_help_my_model.py", label="Will CUDA graphs help my model?",
-                 icon=":material/biotech:")
+             icon=":material/biotech:")
     app_link("pages/1_Artifact_vs_runtime.py", label="Read the lesson from §1", icon=":material/menu_book:")
-    st.page_link("pages/9_Checkpoint.py", label="Do the checkpoint exercise", icon=":material/task_alt:")
-    st.page_link("pages/10_Interview.py", label="Test yourself: interview flashcards", icon=":material/style:")
-    st.page_link("pages/11_Claims.py", label="The lesson's claims, measured", icon=":material/fact_check:")
+    app_link("pages/9_Checkpoint.py", label="Do the checkpoint exercise", icon=":material/task_alt:")
+    app_link("pages/10_Interview.py", label="Test yourself: interview flashcards", icon=":material/style:")
+    app_link("pages/11_Claims.py", label="The lesson's claims, measured", icon=":material/fact_check:")
     st.markdown(
         "- In class: open the widget, press through the modes, then turn on dynamic shapes.\n"
         "- On your own: read §1–§5, try the widget of §6, do the checkpoint, then test yourself with the interview cards."
