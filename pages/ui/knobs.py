@@ -95,7 +95,8 @@ def carry_url() -> list[str]:
     """On a page without the knobs, the widget's setting rides in its URL as the checkpoint's
     progress does, so a reload there (or its link, shared) keeps it for page 6 and the checkpoint:
     a session's first run reads it when the URL names a knob, and every run writes back a setting
-    other than the defaults (and drops the knobs' keys for the defaults). Returns notices for junk
+    other than the defaults (and drops the knobs' keys for the defaults), with the progress, in one
+    URL change (query_url.replace_owned). Returns notices for junk
     URL values not yet handed to page 6 or the checkpoint (they show them in their main column, as
     the progress's are: progress.pending)."""
     if STORE not in st.session_state and any(q in st.query_params for q in URL_NAMES.values()):
