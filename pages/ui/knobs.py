@@ -132,6 +132,9 @@ def link_params() -> dict[str, str]:
     holds it now (the knobs' own keys, which a change has already set when the sidebar is drawn,
     else STORE) and the progress. The page it opens then finds its URL written: one browser
     history entry per page visited, not two."""
+    if STORE not in st.session_state and any(q in st.query_params for q in URL_NAMES.values()):
+        _store_from_url()  # a session's first run: the sidebar is drawn before the knobs read the URL
+    progress.pending()  # the progress too (loaded from the URL once, on the session's first run)
     stored = st.session_state.get(STORE, DEFAULTS)
     return _url_params({key: st.session_state.get(key, stored[key]) for key in DEFAULTS}) | progress.url_params()
 

@@ -45,6 +45,10 @@ def test_back_returns_to_the_page_before_with_a_setting_carried(server, page_at)
     page = page_at("1280x720")
     page.goto(server + "/Launch_overhead_killer?n=130&mode=eager", wait_until="domcontentloaded")
     wait_until_idle(page)
+    # the sidebar is drawn before the knobs read the URL: on this first run its links carry it already
+    # (they carried the defaults, so page 7 opened bare and wrote the setting: two entries, in CI)
+    href = page.locator('[data-testid="stSidebar"] [data-testid="stPageLink-NavLink"]', has_text="7. Will").get_attribute("href")
+    assert "n=130" in href and "mode=eager" in href, href
     landed = _route_then_back(page)
     assert landed == ["Caching_allocator", "Will_graphs_help_my_model", "Launch_overhead_killer"], landed
     assert "n=130" in page.url and "mode=eager" in page.url  # the setting rode along every visit
