@@ -50,17 +50,21 @@ def sidebar_nav() -> None:
     picking one closes the sidebar (CLOSE_ON_PICK_JS)."""
     import streamlit as st
 
-    app_link(HOME[0], label=HOME[1])
+    from pages.ui.knobs import link_params
+    carried = link_params()  # once for the twelve links, not once each
+    app_link(HOME[0], label=HOME[1], carried=carried)
     for path, label in numbered_pages():
-        app_link(path, label=label)
+        app_link(path, label=label, carried=carried)
     st.html(CLOSE_ON_PICK_JS, unsafe_allow_javascript=True)
 
 
-def app_link(page: str, *, label: str, icon: str | None = None, container=None):
+def app_link(page: str, *, label: str, icon: str | None = None, container=None, carried: dict | None = None):
     """st.page_link (or `container`.page_link) to another page of the app that carries the knobs'
-    setting and the checkpoint's progress (knobs.link_params): the page it opens finds its URL
-    already written, so a visit is one browser history entry, not two, and Back goes back."""
+    setting and the checkpoint's progress (knobs.link_params, or `carried` where the caller has
+    it already): the page it opens finds its URL already written, so a visit is one browser
+    history entry, not two, and Back goes back."""
     import streamlit as st
 
     from pages.ui.knobs import link_params
-    return (container or st).page_link(page, label=label, icon=icon, query_params=link_params())
+    return (container or st).page_link(page, label=label, icon=icon,
+                                       query_params=link_params() if carried is None else carried)

@@ -8,7 +8,7 @@ import streamlit as st
 from pages.ui import palette as P, tables as ui_tables
 from pages.ui.query_url import replace_owned
 from pages.ui.safe_text import esc, md
-from pages.ui.widget_view import FALLBACK_CHIP, headline_metrics as view_metrics
+from pages.ui.widget_view import FALLBACK_CHIP, TIMELINE_SOURCES, headline_metrics as view_metrics
 from runtime_core.engine.measure import DEFAULT_CACHE_SIZE as CACHE_SIZE
 from runtime_core.engine.workload import DYNAMIC_VARIANTS
 from runtime_core.knobs import mode_label
@@ -42,7 +42,6 @@ def draw_metrics(metrics: list) -> None:
 
 
 TIMELINE_URL = "timeline"
-TIMELINES = ("measured", "simulated", "textbook model")  # widget_view.timeline_choices offers these
 
 
 def timeline_picker(choices: list[str]) -> str:
@@ -53,11 +52,11 @@ def timeline_picker(choices: list[str]) -> str:
     st.session_state.pop("w_timeline_source_unmeasured" if key == "w_timeline_source" else "w_timeline_source", None)
     asked = st.query_params.get(TIMELINE_URL)
     if "w_timeline_pick" not in st.session_state and asked is not None:  # a shared link's pick, read once
-        if asked in TIMELINES:
+        if asked in TIMELINE_SOURCES:
             st.session_state["w_timeline_pick"] = asked
         else:
             st.warning(md("URL value {name}={raw} ignored: it is one of {ok}; showing the first offered.",
-                          name=TIMELINE_URL, raw=asked, ok=", ".join(TIMELINES)), icon=":material/warning:")
+                          name=TIMELINE_URL, raw=asked, ok=", ".join(TIMELINE_SOURCES)), icon=":material/warning:")
     last = st.session_state.get("w_timeline_pick")
     picked = st.radio("timeline from", choices, horizontal=True, key=key,
                       index=choices.index(last) if last in choices and key not in st.session_state else 0,

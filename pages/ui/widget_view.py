@@ -148,11 +148,15 @@ def tax_line(shown, k: Knobs, own_tax_us: float | None, gpu: str, chip_tax_us: f
     return prose("widget", key, **parts)
 
 
+TIMELINE_SOURCES = ("measured", "simulated", "textbook model")  # every source a timeline can be drawn from
+
+
 def timeline_choices(shown) -> list[str]:
     """The sources the timeline can be drawn from: measured (when the measured or recorded column
     has a timeline for this setting: a choice that would draw the simulated one instead is not
     offered), simulated, the textbook model."""
-    return (["measured"] if not shown.fallback and shown.numbers.get("timeline") else []) + ["simulated", "textbook model"]
+    measured = not shown.fallback and shown.numbers.get("timeline")
+    return list(TIMELINE_SOURCES if measured else TIMELINE_SOURCES[1:])
 
 
 def _badge(k: Knobs, ctx, shown) -> tuple[str, str]:
